@@ -1,0 +1,26 @@
+# One image for web, worker and beat; docker-compose.yml picks the command.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+WORKDIR /app
+
+RUN apt-get update && apt-get install -y --no-install-recommends libpq5 curl \
+    && rm -rf /var/lib/apt/lists/*
+
+COPY pyproject.toml README.md ./
+COPY config config
+COPY assess assess
+COPY problems problems
+COPY curricula curricula
+COPY hardware_db hardware_db
+COPY frontend frontend
+COPY manage.py ./
+RUN pip install .
+
+# collectstatic needs settings that import cleanly; the real secret comes at run time.
+RUN DEBUG=1 python manage.py collectstatic --noinput
+
+RUN useradd --create-home burnin
+USER burnin
+EXPOSE 8000
+CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--no-control-socket", "--access-logfile", "-"]

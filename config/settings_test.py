@@ -1,0 +1,17 @@
+"""Test settings: the same environment-driven settings, with test-only conveniences."""
+
+import os
+
+os.environ.setdefault("DEBUG", "1")
+
+from config.settings import *  # noqa: E402,F403
+from config.settings import STORAGES  # noqa: E402
+
+# The live server cannot serve hashed static files: plain storage in tests.
+STORAGES = {
+    **STORAGES,
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+STATIC_URL = "/static/"
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"

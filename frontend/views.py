@@ -1,0 +1,27 @@
+"""Pages. Views stay thin: they read through selectors or the catalog and render."""
+
+from django.db import connection
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+
+from hardware_db import catalog
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "frontend/home.html",
+        {
+            "accelerators": catalog.accelerators(),
+            "models": catalog.models(),
+            "links": catalog.links(),
+            "servers": catalog.servers(),
+        },
+    )
+
+
+def healthz(request: HttpRequest) -> JsonResponse:
+    """Liveness and database reachability, for the container health check."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return JsonResponse({"status": "ok"})

@@ -1,0 +1,126 @@
+"""One entry point per question to the engine: by slug, from a seed or from parameters.
+
+The CLI, the check sweep, the services and the tests all come through here, so a slug,
+its parameters and a learner's text are validated one way everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from pydantic import ValidationError
+
+from problems.engine import registry
+from problems.engine.grading import GradeResult, grade_part
+from problems.engine.render import render_markdown
+from problems.engine.template import Params, Part, Template
+
+
+class ParamError(ValueError):
+    """A bad slug, a missing or extra parameter, or a value out of range: one clear line."""
+
+
+def _describe(slug: str, err: ValidationError) -> str:
+    first = err.errors()[0]
+    name = ".".join(str(x) for x in first["loc"]) or "params"
+    if first["type"] == "missing":
+        return f"{slug}: missing parameter '{name}'"
+    if first["type"] == "extra_forbidden":
+        return f"{slug}: unknown parameter '{name}'"
+    return f"{slug}: parameter '{name}': {first['msg']} (got {first.get('input')!r})"
+
+
+def template_for(slug: str) -> Template:
+    try:
+        return registry.get(slug)
+    except KeyError:
+        raise ParamError(f"unknown template slug {slug!r}") from None
+
+
+def parse_params(template: Template, data: Any) -> Params:
+    if not isinstance(data, dict):
+        raise ParamError(f"{template.slug}: parameters must be a JSON object")
+    try:
+        return template.parse_params(data)
+    except ValidationError as err:
+        raise ParamError(_describe(template.slug, err)) from None
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A template with concrete parameters; everything else is derived from these two."""
+
+    template: Template
+    params: Params
+
+    @classmethod
+    def from_seed(cls, slug: str, seed: int) -> Variant:
+        template = template_for(slug)
+        return cls(template, template.generate(random.Random(seed)))
+
+    @classmethod
+    def from_params(cls, slug: str, data: Any) -> Variant:
+        template = template_for(slug)
+        return cls(template, parse_params(template, data))
+
+    @cached_property
+    def parts(self) -> dict[str, Part]:
+        parts = self.template.solve(self.params)
+        for part in parts.values():
+            if isinstance(part.value, float) and not math.isfinite(part.value):
+                raise ParamError(f"{self.template.slug}: these parameters give no finite answer")
+        return parts
+
+    @cached_property
+    def misconceptions(self):
+        """The template's misconceptions, less any that a correct answer would also match."""
+        kept = []
+        for m in self.template.misconceptions(self.params):
+            part = self.parts.get(m.part)
+            if part is None:
+                continue
+            if isinstance(m.value, (int, float)) and isinstance(part.value, (int, float)):
+                if part.tolerance.score(float(m.value), float(part.value)) > 0:
+                    continue
+            elif m.value == part.value:
+                continue
+            kept.append(m)
+        return kept
+
+    def statement_markdown(self) -> str:
+        return self.template.statement(self.params)
+
+    def statement_html(self) -> str:
+        return render_markdown(self.statement_markdown())
+
+    def solution_markdown(self) -> str:
+        return self.template.solution(self.params)
+
+    def solution_html(self) -> str:
+        return render_markdown(self.solution_markdown())
+
+    def grade(self, part_name: str, text: str) -> GradeResult:
+        part = self.parts.get(part_name)
+        if part is None:
+            raise ParamError(
+                f"{self.template.slug}: unknown part {part_name!r} (parts: {', '.join(self.parts)})"
+            )
+        return grade_part(
+            part,
+            text,
+            misconceptions=[m for m in self.misconceptions if m.part == part_name],
+            hints=self.template.factor_hints(self.params),
+        )
+
+    def solve_dict(self) -> dict[str, Any]:
+        return {
+            "slug": self.template.slug,
+            "version": self.template.version,
+            "parts": {
+                name: {"value": part.value, "unit": part.unit} for name, part in self.parts.items()
+            },
+        }
