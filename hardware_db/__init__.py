@@ -1,0 +1,1 @@
+"""Hardware and model-architecture reference data, with sources, for problem generators."""

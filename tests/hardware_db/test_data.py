@@ -1,0 +1,136 @@
+"""Properties of the packaged data itself (read through the pure catalog, no database)."""
+
+import datetime
+
+import pytest
+
+from hardware_db import catalog
+
+ALL_KINDS = ("accelerators", "links", "servers", "models")
+
+
+@pytest.mark.parametrize("kind", ALL_KINDS)
+def test_every_record_has_source_and_as_of(kind):
+    items = getattr(catalog, kind)()
+    assert items
+    for item in items:
+        assert item.source and all(s.strip() for s in item.source), item.slug
+        assert isinstance(item.as_of, datetime.date), item.slug
+        assert item.as_of <= datetime.date.today(), item.slug
+
+
+def test_sparse_never_below_dense_and_units_plausible():
+    for acc in catalog.accelerators():
+        for precision, sparse in acc.sparse_flops.items():
+            assert sparse >= acc.dense_flops.get(precision, 0), acc.slug
+        # FLOP/s stored as FLOP/s, not TFLOP/s: every accelerator here is above 1e13.
+        assert all(v > 1e13 for v in acc.dense_flops.values()), acc.slug
+        # Memory bandwidth stored in bytes/s: all parts here sit between 0.5 and 10 TB/s.
+        assert 5e11 <= acc.mem_bw_bytes_per_s <= 1e13, acc.slug
+
+
+def test_driver_reported_sizes_are_whole_mib():
+    for acc in catalog.accelerators():
+        if acc.memory_reported_bytes is not None:
+            assert acc.memory_reported_bytes % 2**20 == 0, acc.slug
+    assert catalog.accelerator("h100-sxm").memory_reported_bytes == 81_559 * 2**20
+
+
+def test_accelerator_scale_up_links_exist_and_servers_resolve():
+    link_slugs = {link.slug for link in catalog.links()}
+    for acc in catalog.accelerators():
+        assert acc.scale_up_link is None or acc.scale_up_link in link_slugs
+    for server in catalog.servers():
+        catalog.accelerator(server.accelerator)
+        assert server.nic_link is None or server.nic_link in link_slugs
+        if server.system_power_watts is None:
+            assert server.notes.strip(), server.slug
+
+
+def test_ethernet_and_infiniband_bytes_are_bits_over_eight():
+    for link in catalog.links():
+        if link.kind == "scale-out":
+            assert link.bw_bytes_per_s_per_direction * 8 == link.line_rate_bits_per_s, link.slug
+
+
+def test_pcie_per_direction_after_encoding():
+    assert catalog.link("pcie-gen4-x16").bw_bytes_per_s_per_direction == pytest.approx(
+        16e9 * 16 * 128 / 130 / 8, abs=1
+    )
+    assert catalog.link("pcie-gen5-x16").bw_bytes_per_s_per_direction == pytest.approx(
+        32e9 * 16 * 128 / 130 / 8, abs=1
+    )
+
+
+def test_mi300x_infinity_fabric_is_seven_links_of_128_gb_s():
+    link = catalog.link("infinity-fabric-mi300x")
+    assert link.bw_bytes_per_s_bidirectional == 7 * 128_000_000_000
+
+
+def test_dgx_b200_power_matches_scalable_unit_figure():
+    assert 32 * catalog.server("dgx-b200").system_power_watts == 457_600
+
+
+def _llama_style_params(m: catalog.ModelArch, *, qkv_bias: bool = False) -> tuple[int, int]:
+    """(total, active) for a Llama-style decoder, counted from the config shape."""
+    h, d, a, kv = m.hidden_size, m.head_dim, m.n_heads, m.n_kv_heads
+    attn = h * a * d + 2 * h * kv * d + a * d * h + ((a + 2 * kv) * d if qkv_bias else 0)
+    mlp = 3 * h * m.intermediate_size
+    if m.arch_type == "moe":
+        router = h * m.n_experts
+        mlp_total, mlp_active = m.n_experts * mlp + router, m.experts_per_token * mlp + router
+    else:
+        mlp_total = mlp_active = mlp
+    embed = m.vocab_size * h * (1 if m.tied_embeddings else 2)
+    per_layer_fixed = attn + 2 * h
+    total = embed + h + m.n_layers * (per_layer_fixed + mlp_total)
+    active = embed + h + m.n_layers * (per_layer_fixed + mlp_active)
+    return total, active
+
+
+@pytest.mark.parametrize(
+    ("slug", "qkv_bias"),
+    [
+        ("llama-3.1-8b", False),
+        ("llama-3.1-70b", False),
+        ("llama-3.1-405b", False),
+        ("llama-2-7b", False),
+        ("llama-2-70b", False),
+        ("mistral-7b", False),
+        ("mixtral-8x7b", False),
+        ("qwen2.5-72b", True),
+    ],
+)
+def test_parameter_counts_follow_from_the_shape(slug, qkv_bias):
+    m = catalog.model(slug)
+    assert _llama_style_params(m, qkv_bias=qkv_bias) == (m.total_params, m.active_params)
+
+
+def test_deepseek_v3_parameter_count_follows_from_the_shape():
+    m = catalog.model("deepseek-v3")
+    h, a = m.hidden_size, m.n_heads
+    attn = (
+        h * m.q_lora_rank
+        + m.q_lora_rank
+        + m.q_lora_rank * a * (m.qk_nope_head_dim + m.qk_rope_head_dim)
+        + h * (m.kv_lora_rank + m.qk_rope_head_dim)
+        + m.kv_lora_rank
+        + m.kv_lora_rank * a * (m.qk_nope_head_dim + m.v_head_dim)
+        + a * m.v_head_dim * h
+    )
+    expert = 3 * h * m.moe_intermediate_size
+    # Router weight plus its per-expert score-correction bias.
+    router = h * m.n_experts + m.n_experts
+    moe_layers = m.n_layers - m.first_k_dense
+    fixed = 2 * m.vocab_size * h + h + m.n_layers * (attn + 2 * h)
+    fixed += m.first_k_dense * 3 * h * m.intermediate_size
+    total = fixed + moe_layers * ((m.n_experts + m.n_shared_experts) * expert + router)
+    active = fixed + moe_layers * ((m.experts_per_token + m.n_shared_experts) * expert + router)
+    assert (total, active) == (m.total_params, m.active_params)
+
+
+def test_gpt3_parameter_count_follows_from_the_shape():
+    m = catalog.model("gpt-3-175b")
+    L, d = m.n_layers, m.hidden_size
+    expected = 12 * L * d**2 + 13 * L * d + m.vocab_size * d + m.max_context * d + 2 * d
+    assert m.total_params == expected
