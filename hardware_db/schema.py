@@ -372,6 +372,9 @@ def _record_label(raw: Any, index: int) -> str:
     return f"#{index}"
 
 
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load_file(path: Path, kind: str) -> tuple[_Record, ...]:
     """Read and validate one data file; raise DataFileError at the first problem."""
     name = path.name
@@ -381,7 +384,8 @@ def load_file(path: Path, kind: str) -> tuple[_Record, ...]:
     except FileNotFoundError:
         raise DataFileError(name, f"file not found in {path.parent}") from None
     try:
-        document = yaml.safe_load(text)
+        # libyaml's loader is ~10x faster than the pure-Python one; same safe subset.
+        document = yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         raise DataFileError(name, f"not valid YAML: {exc}") from None
     if not isinstance(document, dict):
