@@ -61,7 +61,9 @@ def test_grade_json_names_the_gb_gib_slip():
     assert "GiB" in data["feedback"]
 
 
-@pytest.mark.parametrize("answer", ["__import__('os').system('echo hi')", "2+2", "nan", "inf", "9" * 400])
+@pytest.mark.parametrize(
+    "answer", ["__import__('os').system('echo hi')", "2+2", "nan", "inf", "9" * 400]
+)
 def test_grade_unreadable_answers_are_invalid_not_errors(answer):
     args = ["grade", "weights-memory", "--params", json.dumps(PARAMS), "--part", "weights"]
     data = json.loads(run(*args, "--answer", answer, "--json"))

@@ -53,7 +53,9 @@ def _run_batch(tmp_path, action: str, records: list[dict]) -> list[dict]:
 
 
 def test_batch_solve(tmp_path):
-    results = _run_batch(tmp_path, "solve", [{"slug": c["slug"], "params": c["params"]} for c in CASES])
+    results = _run_batch(
+        tmp_path, "solve", [{"slug": c["slug"], "params": c["params"]} for c in CASES]
+    )
     assert len(results) == len(CASES)
     for case, result in zip(CASES, results, strict=True):
         assert result["slug"] == case["slug"]
@@ -67,7 +69,9 @@ def test_batch_grade_exact_answers(tmp_path):
             "slug": c["slug"],
             "params": c["params"],
             "part": c["part"],
-            "answer": f"{c['value']} {c['unit']}".strip() if c["kind"] == "numeric" else str(c["value"]),
+            "answer": f"{c['value']} {c['unit']}".strip()
+            if c["kind"] == "numeric"
+            else str(c["value"]),
         }
         for c in CASES
     ]
