@@ -1,0 +1,445 @@
+"""Roofline family: where a kernel sits between the bandwidth roof and the compute roof.
+
+Also home of the small catalog look-ups the serving and training templates share: a
+template's parameters are plain numbers (the contract), so a statement names the real
+accelerator by finding the catalog records whose published figures match them.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import sympy
+from pydantic import Field
+
+from hardware_db import catalog
+from problems.engine.numbers import exact, sig, tex
+from problems.engine.registry import register
+from problems.engine.solutions import formula, step
+from problems.engine.template import Kind, Misconception, Params, Part, Template
+from problems.engine.tolerance import Exact
+
+PRECISION_LABEL = {
+    "fp64": "FP64",
+    "tf32": "TF32",
+    "bf16": "BF16",
+    "fp16": "FP16",
+    "fp8": "FP8",
+    "int8": "INT8",
+    "fp4": "FP4",
+}
+# Preferred order when one peak figure is published under several precisions.
+_PRECISION_ORDER = ("bf16", "fp16", "fp8", "fp4", "tf32", "int8", "fp64")
+
+
+# --- catalog helpers (shared with serving.py and training.py) -----------------------------
+
+
+def peak_tflops_of(acc: catalog.Accelerator, precision: str) -> float:
+    """The dense peak in TFLOP/s, as a clean decimal (989.4, not 989.4000000000001)."""
+    return round(acc.dense_flops[precision] / 1e12, 6)
+
+
+def bw_tbps_of(acc: catalog.Accelerator) -> float:
+    """HBM bandwidth in decimal TB/s (3.35)."""
+    return round(acc.mem_bw_bytes_per_s / 1e12, 6)
+
+
+def _same(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9)
+
+
+def matching_accelerators(
+    peak_tflops: float | None = None, mem_bw_tbps: float | None = None
+) -> list[tuple[catalog.Accelerator, str | None]]:
+    """Catalog accelerators whose dense peak and/or bandwidth equal the given figures.
+
+    Each hit carries the precision whose dense peak matched (None when only bandwidth was
+    asked). Deterministic: catalog order, one hit per accelerator.
+    """
+    hits: list[tuple[catalog.Accelerator, str | None]] = []
+    for acc in catalog.accelerators():
+        if mem_bw_tbps is not None and not _same(bw_tbps_of(acc), mem_bw_tbps):
+            continue
+        precision = None
+        if peak_tflops is not None:
+            precision = next(
+                (
+                    prec
+                    for prec in _PRECISION_ORDER
+                    if prec in acc.dense_flops and _same(peak_tflops_of(acc, prec), peak_tflops)
+                ),
+                None,
+            )
+            if precision is None:
+                continue
+        hits.append((acc, precision))
+    return hits
+
+
+def accelerator_names(hits: list[tuple[catalog.Accelerator, str | None]]) -> str:
+    """'NVIDIA H100 SXM5 80GB' or 'NVIDIA H100 SXM5 80GB / NVIDIA H200 SXM 141GB'."""
+    return " / ".join(f"{acc.vendor} {acc.name}" for acc, _ in hits)
+
+
+def sparse_note(hits: list[tuple[catalog.Accelerator, str | None]]) -> str:
+    """A sentence naming the sparsity headline, so the learner sees both figures."""
+    for acc, prec in hits:
+        if prec is not None and prec in acc.sparse_flops:
+            sparse = round(acc.sparse_flops[prec] / 1e12, 6)
+            if sparse > peak_tflops_of(acc, prec) * 1.01:
+                return (
+                    f" (The datasheet headline of {sig(sparse)} TFLOP/s for the {acc.name} "
+                    "assumes 2:4 structured sparsity; it does not apply here.)"
+                )
+    return ""
+
+
+def sparse_ratio(hits: list[tuple[catalog.Accelerator, str | None]]) -> float | None:
+    """Sparse headline / dense peak for the matched part.
+
+    2 when no catalog part matches (the usual 2:4 factor); None when the matched parts
+    publish no sparsity figure, so there is no headline to mistake for the peak.
+    """
+    if not hits:
+        return 2.0
+    for acc, prec in hits:
+        if prec is not None and prec in acc.sparse_flops:
+            ratio = acc.sparse_flops[prec] / acc.dense_flops[prec]
+            if ratio > 1.01:
+                return ratio
+    return None
+
+
+def distinct(
+    candidates: list[Misconception], correct: dict[str, float | int | str]
+) -> list[Misconception]:
+    """Keep the misconceptions a grader can tell apart.
+
+    A slip whose value lands within 1% of the correct answer, or of an earlier slip on the
+    same part, would be graded as correct or named after the other slip: drop it.
+    """
+
+    def near(a: float | int | str, b: float | int | str) -> bool:
+        if isinstance(a, str) or isinstance(b, str):
+            return a == b
+        return abs(a - b) <= 0.01 * max(abs(a), abs(b))
+
+    kept: list[Misconception] = []
+    for m in candidates:
+        taken = [correct[m.part]] + [k.value for k in kept if k.part == m.part]
+        if not any(near(m.value, v) for v in taken):
+            kept.append(m)
+    return kept
+
+
+def draw_accelerator(
+    rng: random.Random, precisions: tuple[str, ...] = ("bf16",), need_bw: bool = True
+) -> tuple[catalog.Accelerator, str]:
+    """A real accelerator and one of `precisions` it publishes a dense peak for."""
+    pool = [
+        (acc, prec)
+        for acc in catalog.accelerators()
+        for prec in precisions
+        if prec in acc.dense_flops and (not need_bw or acc.mem_bw_bytes_per_s)
+    ]
+    return rng.choice(pool)
+
+
+# --- roofline-ridge --------------------------------------------------------------------------
+
+
+class RidgeParams(Params):
+    peak_tflops: float = Field(gt=0, le=1e6)
+    mem_bw_tbps: float = Field(gt=0, le=1e4)
+
+
+RIDGE = formula(r"I^{*}", lambda s: s.P / s.B, P=r"P_{\mathrm{peak}}", B=r"B_{\mathrm{mem}}")
+
+
+def _ridge(p) -> float:
+    # TFLOP/s over TB/s: the 10^12 cancels, leaving FLOP per byte.
+    return p.peak_tflops / p.mem_bw_tbps
+
+
+def _describe_gpu(peak_tflops: float, mem_bw_tbps: float) -> tuple[str, str]:
+    """(sentence naming the accelerator and precision, sparse note)."""
+    hits = matching_accelerators(peak_tflops, mem_bw_tbps)
+    if not hits:
+        return (
+            f"An accelerator has a dense peak of {sig(peak_tflops, 12)} TFLOP/s and "
+            f"{sig(mem_bw_tbps, 12)} TB/s of memory bandwidth.",
+            "",
+        )
+    prec = PRECISION_LABEL[hits[0][1] or "bf16"]
+    return (
+        f"The {accelerator_names(hits)} has a dense {prec} tensor peak of "
+        f"{sig(peak_tflops, 12)} TFLOP/s and {sig(mem_bw_tbps, 12)} TB/s of HBM bandwidth.",
+        sparse_note(hits),
+    )
+
+
+@register
+class RooflineRidge(Template):
+    slug = "roofline-ridge"
+    title = "The ridge point of the roofline"
+    family = "roofline"
+    lessons = (
+        "inside-a-gpu",
+        "the-accelerator-landscape",
+        "prefill-decode-and-the-cost-of-a-token",
+    )
+    skills = ("roofline", "arithmetic-intensity", "dense-vs-sparse-flops")
+    difficulty = 1
+    Params = RidgeParams
+
+    def generate(self, rng: random.Random) -> RidgeParams:
+        acc, prec = draw_accelerator(rng, ("bf16", "bf16", "fp8", "fp16", "tf32", "fp4"))
+        return RidgeParams(peak_tflops=peak_tflops_of(acc, prec), mem_bw_tbps=bw_tbps_of(acc))
+
+    def solve(self, p: RidgeParams) -> dict[str, Part]:
+        return {"ridge": Part("ridge", _ridge(p), "FLOP/B", label="Ridge point")}
+
+    def statement(self, p: RidgeParams) -> str:
+        gpu, note = _describe_gpu(p.peak_tflops, p.mem_bw_tbps)
+        return (
+            f"{gpu}{note}\n\n"
+            "At what arithmetic intensity does a kernel stop being limited by memory "
+            "bandwidth and start being limited by compute? Give the ridge point of the "
+            "roofline in FLOP/B (FLOP per byte moved to or from memory)."
+        )
+
+    def solution(self, p: RidgeParams) -> str:
+        return (
+            "The two roofs meet where $I \\times B_{\\mathrm{mem}} = P_{\\mathrm{peak}}$. "
+            "TFLOP/s over TB/s leaves FLOP per byte, because the $10^{12}$ cancels:\n\n"
+            + step(RIDGE, {"P": p.peak_tflops, "B": p.mem_bw_tbps}, _ridge(p), "FLOP/B")
+            + "\n\nA kernel doing fewer FLOP than this per byte is memory-bound on this part."
+        )
+
+    def misconceptions(self, p: RidgeParams) -> list[Misconception]:
+        ridge = _ridge(p)
+        ratio = sparse_ratio(matching_accelerators(p.peak_tflops, p.mem_bw_tbps))
+        out = []
+        if ratio is not None:
+            out.append(
+                Misconception(
+                    "sparse-peak",
+                    "ridge",
+                    ridge * ratio,
+                    "That uses the sparsity headline. Datasheets quote 2:4 structured-sparsity "
+                    "throughput, which dense kernels never reach; the roofline uses the dense "
+                    "peak.",
+                )
+            )
+        out += [
+            Misconception(
+                "inverted-ridge",
+                "ridge",
+                p.mem_bw_tbps / p.peak_tflops,
+                "That is bandwidth over compute (bytes per FLOP). The ridge point is peak "
+                "FLOP/s divided by bytes/s.",
+            ),
+            Misconception(
+                "unit-scale",
+                "ridge",
+                ridge / 1000,
+                "Off by 1000: TFLOP/s was divided by GB/s. Put both in the same prefix "
+                "(TFLOP/s over TB/s) so the powers of ten cancel.",
+            ),
+        ]
+        return distinct(out, {"ridge": ridge})
+
+
+# --- roofline-attainable ---------------------------------------------------------------------
+
+
+class AttainableParams(Params):
+    peak_tflops: float = Field(gt=0, le=1e6)
+    mem_bw_tbps: float = Field(gt=0, le=1e4)
+    flops: float = Field(gt=0, le=1e24)
+    bytes: float = Field(gt=0, le=1e24)
+
+
+INTENSITY = formula("I", lambda s: s.F / s.Q, F="F", Q="Q")
+ATTAINABLE = formula(
+    r"P",
+    lambda s: sympy.Min(s.P, s.I * s.B),
+    P=r"P_{\mathrm{peak}}",
+    I="I",
+    B=r"B_{\mathrm{mem}}",
+)
+
+# Matrix multiplies of one transformer layer: (name, K, N) from the model's shapes.
+_GEMMS = (
+    ("MLP up-projection", lambda m: (m.hidden_size, m.intermediate_size)),
+    ("MLP down-projection", lambda m: (m.intermediate_size, m.hidden_size)),
+    (
+        "QKV projection",
+        lambda m: (m.hidden_size, (m.n_heads + 2 * m.n_kv_heads) * m.head_dim),
+    ),
+    ("attention output projection", lambda m: (m.n_heads * m.head_dim, m.hidden_size)),
+)
+_TOKENS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096, 8192, 16384)
+_GEMM_BYTES = {"bf16": 2, "fp16": 2, "fp8": 1}
+
+
+def _intensity(p: AttainableParams) -> float:
+    return p.flops / p.bytes
+
+
+def _memory_bound(p: AttainableParams) -> bool:
+    # I < peak / bw  <=>  flops * bw < peak * bytes, decided on the exact decimals.
+    return exact(p.flops) * exact(p.mem_bw_tbps) < exact(p.peak_tflops) * exact(p.bytes)
+
+
+def _attainable(p: AttainableParams) -> float:
+    # FLOP/B x TB/s = TFLOP/s.
+    return min(p.peak_tflops, _intensity(p) * p.mem_bw_tbps)
+
+
+@register
+class RooflineAttainable(Template):
+    slug = "roofline-attainable"
+    title = "Attainable throughput on the roofline"
+    family = "roofline"
+    lessons = (
+        "inside-a-gpu",
+        "prefill-decode-and-the-cost-of-a-token",
+        "batching-for-llm-inference",
+    )
+    skills = ("roofline", "arithmetic-intensity", "memory-vs-compute-bound")
+    difficulty = 2
+    Params = AttainableParams
+
+    def generate(self, rng: random.Random) -> AttainableParams:
+        models = catalog.models()
+        while True:
+            acc, prec = draw_accelerator(rng, ("bf16", "bf16", "fp8"))
+            peak, bw = peak_tflops_of(acc, prec), bw_tbps_of(acc)
+            model = rng.choice(models)
+            # MLA models have no plain QKV/output projection: draw only their MLP shapes.
+            _, shape = rng.choice(_GEMMS[:2] if model.kv_lora_rank is not None else _GEMMS)
+            k, n = shape(model)
+            m = rng.choice(_TOKENS)
+            b = _GEMM_BYTES[prec]
+            flops = 2 * m * k * n
+            moved = b * (m * k + k * n + m * n)
+            # Keep clear of the ridge so "the other roof" is never within 1% of the answer.
+            if 0.95 < (flops / moved) / (peak / bw) < 1.05:
+                continue
+            return AttainableParams(
+                peak_tflops=peak, mem_bw_tbps=bw, flops=float(flops), bytes=float(moved)
+            )
+
+    def solve(self, p: AttainableParams) -> dict[str, Part]:
+        bound = "memory" if _memory_bound(p) else "compute"
+        return {
+            "intensity": Part("intensity", _intensity(p), "FLOP/B", label="Arithmetic intensity"),
+            "attainable": Part(
+                "attainable", _attainable(p), "TFLOP/s", label="Attainable throughput"
+            ),
+            "bound": Part(
+                "bound",
+                bound,
+                kind=Kind.CHOICE,
+                tolerance=Exact(),
+                choices=("memory", "compute"),
+                label="Limited by",
+            ),
+        }
+
+    def statement(self, p: AttainableParams) -> str:
+        gpu, note = _describe_gpu(p.peak_tflops, p.mem_bw_tbps)
+        return (
+            f"{gpu}{note}\n\n"
+            f"A kernel (for example one matrix multiply of a transformer layer) performs "
+            f"$F = {tex(p.flops, 15)}$ floating-point operations and moves "
+            f"$Q = {tex(p.bytes, 15)}$ bytes to and from HBM. Use the simple roofline "
+            "model: no caches, perfect overlap of compute and memory traffic.\n\n"
+            "1. What is its arithmetic intensity, in FLOP/B?\n"
+            "2. What throughput can it attain at best, in TFLOP/s?\n"
+            "3. Is it **memory**-bound or **compute**-bound? (Exactly at the ridge point "
+            "counts as compute-bound.)"
+        )
+
+    def solution(self, p: AttainableParams) -> str:
+        intensity = _intensity(p)
+        ridge = p.peak_tflops / p.mem_bw_tbps
+        bound = "memory" if _memory_bound(p) else "compute"
+        relation = "below" if bound == "memory" else "at or above"
+        return (
+            "Intensity is FLOP per byte moved:\n\n"
+            + step(INTENSITY, {"F": p.flops, "Q": p.bytes}, intensity, "FLOP/B")
+            + "\n\nThe attainable rate is the lower of the two roofs; FLOP/B times TB/s "
+            "is TFLOP/s:\n\n"
+            + step(
+                ATTAINABLE,
+                {"P": p.peak_tflops, "I": intensity, "B": p.mem_bw_tbps},
+                _attainable(p),
+                "TFLOP/s",
+            )
+            + f"\n\nThe ridge point is ${tex(p.peak_tflops, 12)} / {tex(p.mem_bw_tbps, 12)} = "
+            f"{tex(ridge)}$ FLOP/B. The kernel's intensity is {relation} it, so it is "
+            f"**{bound}-bound**."
+        )
+
+    def misconceptions(self, p: AttainableParams) -> list[Misconception]:
+        intensity = _intensity(p)
+        attainable = _attainable(p)
+        memory = _memory_bound(p)
+        bound = "memory" if memory else "compute"
+        out: list[Misconception] = []
+        if abs(1 / intensity - intensity) > 0.02 * intensity:
+            out.append(
+                Misconception(
+                    "inverted-intensity",
+                    "intensity",
+                    p.bytes / p.flops,
+                    "That is bytes per FLOP. Arithmetic intensity is FLOP divided by bytes moved.",
+                )
+            )
+        if memory:
+            out.append(
+                Misconception(
+                    "wrong-roof",
+                    "attainable",
+                    p.peak_tflops,
+                    "That is the compute peak, but this kernel cannot feed it: at this "
+                    "intensity the memory bandwidth caps it at intensity x bandwidth.",
+                )
+            )
+        else:
+            out.append(
+                Misconception(
+                    "wrong-roof",
+                    "attainable",
+                    intensity * p.mem_bw_tbps,
+                    "Intensity x bandwidth is more than the chip can compute. Above the "
+                    "ridge point the compute peak is the limit.",
+                )
+            )
+            ratio = sparse_ratio(matching_accelerators(p.peak_tflops, p.mem_bw_tbps))
+            sparse = min(p.peak_tflops * (ratio or 1), intensity * p.mem_bw_tbps)
+            if sparse > attainable * 1.01:
+                out.append(
+                    Misconception(
+                        "sparse-peak",
+                        "attainable",
+                        sparse,
+                        "That uses the 2:4 sparsity headline as the compute roof; a dense "
+                        "kernel's roof is the dense peak.",
+                    )
+                )
+        out.append(
+            Misconception(
+                "bound-reversed",
+                "bound",
+                "compute" if memory else "memory",
+                "Compare the intensity with the ridge point (peak / bandwidth): below it the "
+                "kernel waits on memory, at or above it the kernel waits on the math units.",
+            )
+        )
+        correct = {"intensity": intensity, "attainable": attainable, "bound": bound}
+        return distinct(out, correct)
