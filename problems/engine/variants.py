@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from problems.engine import registry
 from problems.engine.grading import GradeResult, grade_part
 from problems.engine.render import render_markdown
-from problems.engine.template import Params, Part, Template
+from problems.engine.template import Kind, Misconception, Params, Part, Template
 
 
 class ParamError(ValueError):
@@ -50,6 +50,16 @@ def parse_params(template: Template, data: Any) -> Params:
         raise ParamError(_describe(template.slug, err)) from None
 
 
+def _indistinct(part: Part, a: float | int | str, b: float | int | str) -> bool:
+    """Whether an answer of `a` would also be read as `b` under the part's tolerance."""
+    if isinstance(a, str) or isinstance(b, str):
+        return a == b
+    if part.tolerance.score(float(a), float(b)) > 0 or part.tolerance.score(float(b), float(a)) > 0:
+        return True
+    # Integer parts: the detector allows a slip to be off by one (floor against ceil).
+    return part.kind is Kind.INTEGER and abs(float(a) - float(b)) < 1
+
+
 @dataclass(frozen=True)
 class Variant:
     """A template with concrete parameters; everything else is derived from these two."""
@@ -76,19 +86,21 @@ class Variant:
         return parts
 
     @cached_property
-    def misconceptions(self):
-        """The template's misconceptions, less any that a correct answer would also match."""
-        kept = []
+    def misconceptions(self) -> list[Misconception]:
+        """The misconceptions a grader can tell apart for this variant.
+
+        A slip whose value a correct answer would also match is dropped, and so is one that
+        lands on an earlier slip of the same part (with 8 GPUs, ZeRO-3's 16/8 bytes per
+        parameter is also "weights only"): the first named cause wins, consistently.
+        """
+        kept: list[Misconception] = []
         for m in self.template.misconceptions(self.params):
             part = self.parts.get(m.part)
             if part is None:
                 continue
-            if isinstance(m.value, (int, float)) and isinstance(part.value, (int, float)):
-                if part.tolerance.score(float(m.value), float(part.value)) > 0:
-                    continue
-            elif m.value == part.value:
-                continue
-            kept.append(m)
+            taken = [part.value] + [k.value for k in kept if k.part == m.part]
+            if not any(_indistinct(part, m.value, value) for value in taken):
+                kept.append(m)
         return kept
 
     def statement_markdown(self) -> str:
