@@ -21,6 +21,7 @@ migrate: install
 
 load: migrate
 	$(BIN)/python manage.py load_hardware
+	$(BIN)/python manage.py load_curricula
 
 run: load
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)

@@ -144,6 +144,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {"LessonStatusEnum": "curricula.models.Lesson.Status"},
 }
 
 # Celery: with no broker configured, tasks run in-process (the embedded default).

@@ -7,5 +7,6 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/hardware/", include("hardware_db.urls")),
+    path("api/", include("curricula.urls")),
     path("", include("frontend.urls")),
 ]

@@ -1,0 +1,91 @@
+"""`manage.py curricula coverage`: which lessons have templates to test them."""
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from curricula import selectors
+from curricula.coverage import CoverageReport, LessonRow, coverage_report, rows_from_catalog
+from curricula.schema import DEFAULT_DATA_DIR, CurriculumDataError, load_catalog
+
+
+class Command(BaseCommand):
+    help = "Curriculum tools. `coverage`: list every lesson with its template count."
+
+    def add_arguments(self, parser):
+        actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+        about = (
+            "Print every lesson with its number of problem templates. Exit 1 if a lesson "
+            "not marked `status: planned` has none, or a core template is used by no "
+            "lesson; planned lessons are listed as planned gaps and tolerated. Exit 2 if "
+            "the data files are invalid. Reads the data files by default (no database "
+            "needed); --source db reads the tables load_curricula filled instead."
+        )
+        coverage = actions.add_parser("coverage", help=about, description=about)
+        coverage.add_argument(
+            "--source",
+            choices=["files", "db"],
+            default="files",
+            help="files: validate and read curricula/data/*.yaml (default, no database); "
+            "db: read what load_curricula last stored.",
+        )
+        coverage.add_argument(
+            "--data-dir",
+            type=Path,
+            default=DEFAULT_DATA_DIR,
+            help="Directory of course files when --source files (default: the packaged data).",
+        )
+
+    def handle(self, *args, action: str, **options):
+        if action == "coverage":
+            self._coverage(source=options["source"], data_dir=options["data_dir"])
+
+    def _coverage(self, *, source: str, data_dir: Path) -> None:
+        if source == "db":
+            rows = selectors.lesson_coverage_rows()
+        else:
+            try:
+                rows = rows_from_catalog(load_catalog(data_dir))
+            except CurriculumDataError as exc:
+                raise CommandError(str(exc), returncode=2) from exc
+        report = coverage_report(rows)
+        self._print(report)
+        if not report.ok:
+            problems = []
+            if report.gaps:
+                problems.append(
+                    f"{len(report.gaps)} lesson(s) without templates and not marked planned: "
+                    + ", ".join(row.path for row in report.gaps)
+                )
+            if report.unused_core_templates:
+                problems.append(
+                    "core template(s) used by no lesson: " + ", ".join(report.unused_core_templates)
+                )
+            raise CommandError("; ".join(problems), returncode=1)
+
+    def _print(self, report: CoverageReport) -> None:
+        course = module = None
+        for row in report.rows:
+            if row.course != course:
+                course, module = row.course, None
+                self.stdout.write(row.course)
+            if row.module != module:
+                module = row.module
+                self.stdout.write(f"  {row.module}")
+            self.stdout.write(f"    {row.lesson:<52} {len(row.templates):>2}  {_note(row)}")
+        n = len(report.rows)
+        self.stdout.write(
+            f"{n} lessons, {n - len(report.gaps) - len(report.planned_gaps)} with templates"
+        )
+        planned = report.planned_gaps
+        self.stdout.write(f"Planned gaps ({len(planned)}):")
+        for row in planned:
+            self.stdout.write(f"  {row.path}")
+        if report.ok:
+            self.stdout.write(self.style.SUCCESS("Coverage OK"))
+
+
+def _note(row: LessonRow) -> str:
+    if row.templates:
+        return ", ".join(row.templates)
+    return "planned gap" if row.status == "planned" else "GAP"
