@@ -53,5 +53,7 @@ def formula(lhs: str, build: Callable[[SimpleNamespace], sympy.Expr], **names: s
 def step(f: Formula, values: dict[str, float | str], result: float | str, unit: str = "") -> str:
     """One display-math line: lhs = formula = values = result unit."""
     shown = result if isinstance(result, str) else tex(result)
+    # "%" opens a LaTeX comment; escape it so "%" and r"\%" both render as a percent sign.
+    unit = unit.replace(r"\%", "%").replace("%", r"\%")
     unit_tex = f"\\ \\mathrm{{{unit}}}" if unit else ""
     return f"$$ {f.lhs} = {f.symbolic} = {f.substituted(values)} = {shown}{unit_tex} $$"

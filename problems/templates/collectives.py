@@ -1,0 +1,519 @@
+"""Collectives family: ring all-reduce time (alpha-beta model) and nccl-tests bandwidths."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from typing import Any, Literal
+
+from pydantic import Field
+from sympy import UnevaluatedExpr
+
+from hardware_db import catalog
+from problems.engine.numbers import SECONDS, UNIT_BYTES, params_count, sig, tex
+from problems.engine.registry import register
+from problems.engine.solutions import formula, step
+from problems.engine.template import FactorHints, Misconception, Params, Part, Template
+
+TimeUnit = Literal["us", "ms", "s"]
+Collective = Literal[
+    "all_reduce", "all_gather", "reduce_scatter", "broadcast", "reduce", "alltoall"
+]
+
+COLLECTIVES: tuple[str, ...] = (
+    "all_reduce",
+    "all_gather",
+    "reduce_scatter",
+    "broadcast",
+    "reduce",
+    "alltoall",
+)
+UNIT_WORD = {"us": "microseconds (µs)", "ms": "milliseconds (ms)", "s": "seconds (s)"}
+GB = 1e9
+
+
+def _num(x: float) -> str:
+    return sig(x, 15)
+
+
+def _tex(x: float) -> str:
+    return tex(x, 15)
+
+
+def _distinct(items: list[Misconception], correct: dict[str, float]) -> list[Misconception]:
+    """Keep the mistakes a grader can tell apart.
+
+    The grader names the first misconception within tolerance of an answer, so a slip that
+    lands within 1% of the right answer, or of an earlier slip on the same part, is dropped.
+    """
+
+    def near(a: float, b: float) -> bool:
+        return abs(a - b) <= 0.01 * max(abs(a), abs(b))
+
+    kept: list[Misconception] = []
+    for m in items:
+        if isinstance(m.value, str) or not math.isfinite(m.value):
+            continue
+        taken = [correct[m.part]] + [k.value for k in kept if k.part == m.part]
+        if not any(near(m.value, v) for v in taken):
+            kept.append(m)
+    return kept
+
+
+def _size_phrase(size: float) -> str:
+    """A byte count with its nearest round binary or decimal name, if it has one."""
+    for unit in ("GiB", "MiB", "KiB", "GB", "MB", "KB"):
+        q = size / UNIT_BYTES[unit]
+        if q >= 1 and q == int(q):
+            return f"{_num(size)} bytes ({int(q)} {unit})"
+    return f"{_num(size)} bytes"
+
+
+_INDEX: dict[str, tuple[object, Any]] = {}
+
+
+def _cached(name: str, source: object, build: Callable[[Any], Any]) -> Any:
+    hit = _INDEX.get(name)
+    if hit is not None and hit[0] is source:
+        return hit[1]
+    value = build(source)
+    _INDEX[name] = (source, value)
+    return value
+
+
+def _link_gbps(link: catalog.Link) -> float:
+    """A link's per-direction bandwidth in GB/s as a generator states it (2 decimals)."""
+    return round(link.bw_bytes_per_s_per_direction / GB, 2)
+
+
+def _links_with_gbps(gbps: float) -> tuple:
+    def build(links):
+        index: dict[float, list] = {}
+        for link in links:
+            index.setdefault(_link_gbps(link), []).append(link)
+        return {k: tuple(v) for k, v in index.items()}
+
+    return _cached("links", catalog.links(), build).get(gbps, ())
+
+
+def _gradient_models(message_bytes: float) -> tuple:
+    """Models whose BF16 gradients are exactly this many bytes."""
+
+    def build(models):
+        index: dict[int, list] = {}
+        for m in models:
+            index.setdefault(2 * m.total_params, []).append(m)
+        return {k: tuple(v) for k, v in index.items()}
+
+    return _cached("grads", catalog.models(), build).get(message_bytes, ())
+
+
+# ---------------------------------------------------------------------------------------
+# allreduce-ring-time
+
+
+class RingParams(Params):
+    message_bytes: float = Field(gt=0, le=1e15)
+    n_gpus: int = Field(ge=1, le=1_000_000)
+    bus_bw_gbps: float = Field(gt=0, le=1e6)
+    latency_us: float = Field(ge=0, le=1e6)
+    unit: TimeUnit
+
+
+RING = formula(
+    "T",
+    lambda s: 2 * UnevaluatedExpr(s.n - 1) * s.a + 2 * UnevaluatedExpr(s.n - 1) / s.n * s.S / s.B,
+    n="n",
+    a=r"\alpha",
+    S="S",
+    B="B",
+)
+
+# Per link kind: (ring sizes, per-step latencies in µs) that such a fabric really sees.
+_RING_SHAPES: dict[str, tuple[tuple[int, ...], tuple[float, ...]]] = {
+    "scale-up": ((2, 4, 8, 8), (1, 2, 2, 3)),
+    "host": ((2, 4, 8), (3, 5)),
+    "scale-out": ((16, 32, 64, 128, 256, 512, 1024), (5, 6, 8, 10, 15)),
+}
+_BIG_DOMAINS = {"nvlink-5": (36, 72), "google-ici-v5e": (16, 64, 256), "google-ici-v6e": (16, 256)}
+_BUCKETS = (2**20, 4 * 2**20, 25 * 2**20, 25 * 2**20, 64 * 2**20, 256 * 2**20, 2**30, 4 * 2**30)
+
+
+def _ring_seconds(S: float, n: int, bw_gbps: float, lat_us: float, *, bw_factor: float = 1.0):
+    alpha = lat_us * 1e-6
+    B = bw_gbps * GB * bw_factor
+    return 2 * (n - 1) * alpha + 2 * (n - 1) / n * S / B
+
+
+def _fitting_units(seconds: float) -> list[str]:
+    return [u for u in ("us", "ms", "s") if 0.05 <= seconds / SECONDS[u] < 1e5] or ["s"]
+
+
+@register
+class AllreduceRingTime(Template):
+    slug = "allreduce-ring-time"
+    title = "Ring all-reduce time in the alpha-beta model"
+    family = "collectives"
+    lessons = (
+        "distributed-training-data-parallel",
+        "ai-networking-infiniband-roce",
+        "anatomy-of-a-gpu-server",
+    )
+    skills = ("ring-allreduce", "alpha-beta-model", "link-bandwidth")
+    difficulty = 3
+    Params = RingParams
+
+    def generate(self, rng: random.Random) -> RingParams:
+        link = rng.choice([li for li in catalog.links() if li.kind in _RING_SHAPES])
+        if link.slug == "ethernet-10gbe":
+            sizes, lats = (2, 4, 8, 16), (20, 30, 50)
+        else:
+            sizes, lats = _RING_SHAPES[link.kind]
+            sizes = sizes + _BIG_DOMAINS.get(link.slug, ())
+        n = rng.choice(sizes)
+        if rng.random() < 0.4:
+            models = [m for m in catalog.models() if m.total_params <= 100e9]
+            message = float(2 * rng.choice(models).total_params)
+        else:
+            message = float(rng.choice(_BUCKETS))
+        bw = _link_gbps(link)
+        lat = float(rng.choice(lats))
+        unit = rng.choice(_fitting_units(_ring_seconds(message, n, bw, lat)))
+        return RingParams(
+            message_bytes=message, n_gpus=n, bus_bw_gbps=bw, latency_us=lat, unit=unit
+        )
+
+    def _value(self, p: RingParams, **over: Any) -> float:
+        args = {"S": p.message_bytes, "n": p.n_gpus, "bw_gbps": p.bus_bw_gbps}
+        args["lat_us"] = p.latency_us
+        args.update(over)
+        return _ring_seconds(**args) / SECONDS[p.unit]
+
+    def solve(self, p: RingParams) -> dict[str, Part]:
+        return {"time": Part("time", self._value(p), p.unit, label="All-reduce time")}
+
+    def statement(self, p: RingParams) -> str:
+        models = _gradient_models(p.message_bytes)
+        if models:
+            what = (
+                f"the BF16 gradients of **{models[0].name}** ({params_count(p.message_bytes / 2)} "
+                f"parameters at 2 bytes each, $S = {_tex(p.message_bytes)}$ bytes)"
+            )
+        elif p.message_bytes == 25 * 2**20:
+            what = (
+                "one 25 MiB gradient bucket (PyTorch DDP's default `bucket_cap_mb`), "
+                f"$S = {_tex(p.message_bytes)}$ bytes"
+            )
+        else:
+            what = f"a message of {_size_phrase(p.message_bytes)}, $S = {_tex(p.message_bytes)}$"
+        links = _links_with_gbps(p.bus_bw_gbps)
+        names = " or ".join(li.name for li in links[:2])
+        over = f" over {names}" if names else ""
+        return (
+            f"{p.n_gpus} GPUs{over} all-reduce {what} with NCCL's ring algorithm. "
+            f"Each GPU sends to its ring neighbour at $B = {_tex(p.bus_bw_gbps)}$ GB/s per "
+            "direction (1 GB/s $= 10^{9}$ bytes/s), and every step of the ring costs a fixed "
+            f"latency $\\alpha = {_tex(p.latency_us)}$ µs.\n\n"
+            "Using the alpha-beta model of the ring (a reduce-scatter followed by an all-gather, "
+            "ignoring the time spent on the additions themselves), how long does one all-reduce "
+            f"take, in {UNIT_WORD[p.unit]}?"
+        )
+
+    def solution(self, p: RingParams) -> str:
+        n = p.n_gpus
+        seconds = _ring_seconds(p.message_bytes, n, p.bus_bw_gbps, p.latency_us)
+        lat_s = 2 * (n - 1) * p.latency_us * 1e-6
+        bw_s = seconds - lat_s
+        return (
+            f"The ring takes $2(n-1) = {2 * (n - 1)}$ steps: $n-1$ to reduce-scatter, $n-1$ to "
+            "all-gather. Each step pays the latency $\\alpha$ and moves a chunk of $S/n$ bytes, "
+            f"so every GPU sends $2(n-1)/n \\cdot S$ bytes in all. In seconds "
+            f"($\\alpha = {_tex(p.latency_us * 1e-6)}$ s, $B = {_tex(p.bus_bw_gbps * GB)}$ B/s):"
+            "\n\n"
+            + step(
+                RING,
+                {
+                    "n": n,
+                    "a": p.latency_us * 1e-6,
+                    "S": _tex(p.message_bytes),
+                    "B": p.bus_bw_gbps * GB,
+                },
+                seconds,
+                "s",
+            )
+            + f"\n\nLatency contributes {sig(lat_s / SECONDS[p.unit], 4)} {p.unit} and "
+            f"bandwidth {sig(bw_s / SECONDS[p.unit], 4)} {p.unit}: "
+            f"**{sig(seconds / SECONDS[p.unit], 6)} {p.unit}** in total."
+        )
+
+    def misconceptions(self, p: RingParams) -> list[Misconception]:
+        n = p.n_gpus
+        S, B, a = p.message_bytes, p.bus_bw_gbps * GB, p.latency_us * 1e-6
+        unit = SECONDS[p.unit]
+        out = [
+            Misconception(
+                "allreduce-factor",
+                "time",
+                (2 * (n - 1) * a + S / B) / unit,
+                "That sends the message once. In a ring all-reduce every GPU sends 2(n-1)/n "
+                "times the message: once around to reduce-scatter, once more to all-gather.",
+            ),
+            Misconception(
+                "reduce-scatter-only",
+                "time",
+                ((n - 1) * a + (n - 1) / n * S / B) / unit,
+                "That is only half the all-reduce: the reduce-scatter. The all-gather that "
+                "follows costs the same again.",
+            ),
+            Misconception(
+                "bits-vs-bytes",
+                "time",
+                self._value(p, bw_factor=1 / 8),
+                f"That reads {_num(p.bus_bw_gbps)} GB/s as gigabits per second. The bandwidth is "
+                "given in bytes per second, so there is no factor of 8.",
+            ),
+            Misconception(
+                "latency-once",
+                "time",
+                (a + 2 * (n - 1) / n * S / B) / unit,
+                f"That pays the latency once. Each of the 2(n-1) = {2 * (n - 1)} ring steps "
+                "is a separate send that pays alpha.",
+            ),
+            Misconception(
+                "latency-ignored",
+                "time",
+                (2 * (n - 1) / n * S / B) / unit,
+                "That leaves out the per-step latency. For small messages or large rings the "
+                "2(n-1) alpha term can dominate.",
+            ),
+            Misconception(
+                "full-message-per-step",
+                "time",
+                (2 * (n - 1) * a + 2 * (n - 1) * S / B) / unit,
+                "That sends the whole message at every step. The ring splits it into n chunks "
+                "and each step moves only one chunk of S/n bytes.",
+            ),
+            Misconception(
+                "unit-scale",
+                "time",
+                self._value(p) * 1000,
+                f"That is off by a factor of 1000: check the conversion to {p.unit}.",
+            ),
+        ]
+        return _distinct(out, {"time": self._value(p)})
+
+    def factor_hints(self, p: RingParams) -> FactorHints:
+        return FactorHints(ranks=p.n_gpus)
+
+
+# ---------------------------------------------------------------------------------------
+# nccl-busbw
+
+
+class BusBwParams(Params):
+    collective: Collective
+    n_gpus: int = Field(ge=1, le=1_000_000)
+    size_bytes: float = Field(gt=0, le=1e15)
+    time_us: float = Field(gt=0, le=1e12)
+
+
+def _busbw_factor(collective: str, n: int) -> float:
+    """nccl-tests doc/PERFORMANCE.md: the factor that turns algbw into bus bandwidth."""
+    if collective == "all_reduce":
+        return 2 * (n - 1) / n
+    if collective in ("all_gather", "reduce_scatter", "alltoall"):
+        return (n - 1) / n
+    return 1.0
+
+
+ALGBW = formula(r"\mathrm{algbw}", lambda s: s.S / s.t, S="S", t="t")
+_BUSBW_EXPR = {
+    "all_reduce": lambda s: s.A * 2 * UnevaluatedExpr(s.n - 1) / s.n,
+    "ring": lambda s: s.A * UnevaluatedExpr(s.n - 1) / s.n,
+    "one": lambda s: s.A * 1,
+}
+BUSBW = {
+    key: formula(r"\mathrm{busbw}", build, A=r"\mathrm{algbw}", n="n")
+    for key, build in _BUSBW_EXPR.items()
+}
+_FORMULA_KEY = {
+    "all_reduce": "all_reduce",
+    "all_gather": "ring",
+    "reduce_scatter": "ring",
+    "alltoall": "ring",
+    "broadcast": "one",
+    "reduce": "one",
+}
+_WHY = {
+    "all_reduce": "An all-reduce moves each byte twice around the ring (reduce-scatter, then "
+    "all-gather), so nccl-tests scales algbw by $2(n-1)/n$.",
+    "all_gather": "In an all-gather each rank must receive the $n-1$ pieces it lacks, so "
+    "nccl-tests scales algbw by $(n-1)/n$ (the size is the whole gathered buffer).",
+    "reduce_scatter": "In a reduce-scatter each rank sends away the $n-1$ pieces it does not keep, "
+    "so nccl-tests scales algbw by $(n-1)/n$ (the size is the whole input buffer).",
+    "alltoall": "In an all-to-all each rank keeps $1/n$ of its data and exchanges the other "
+    "$n-1$ pieces, so nccl-tests scales algbw by $(n-1)/n$.",
+    "broadcast": "A broadcast (pipelined along a chain) moves the buffer across each link once, "
+    "so nccl-tests uses busbw = algbw.",
+    "reduce": "A reduce (pipelined along a chain) moves the buffer across each link once, "
+    "so nccl-tests uses busbw = algbw.",
+}
+
+
+@register
+class NcclBusBw(Template):
+    slug = "nccl-busbw"
+    title = "Reading nccl-tests: algorithm and bus bandwidth"
+    family = "collectives"
+    lessons = (
+        "bring-up-validation",
+        "ai-networking-infiniband-roce",
+        "gpu-monitoring-observability",
+    )
+    skills = ("nccl-tests", "bus-bandwidth", "collective-algorithms")
+    difficulty = 2
+    Params = BusBwParams
+
+    def generate(self, rng: random.Random) -> BusBwParams:
+        collective = rng.choice(COLLECTIVES)
+        if rng.random() < 0.5:
+            link = rng.choice([li for li in catalog.links() if li.kind == "scale-up"])
+            n = rng.choice((2, 4, 8, 8, 8))
+            overhead_us = rng.choice((8, 10, 15))
+        else:
+            link = rng.choice(
+                [
+                    li
+                    for li in catalog.links()
+                    if li.kind == "scale-out" and li.slug.startswith(("infiniband", "roce"))
+                ]
+            )
+            n = rng.choice((16, 32, 64, 128, 256, 512))
+            overhead_us = rng.choice((20, 30, 50))
+        size = 2 ** rng.randint(20, 34)
+        efficiency = rng.uniform(0.55, 0.93)
+        busbw = link.bw_bytes_per_s_per_direction * efficiency
+        seconds = size * _busbw_factor(collective, n) / busbw
+        time_us = round(seconds * 1e6 + overhead_us, 1)
+        return BusBwParams(collective=collective, n_gpus=n, size_bytes=size, time_us=time_us)
+
+    def _algbw(self, p: BusBwParams) -> float:
+        return p.size_bytes / (p.time_us * 1e-6) / GB
+
+    def solve(self, p: BusBwParams) -> dict[str, Part]:
+        algbw = self._algbw(p)
+        busbw = algbw * _busbw_factor(p.collective, p.n_gpus)
+        return {
+            "algbw": Part("algbw", algbw, "GB/s", label="Algorithm bandwidth"),
+            "busbw": Part("busbw", busbw, "GB/s", label="Bus bandwidth"),
+        }
+
+    def statement(self, p: BusBwParams) -> str:
+        size_note = ""
+        if p.collective in ("all_gather", "reduce_scatter", "alltoall"):
+            size_note = (
+                " (for this test the size column is the whole buffer, all ranks' pieces together)"
+            )
+        return (
+            f"You validate a cluster with nccl-tests' `{p.collective}_perf` on $n = {p.n_gpus}$ "
+            f"GPUs. The row for size $S = {_tex(p.size_bytes)}$ bytes{size_note} "
+            f"reports an out-of-place time of $t = {_tex(p.time_us)}$ µs.\n\n"
+            "Compute the two bandwidths nccl-tests prints for that row, in GB/s "
+            "(1 GB/s $= 10^{9}$ bytes/s):\n\n"
+            "1. **algbw**, the algorithm bandwidth;\n"
+            "2. **busbw**, the bus bandwidth, which nccl-tests defines so that it can be compared "
+            "with the hardware's link speed whatever the number of ranks."
+        )
+
+    def solution(self, p: BusBwParams) -> str:
+        algbw = self._algbw(p)
+        factor = _busbw_factor(p.collective, p.n_gpus)
+        text = (
+            f"Algorithm bandwidth is the size over the time, with $t = {_tex(p.time_us * 1e-6)}$ "
+            "s:\n\n"
+            + step(ALGBW, {"S": _tex(p.size_bytes), "t": p.time_us * 1e-6}, algbw * GB, "B/s")
+            + f"\n\nthat is **{sig(algbw, 6)} GB/s**. {_WHY[p.collective]}"
+        )
+        if factor == 1:
+            return text + f" So busbw is also **{sig(algbw, 6)} GB/s**."
+        return (
+            text
+            + "\n\n"
+            + step(
+                BUSBW[_FORMULA_KEY[p.collective]],
+                {"A": algbw, "n": p.n_gpus},
+                algbw * factor,
+                "GB/s",
+            )
+        )
+
+    def misconceptions(self, p: BusBwParams) -> list[Misconception]:
+        algbw = self._algbw(p)
+        n = p.n_gpus
+        factor = _busbw_factor(p.collective, n)
+        busbw = algbw * factor
+        gib = GB / 2**30
+        out = [
+            Misconception(
+                "gb-vs-gib",
+                "algbw",
+                algbw * gib,
+                "That is in GiB/s. The question asks for GB/s: 10^9 bytes per second.",
+            ),
+            Misconception(
+                "unit-scale",
+                "algbw",
+                algbw / 1000,
+                "That is off by 1000: the time is in microseconds (10^-6 s), not milliseconds.",
+            ),
+            Misconception(
+                "bits-vs-bytes",
+                "algbw",
+                algbw * 8,
+                "That is in gigabits per second. nccl-tests reports bytes per second.",
+            ),
+            Misconception(
+                "gb-vs-gib",
+                "busbw",
+                busbw * gib,
+                "That is in GiB/s. The question asks for GB/s: 10^9 bytes per second.",
+            ),
+            Misconception(
+                "busbw-factor-omitted",
+                "busbw",
+                algbw,
+                "That is the algorithm bandwidth. Bus bandwidth scales it by the share of the "
+                f"data each rank really moves for {p.collective}.",
+            ),
+            Misconception(
+                "busbw-factor-inverted",
+                "busbw",
+                algbw / factor if factor else math.inf,
+                "That divides by the factor. Bus bandwidth is algbw multiplied by it.",
+            ),
+        ]
+        if p.collective == "all_reduce":
+            out.append(
+                Misconception(
+                    "allreduce-factor",
+                    "busbw",
+                    algbw * (n - 1) / n,
+                    "That is the all-gather factor (n-1)/n. An all-reduce is a reduce-scatter "
+                    "plus an all-gather, so its factor is 2(n-1)/n.",
+                )
+            )
+        else:
+            out.append(
+                Misconception(
+                    "allreduce-factor",
+                    "busbw",
+                    algbw * 2 * (n - 1) / n,
+                    f"That applies the all-reduce factor 2(n-1)/n; {p.collective} moves the data "
+                    f"only once, so its factor is {'(n-1)/n' if factor != 1 else '1'}.",
+                )
+            )
+        return _distinct(out, {"algbw": algbw, "busbw": busbw})
+
+    def factor_hints(self, p: BusBwParams) -> FactorHints:
+        return FactorHints(ranks=p.n_gpus)

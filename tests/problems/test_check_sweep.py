@@ -1,0 +1,55 @@
+"""The QA sweep over every template, as `problems check --variants 200` runs it."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from problems.engine import registry
+from problems.engine.check import check_all
+from problems.engine.template import Misconception, Params, Part, Template
+
+
+def test_every_core_template_passes_200_variants():
+    out = io.StringIO()
+    call_command("problems", "check", "--variants", "200", stdout=out)
+    assert out.getvalue().strip().endswith(": 0 failures")
+
+
+class _BrokenParams(Params):
+    x: float
+
+
+class _Broken(Template):
+    """A template whose misconception equals the right answer and whose grade is wrong."""
+
+    slug = "broken-for-check"
+    title = "Broken"
+    family = "test"
+    Params = _BrokenParams
+
+    def generate(self, rng):
+        return _BrokenParams(x=rng.choice([1.0, 2.0]))
+
+    def solve(self, p):
+        return {"y": Part("y", float("nan"), "GB")}
+
+    def statement(self, p):
+        return "$\\frac{1}{$"
+
+    def solution(self, p):
+        return "fine"
+
+    def misconceptions(self, p):
+        return [Misconception("same", "y", 1.0, "")]
+
+
+def test_check_reports_failures_and_exits_1(monkeypatch):
+    monkeypatch.setitem(registry._REGISTRY, "broken-for-check", _Broken())
+    report = check_all(3, ["broken-for-check"])
+    assert not report.ok
+    assert any("no finite answer" in f or "solve raised" in f for f in report.failures)
+    with pytest.raises(CommandError) as err:
+        call_command("problems", "check", "--variants", "2", "--slug", "broken-for-check")
+    assert err.value.returncode == 1
