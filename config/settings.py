@@ -10,6 +10,8 @@ from pathlib import Path
 
 import dj_database_url
 
+from assess.schedule import BEAT_SCHEDULE as ASSESS_BEAT_SCHEDULE
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 _DEV_SECRET = "dev-only-insecure-secret-key-change-me-in-production-0123456789"  # noqa: S105
@@ -144,7 +146,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
-    "ENUM_NAME_OVERRIDES": {"LessonStatusEnum": "curricula.models.Lesson.Status"},
+    "ENUM_NAME_OVERRIDES": {
+        "LessonStatusEnum": "curricula.models.Lesson.Status",
+        "LinkKindEnum": "hardware_db.models.Link.Kind",
+        "PartKindEnum": ["numeric", "integer", "choice"],
+    },
 }
 
 # Celery: with no broker configured, tasks run in-process (the embedded default).
@@ -156,7 +162,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
-CELERY_BEAT_SCHEDULE: dict = {}
+# assess.schedule is a plain dict module (no Django imports), safe to read from settings.
+CELERY_BEAT_SCHEDULE = dict(ASSESS_BEAT_SCHEDULE)
 
 # Production hardening, on whenever DEBUG is off (checked by `manage.py check --deploy`).
 if not DEBUG:

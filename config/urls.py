@@ -8,5 +8,6 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("api/hardware/", include("hardware_db.urls")),
     path("api/", include("curricula.urls")),
+    path("api/", include("assess.api.urls")),
     path("", include("frontend.urls")),
 ]

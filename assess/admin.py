@@ -1,0 +1,69 @@
+"""Admin: read-mostly views of quizzes and attempts; writes belong to the services."""
+
+from django.contrib import admin
+
+from assess.models import (
+    Attempt,
+    CourseRole,
+    MasteryEvent,
+    Question,
+    Quiz,
+    Response,
+    SkillMastery,
+    Slot,
+)
+
+
+class SlotInline(admin.TabularInline):
+    model = Slot
+    extra = 0
+
+
+@admin.register(Quiz)
+class QuizAdmin(admin.ModelAdmin):
+    list_display = ["title", "mode", "course", "feedback", "opens_at", "closes_at", "adaptive"]
+    list_filter = ["mode", "feedback", "adaptive"]
+    search_fields = ["title"]
+    inlines = [SlotInline]
+
+
+@admin.register(Attempt)
+class AttemptAdmin(admin.ModelAdmin):
+    list_display = ["id", "quiz", "learner", "number", "status", "started_at", "score"]
+    list_filter = ["status", "quiz__mode"]
+    raw_id_fields = ["quiz", "learner"]
+    readonly_fields = ["score", "points", "finished_at"]
+
+
+@admin.register(Question)
+class QuestionAdmin(admin.ModelAdmin):
+    list_display = ["id", "attempt", "order", "template_slug", "variant_number", "active"]
+    raw_id_fields = ["attempt", "slot"]
+    search_fields = ["template_slug"]
+
+
+@admin.register(Response)
+class ResponseAdmin(admin.ModelAdmin):
+    list_display = ["id", "question", "part", "raw", "correct", "score", "misconception"]
+    raw_id_fields = ["attempt", "question"]
+    list_filter = ["correct", "misconception"]
+
+
+@admin.register(SkillMastery)
+class SkillMasteryAdmin(admin.ModelAdmin):
+    list_display = ["learner", "skill", "p_mastery", "responses", "updated_at"]
+    search_fields = ["skill", "learner__username"]
+    raw_id_fields = ["learner"]
+
+
+@admin.register(MasteryEvent)
+class MasteryEventAdmin(admin.ModelAdmin):
+    list_display = ["learner", "skill", "p_before", "p_after", "created_at"]
+    raw_id_fields = ["learner", "response"]
+
+
+@admin.register(CourseRole)
+class CourseRoleAdmin(admin.ModelAdmin):
+    list_display = ["user", "course", "role"]
+    list_filter = ["role", "course"]
+    raw_id_fields = ["user"]

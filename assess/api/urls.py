@@ -1,0 +1,34 @@
+"""Assess API routes, meant to be mounted at `api/`:
+
+path("api/", include("assess.api.urls"))
+"""
+
+from django.urls import path
+
+from assess.api import views
+
+app_name = "assess"
+
+urlpatterns = [
+    path("auth/token/", views.TokenView.as_view(), name="token"),
+    path("quizzes/", views.QuizListView.as_view(), name="quiz-list"),
+    path("quizzes/<int:pk>/", views.QuizDetailView.as_view(), name="quiz-detail"),
+    path("quizzes/<int:pk>/attempts/", views.QuizAttemptsView.as_view(), name="quiz-attempts"),
+    path("quizzes/<int:pk>/items/", views.QuizItemsView.as_view(), name="quiz-items"),
+    path("attempts/<int:pk>/", views.AttemptDetailView.as_view(), name="attempt-detail"),
+    path(
+        "attempts/<int:pk>/responses/",
+        views.AttemptResponsesView.as_view(),
+        name="attempt-responses",
+    ),
+    path("attempts/<int:pk>/finish/", views.AttemptFinishView.as_view(), name="attempt-finish"),
+    path(
+        "attempts/<int:pk>/questions/<int:qid>/new-variant/",
+        views.NewVariantView.as_view(),
+        name="question-new-variant",
+    ),
+    path("me/mastery/", views.MyMasteryView.as_view(), name="my-mastery"),
+    path(
+        "lessons/<slug:slug>/practice/", views.LessonPracticeView.as_view(), name="lesson-practice"
+    ),
+]

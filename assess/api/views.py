@@ -1,0 +1,198 @@
+"""Assess REST endpoints: parse, call one selector or service, render.
+
+Objects the user may not see are 404 (selectors raise DoesNotExist); state conflicts are
+409; unreadable answers 400 with the reader's message.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import exceptions, status
+from rest_framework.authtoken.serializers import AuthTokenSerializer
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from assess import selectors
+from assess.analysis import item_analysis
+from assess.api import serializers as s
+from assess.errors import Conflict, InvalidInput, NotPermitted, UnreadableAnswer
+from assess.policy import feedback_visible
+from assess.services.attempts import attempt_finish, attempt_start
+from assess.services.questions import practice_question_add, question_new_variant
+from assess.services.quizzes import quiz_create
+from assess.services.responses import response_submit
+from curricula.selectors import lesson_get
+
+
+class ConflictError(exceptions.APIException):
+    status_code = status.HTTP_409_CONFLICT
+    default_code = "conflict"
+
+
+_404 = OpenApiResponse(s.DetailSerializer, description="Not found, or not yours.")
+_409 = OpenApiResponse(s.DetailSerializer, description="The attempt or quiz forbids it now.")
+
+
+class AssessAPIView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def handle_exception(self, exc):
+        if isinstance(exc, ObjectDoesNotExist):
+            exc = exceptions.NotFound()
+        elif isinstance(exc, Conflict):
+            exc = ConflictError(str(exc))
+        elif isinstance(exc, UnreadableAnswer):
+            body = {"valid": False, "detail": str(exc)}
+            return Response(body, status=status.HTTP_400_BAD_REQUEST)
+        elif isinstance(exc, InvalidInput):
+            exc = exceptions.ValidationError({"detail": str(exc)})
+        elif isinstance(exc, NotPermitted):
+            exc = exceptions.PermissionDenied(str(exc))
+        elif isinstance(exc, DjangoValidationError):
+            exc = exceptions.ValidationError(
+                exc.message_dict if hasattr(exc, "error_dict") else exc.messages
+            )
+        return super().handle_exception(exc)
+
+
+@extend_schema(request=AuthTokenSerializer, responses=s.TokenSerializer)
+class TokenView(ObtainAuthToken):
+    """POST username and password, get {"token"} for `Authorization: Token <token>`."""
+
+
+class QuizListView(AssessAPIView):
+    @extend_schema(responses=s.QuizSerializer(many=True))
+    def get(self, request):
+        quizzes = selectors.quiz_list_for_user(user=request.user)
+        return Response(s.QuizSerializer(quizzes, many=True).data)
+
+    @extend_schema(request=s.QuizCreateSerializer, responses={201: s.QuizSerializer})
+    def post(self, request):
+        data = s.QuizCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        quiz = quiz_create(user=request.user, spec=data.to_spec())
+        return Response(s.QuizSerializer(quiz).data, status=status.HTTP_201_CREATED)
+
+
+class QuizDetailView(AssessAPIView):
+    @extend_schema(responses={200: s.QuizSerializer, 404: _404})
+    def get(self, request, pk: int):
+        quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
+        return Response(s.QuizSerializer(quiz).data)
+
+
+class QuizAttemptsView(AssessAPIView):
+    @extend_schema(responses={200: s.AttemptSummarySerializer(many=True), 404: _404})
+    def get(self, request, pk: int):
+        quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
+        attempts = selectors.attempt_list_for_user(user=request.user, quiz=quiz)
+        now = timezone.now()
+
+        def visible(attempt) -> bool:
+            return attempt.learner_id != request.user.pk or feedback_visible(
+                attempt=attempt, now=now
+            )
+
+        return Response(
+            s.AttemptSummarySerializer(attempts, many=True, context={"visible": visible}).data
+        )
+
+    @extend_schema(
+        request=None,
+        responses={
+            201: s.AttemptStartSerializer,
+            200: OpenApiResponse(s.AttemptStartSerializer, description="An open one, resumed."),
+            404: _404,
+            409: _409,
+        },
+    )
+    def post(self, request, pk: int):
+        quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
+        attempt, created = attempt_start(quiz=quiz, learner=request.user)
+        questions = attempt.questions.filter(active=True).order_by("order", "id")
+        body = s.AttemptStartSerializer(attempt, context={"questions": questions}).data
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class QuizItemsView(AssessAPIView):
+    @extend_schema(responses={200: s.ItemStatsSerializer(many=True), 404: _404})
+    def get(self, request, pk: int):
+        quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
+        return Response(s.ItemStatsSerializer(item_analysis(quiz=quiz), many=True).data)
+
+
+def _review(request, attempt) -> Response:
+    review = selectors.attempt_review(user=request.user, attempt=attempt)
+    return Response(s.AttemptReviewSerializer(review).data)
+
+
+class AttemptDetailView(AssessAPIView):
+    @extend_schema(responses={200: s.AttemptReviewSerializer, 404: _404})
+    def get(self, request, pk: int):
+        return _review(request, selectors.attempt_get_for_user(user=request.user, pk=pk))
+
+
+class AttemptFinishView(AssessAPIView):
+    @extend_schema(request=None, responses={200: s.AttemptReviewSerializer, 404: _404, 409: _409})
+    def post(self, request, pk: int):
+        attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+        return _review(request, attempt_finish(attempt=attempt))
+
+
+class AttemptResponsesView(AssessAPIView):
+    @extend_schema(
+        request=s.ResponseInputSerializer,
+        responses={
+            201: s.ResponseResultSerializer,
+            200: OpenApiResponse(s.ResponseResultSerializer, description="Replay of a key."),
+            400: OpenApiResponse(s.UnreadableAnswerSerializer, description="Unreadable."),
+            404: _404,
+            409: _409,
+        },
+    )
+    def post(self, request, pk: int):
+        attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+        data = s.ResponseInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        question = selectors.question_get_for_attempt(attempt=attempt, pk=d["question"])
+        result = response_submit(
+            attempt=attempt,
+            question=question,
+            part=d["part"],
+            text=d["answer"],
+            idempotency_key=d["idempotency_key"],
+            time_spent_ms=d.get("time_spent_ms"),
+        )
+        visible = feedback_visible(attempt=attempt, now=timezone.now())
+        body = s.ResponseResultSerializer(result.response, context={"visible": visible}).data
+        code = status.HTTP_200_OK if result.replayed else status.HTTP_201_CREATED
+        return Response(body, status=code)
+
+
+class NewVariantView(AssessAPIView):
+    @extend_schema(request=None, responses={201: s.QuestionSerializer, 404: _404, 409: _409})
+    def post(self, request, pk: int, qid: int):
+        attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+        question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+        new = question_new_variant(attempt=attempt, question=question)
+        return Response(s.QuestionSerializer(new).data, status=status.HTTP_201_CREATED)
+
+
+class MyMasteryView(AssessAPIView):
+    @extend_schema(responses=s.LessonMasterySerializer(many=True))
+    def get(self, request):
+        rows = selectors.mastery_list_for_user(user=request.user)
+        return Response(s.LessonMasterySerializer(rows, many=True).data)
+
+
+class LessonPracticeView(AssessAPIView):
+    @extend_schema(request=None, responses={201: s.PracticeQuestionSerializer, 404: _404})
+    def post(self, request, slug: str):
+        practice = practice_question_add(learner=request.user, lesson=lesson_get(slug=slug))
+        return Response(s.PracticeQuestionSerializer(practice).data, status=201)

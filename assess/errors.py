@@ -1,0 +1,25 @@
+"""What services raise when a request cannot be honoured; the API maps each to a status.
+
+Services raise these rather than DRF exceptions so that a page, a command or a task can
+call them too.
+"""
+
+
+class AssessError(Exception):
+    """Base class; the message is meant for the learner or instructor."""
+
+
+class Conflict(AssessError):
+    """The attempt's or quiz's state forbids this now (HTTP 409)."""
+
+
+class UnreadableAnswer(AssessError):
+    """The reader could not read the answer; nothing was stored (HTTP 400)."""
+
+
+class InvalidInput(AssessError):
+    """The request names something that does not exist in it, e.g. an unknown part (400)."""
+
+
+class NotPermitted(AssessError):
+    """The user may see the object but not do this to it (HTTP 403)."""

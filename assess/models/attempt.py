@@ -1,0 +1,125 @@
+"""A learner's attempt, the variants it was given, and every answer they sent."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+
+class Attempt(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        FINISHED = "finished", "Finished"
+        EXPIRED = "expired", "Expired"
+
+    quiz = models.ForeignKey("assess.Quiz", on_delete=models.PROTECT, related_name="attempts")
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assess_attempts"
+    )
+    # 1, 2, ... per learner and quiz; unique, so two racing starts cannot both pass the
+    # attempts_allowed check.
+    number = models.PositiveIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    started_at = models.DateTimeField(default=timezone.now)
+    deadline = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    score = models.FloatField(null=True, blank=True)  # fraction 0..1, set at finish
+    points = models.FloatField(null=True, blank=True)  # points earned, set at finish
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["quiz", "learner", "number"], name="assess_attempt_number"
+            )
+        ]
+        indexes = [models.Index(fields=["status", "deadline"], name="assess_attempt_expiry")]
+
+    def __str__(self) -> str:
+        return f"{self.learner} on {self.quiz} #{self.number}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
+
+    def past_deadline(self, now) -> bool:
+        return self.deadline is not None and now >= self.deadline
+
+    @property
+    def passed(self) -> bool | None:
+        if self.score is None:
+            return None
+        return self.score >= self.quiz.pass_mark
+
+
+class Question(models.Model):
+    """One variant shown in an attempt, stored with all it takes to regrade it.
+
+    `answers` holds the solved parts as a list (PostgreSQL's jsonb does not keep key
+    order): name, value, unit, kind, weight, choices, label. It never leaves the server
+    before the feedback policy allows.
+    """
+
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="questions")
+    slot = models.ForeignKey("assess.Slot", on_delete=models.PROTECT, related_name="questions")
+    order = models.PositiveIntegerField()
+    template_slug = models.CharField(max_length=64, db_index=True)
+    template_version = models.PositiveIntegerField()
+    seed = models.BigIntegerField()
+    variant_number = models.PositiveIntegerField(default=0)
+    params = models.JSONField()
+    answers = models.JSONField()
+    # What the learner saw, kept as shown even if the template's wording changes later.
+    statement_html = models.TextField()
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["attempt", "order", "variant_number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["attempt", "slot", "variant_number"], name="assess_question_variant"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.template_slug} in attempt {self.attempt_id}"
+
+    def part(self, name: str) -> dict | None:
+        return next((p for p in self.answers if p["name"] == name), None)
+
+
+class Response(models.Model):
+    """One readable answer to one part. Unreadable answers are refused, never stored."""
+
+    # Redundant with question.attempt, but it lets the database enforce one row per
+    # (attempt, idempotency key).
+    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="responses")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="responses")
+    part = models.CharField(max_length=64)
+    raw = models.TextField()
+    parsed_value = models.JSONField(null=True, blank=True)
+    parsed_unit = models.CharField(max_length=64, blank=True)
+    valid = models.BooleanField(default=True)
+    correct = models.BooleanField()
+    score = models.FloatField()
+    misconception = models.CharField(max_length=64, blank=True)  # "": none named
+    feedback = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+    time_spent_ms = models.PositiveIntegerField(null=True, blank=True)
+    idempotency_key = models.CharField(max_length=100)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["attempt", "idempotency_key"], name="assess_response_idempotency"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["question", "part", "created_at"], name="assess_response_latest")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.part}={self.raw!r} ({self.score:g})"

@@ -1,0 +1,116 @@
+"""Quizzes and their slots: what an instructor sets, before any learner starts."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+
+from problems.engine import registry
+
+
+def validate_template_pool(value) -> None:
+    """A slot's pool: a non-empty list of distinct slugs the problem registry knows."""
+    if not isinstance(value, list) or not value:
+        raise ValidationError("A slot needs a non-empty list of template slugs.")
+    if len(set(value)) != len(value):
+        raise ValidationError("A slot lists a template twice.")
+    for slug in value:
+        if not isinstance(slug, str):
+            raise ValidationError(f"Template slugs are strings, got {slug!r}.")
+        try:
+            registry.get(slug)
+        except KeyError:
+            raise ValidationError(f"Unknown template slug {slug!r}.") from None
+
+
+class Quiz(models.Model):
+    class Mode(models.TextChoices):
+        PRACTICE = "practice", "Practice"
+        HOMEWORK = "homework", "Homework"
+        EXAM = "exam", "Exam"
+        CERTIFICATION = "certification", "Certification"
+
+    class Feedback(models.TextChoices):
+        IMMEDIATELY = "immediately", "Immediately"
+        AFTER_ATTEMPT = "after_attempt", "After the attempt"
+        AFTER_CLOSE = "after_close", "After the quiz closes"
+
+    title = models.CharField(max_length=200)
+    course = models.ForeignKey(
+        "curricula.Course",
+        # A course that still has quizzes must not vanish with its learners' records.
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="quizzes",
+    )
+    lessons = models.ManyToManyField("curricula.Lesson", blank=True, related_name="quizzes")
+    mode = models.CharField(max_length=16, choices=Mode.choices)
+    time_limit = models.DurationField(null=True, blank=True)
+    attempts_allowed = models.PositiveIntegerField(null=True, blank=True)  # None: unlimited
+    opens_at = models.DateTimeField(null=True, blank=True)
+    closes_at = models.DateTimeField(null=True, blank=True)
+    feedback = models.CharField(max_length=16, choices=Feedback.choices)
+    pass_mark = models.FloatField(default=0.5)
+    # Adaptive lesson practice: one system quiz per lesson whose questions are chosen by
+    # mastery, not drawn up front. Kept (lesson set to NULL) if the lesson is unloaded.
+    adaptive = models.BooleanField(default=False)
+    practice_lesson = models.OneToOneField(
+        "curricula.Lesson",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="practice_quiz",
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "quizzes"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(pass_mark__gte=0) & Q(pass_mark__lte=1), name="assess_quiz_pass_mark"
+            ),
+            models.CheckConstraint(
+                condition=Q(attempts_allowed__isnull=True) | Q(attempts_allowed__gte=1),
+                name="assess_quiz_attempts_allowed",
+            ),
+            models.CheckConstraint(
+                condition=Q(opens_at__isnull=True)
+                | Q(closes_at__isnull=True)
+                | Q(opens_at__lt=models.F("closes_at")),
+                name="assess_quiz_window",
+            ),
+            # "after_close" with no close would never show feedback.
+            models.CheckConstraint(
+                condition=~Q(feedback="after_close") | Q(closes_at__isnull=False),
+                name="assess_quiz_after_close_needs_close",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Slot(models.Model):
+    """One position in a quiz; each attempt draws one template from the pool for it."""
+
+    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="slots")
+    order = models.PositiveIntegerField()
+    points = models.PositiveIntegerField(default=1)
+    templates = models.JSONField(default=list, validators=[validate_template_pool])
+
+    class Meta:
+        ordering = ["quiz", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["quiz", "order"], name="assess_slot_order"),
+            models.CheckConstraint(condition=Q(points__gte=1), name="assess_slot_points"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.quiz} #{self.order}"

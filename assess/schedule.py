@@ -1,0 +1,10 @@
+"""Beat entries for assess, merged into CELERY_BEAT_SCHEDULE by the settings."""
+
+BEAT_SCHEDULE = {
+    "assess-expire-attempts": {
+        "task": "assess.tasks.expire_attempts",
+        # Every minute: submissions check the deadline themselves, so this only bounds
+        # how long a timed-out attempt shows as open.
+        "schedule": 60.0,
+    },
+}

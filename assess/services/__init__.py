@@ -1,0 +1,1 @@
+"""Every write in assess goes through a function here: `<entity>_<action>(*, ...)`."""

@@ -1,0 +1,132 @@
+"""Starting, finishing and expiring attempts.
+
+Every state change locks the attempt row (select_for_update inside one transaction), so
+a finish racing a submission or another finish is serialised and only one can win.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from assess.errors import Conflict
+from assess.models import Attempt, Question, Quiz
+from assess.scoring import attempt_score
+from assess.services.questions import question_build
+
+
+def _deadline(quiz: Quiz, started_at: datetime) -> datetime | None:
+    """The time limit from the start, but never past the quiz's close."""
+    ends = [started_at + quiz.time_limit] if quiz.time_limit else []
+    if quiz.closes_at:
+        ends.append(quiz.closes_at)
+    return min(ends) if ends else None
+
+
+def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[Attempt, bool]:
+    """(attempt, created). An open attempt still in time is resumed rather than doubled;
+    one past its deadline is expired first. Raises Conflict when the quiz is not open or
+    the learner's attempts are used up.
+
+    Queries do not grow with the number of questions: the questions are one bulk insert.
+    """
+    now = now or timezone.now()
+    if quiz.adaptive:
+        raise Conflict("Lesson practice is started from its lesson.")
+    if quiz.opens_at and now < quiz.opens_at:
+        raise Conflict(f"This quiz opens at {quiz.opens_at.isoformat()}.")
+    if quiz.closes_at and now >= quiz.closes_at:
+        raise Conflict(f"This quiz closed at {quiz.closes_at.isoformat()}.")
+    with transaction.atomic():
+        current = (
+            Attempt.objects.select_for_update()
+            .filter(quiz=quiz, learner=learner, status=Attempt.Status.OPEN)
+            .order_by("-number")
+            .first()
+        )
+        if current is not None:
+            if not current.past_deadline(now):
+                current.quiz = quiz
+                return current, False
+            _close(current, Attempt.Status.EXPIRED, now)
+        used = Attempt.objects.filter(quiz=quiz, learner=learner).count()
+        if quiz.attempts_allowed is not None and used >= quiz.attempts_allowed:
+            raise Conflict(
+                f"You have used all {quiz.attempts_allowed} attempt(s) allowed on this quiz."
+            )
+        try:
+            with transaction.atomic():
+                attempt = Attempt.objects.create(
+                    quiz=quiz,
+                    learner=learner,
+                    number=used + 1,
+                    started_at=now,
+                    deadline=_deadline(quiz, now),
+                )
+        except IntegrityError:
+            raise Conflict("Another attempt on this quiz was started at the same time.") from None
+        slots = list(quiz.slots.order_by("order"))
+        Question.objects.bulk_create(
+            question_build(attempt=attempt, slot=slot, order=i + 1, variant_number=0)
+            for i, slot in enumerate(slots)
+        )
+    return attempt, True
+
+
+def _close(attempt: Attempt, status: str, now: datetime) -> None:
+    """Score from the saved responses and close. The caller holds the row lock.
+
+    An expired attempt ends at its deadline: every answer saved before it counts, and
+    none can be saved after it (response_submit checks the deadline itself).
+    """
+    questions = attempt.questions.filter(active=True).select_related("slot")
+    result = attempt_score(questions, attempt.responses.filter(question__active=True))
+    attempt.status = status
+    attempt.finished_at = (
+        min(now, attempt.deadline) if status == Attempt.Status.EXPIRED and attempt.deadline else now
+    )
+    attempt.score = result.score
+    attempt.points = result.points
+    attempt.save(update_fields=["status", "finished_at", "score", "points"])
+
+
+def attempt_finish(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
+    """Finish and score. A second finish raises Conflict; a finish after the deadline
+    closes the attempt as expired, with the answers saved in time."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        if not locked.is_open:
+            raise Conflict("This attempt is already finished.")
+        status = Attempt.Status.EXPIRED if locked.past_deadline(now) else Attempt.Status.FINISHED
+        _close(locked, status, now)
+    locked.quiz = attempt.quiz
+    locked.learner = attempt.learner
+    return locked
+
+
+def attempts_expire(*, now: datetime | None = None) -> int:
+    """Close every open attempt past its deadline; returns how many. Idempotent: each
+    attempt is rechecked under its lock, so a concurrent finish or a second run is a
+    no-op for it."""
+    now = now or timezone.now()
+    due = list(
+        Attempt.objects.filter(status=Attempt.Status.OPEN, deadline__lte=now).values_list(
+            "pk", flat=True
+        )
+    )
+    closed = 0
+    for pk in due:
+        with transaction.atomic():
+            attempt = (
+                Attempt.objects.select_for_update()
+                .filter(pk=pk, status=Attempt.Status.OPEN)
+                .first()
+            )
+            if attempt is None or not attempt.past_deadline(now):
+                continue
+            _close(attempt, Attempt.Status.EXPIRED, now)
+            closed += 1
+    return closed

@@ -1,0 +1,210 @@
+"""Variants for attempts: server-side seeds, new practice variants, adaptive practice.
+
+The seed is an HMAC of the attempt, slot and variant number under SECRET_KEY, so a
+learner cannot predict or choose a variant, and the same question can always be rebuilt
+(the seed and the parameters are stored with it anyway, for regrading).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import random
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from assess import skills as skill_map
+from assess.errors import Conflict
+from assess.mastery import bkt
+from assess.models import Attempt, Question, Quiz, SkillMastery, Slot
+from curricula.models import Lesson
+from problems.engine.variants import Variant
+
+
+def question_seed(*, attempt_id: int, slot_id: int, variant_number: int) -> int:
+    """63 bits of HMAC-SHA256(SECRET_KEY, "attempt:slot:variant"): fits a BigInteger."""
+    message = f"{attempt_id}:{slot_id}:{variant_number}".encode()
+    digest = hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def solved_parts(variant: Variant) -> list[dict]:
+    """The answers JSON: a list, because jsonb does not keep an object's key order."""
+    return [
+        {
+            "name": part.name,
+            "value": part.value,
+            "unit": part.unit,
+            "kind": str(part.kind),
+            "weight": part.weight,
+            "choices": list(part.choices),
+            "label": part.label,
+        }
+        for part in variant.parts.values()
+    ]
+
+
+def question_build(
+    *,
+    attempt: Attempt,
+    slot: Slot,
+    order: int,
+    variant_number: int,
+    template_slug: str | None = None,
+) -> Question:
+    """An unsaved question: the template drawn from the slot's pool with the seed's own
+    rng (unless one is imposed, as adaptive practice does), then the variant."""
+    seed = question_seed(attempt_id=attempt.pk, slot_id=slot.pk, variant_number=variant_number)
+    if template_slug is None:
+        # The pool was validated at creation; a template removed since is skipped.
+        pool = skill_map.known_templates(slot.templates)
+        if not pool:
+            raise Conflict(f"Question {order} has no template available any more.")
+        template_slug = random.Random(seed).choice(pool)
+    slug = template_slug
+    variant = Variant.from_seed(slug, seed)
+    return Question(
+        attempt=attempt,
+        slot=slot,
+        order=order,
+        template_slug=slug,
+        template_version=variant.template.version,
+        seed=seed,
+        variant_number=variant_number,
+        params=variant.params.model_dump(mode="json"),
+        answers=solved_parts(variant),
+        statement_html=variant.statement_html(),
+    )
+
+
+def lock_open_attempt(attempt: Attempt, now: datetime) -> Attempt:
+    """Lock the attempt row (call inside transaction.atomic) and check that it still
+    takes answers; raises Conflict otherwise. Concurrent writers queue here."""
+    locked = (
+        Attempt.objects.select_for_update(of=("self",)).select_related("quiz").get(pk=attempt.pk)
+    )
+    if not locked.is_open:
+        raise Conflict("This attempt is finished; it takes no more answers.")
+    if locked.past_deadline(now):
+        raise Conflict("The deadline of this attempt has passed.")
+    return locked
+
+
+def question_new_variant(
+    *, attempt: Attempt, question: Question, now: datetime | None = None
+) -> Question:
+    """Practice only: replace the question with a fresh variant of the same slot. The old
+    one stays stored (inactive) with its responses; exam variants are fixed."""
+    now = now or timezone.now()
+    if attempt.quiz.mode != Quiz.Mode.PRACTICE:
+        raise Conflict("New variants are for practice; this quiz's variants are fixed.")
+    with transaction.atomic():
+        locked = lock_open_attempt(attempt, now)
+        current = Question.objects.select_related("slot").get(pk=question.pk)
+        if not current.active:
+            raise Conflict("This question was already replaced by a new variant.")
+        last = Question.objects.filter(attempt=locked, slot=current.slot).aggregate(
+            n=Max("variant_number")
+        )["n"]
+        new = question_build(
+            attempt=locked,
+            slot=current.slot,
+            order=current.order,
+            variant_number=(last or 0) + 1,
+            # Adaptive practice chose the template for its skill: keep it.
+            template_slug=current.template_slug if locked.quiz.adaptive else None,
+        )
+        current.active = False
+        current.save(update_fields=["active"])
+        new.save()
+    return new
+
+
+# --------------------------------------------------------------------- adaptive practice
+
+
+@dataclass(frozen=True)
+class PracticeQuestion:
+    attempt: Attempt
+    question: Question
+    skill: str
+
+
+def _practice_quiz(lesson: Lesson, templates: list[str]) -> tuple[Quiz, Slot]:
+    quiz, created = Quiz.objects.get_or_create(
+        practice_lesson=lesson,
+        defaults={
+            "title": f"Practice: {lesson.title}",
+            "mode": Quiz.Mode.PRACTICE,
+            "feedback": Quiz.Feedback.IMMEDIATELY,
+            "course": lesson.module.course,
+            "adaptive": True,
+        },
+    )
+    if created:
+        quiz.lessons.add(lesson)
+    slot, _ = Slot.objects.get_or_create(quiz=quiz, order=1, defaults={"templates": templates})
+    if slot.templates != templates:  # the curriculum changed: keep the pool honest
+        slot.templates = templates
+        slot.save(update_fields=["templates"])
+    return quiz, slot
+
+
+def practice_question_add(
+    *, learner, lesson: Lesson, now: datetime | None = None
+) -> PracticeQuestion:
+    """Start (or reuse) the learner's practice attempt for the lesson and add a question
+    on the lesson's weakest unmastered skill (the weakest skill once all are mastered)."""
+    now = now or timezone.now()
+    templates = skill_map.known_templates(
+        link.template_slug for link in lesson.template_links.all()
+    )
+    skills = skill_map.lesson_skills(templates)
+    if not skills:
+        raise Conflict("This lesson has no practice problems yet.")
+    with transaction.atomic():
+        quiz, slot = _practice_quiz(lesson, templates)
+        attempt = (
+            Attempt.objects.select_for_update(of=("self",))
+            .select_related("quiz")
+            .filter(quiz=quiz, learner=learner, status=Attempt.Status.OPEN)
+            .first()
+        )
+        if attempt is None:
+            number = Attempt.objects.filter(quiz=quiz, learner=learner).count() + 1
+            try:
+                with transaction.atomic():
+                    attempt = Attempt.objects.create(
+                        quiz=quiz, learner=learner, number=number, started_at=now
+                    )
+            except IntegrityError:
+                raise Conflict("A practice session was just started; try again.") from None
+        skill_ps = dict(
+            SkillMastery.objects.filter(learner=learner, skill__in=skills).values_list(
+                "skill", "p_mastery"
+            )
+        )
+        params = bkt.DEFAULT_PARAMS
+        skill = bkt.weakest_unmastered(skill_ps, skills, params) or min(
+            skills, key=lambda s: skill_ps.get(s, params.p_init)
+        )
+        candidates = [t for t in templates if skill in skill_map.template_skills(t)]
+        last = Question.objects.filter(attempt=attempt).aggregate(
+            n=Max("variant_number"), order=Max("order")
+        )
+        variant_number = (last["n"] or 0) + 1
+        seed = question_seed(attempt_id=attempt.pk, slot_id=slot.pk, variant_number=variant_number)
+        question = question_build(
+            attempt=attempt,
+            slot=slot,
+            order=(last["order"] or 0) + 1,
+            variant_number=variant_number,
+            template_slug=random.Random(seed).choice(candidates),
+        )
+        question.save()
+    return PracticeQuestion(attempt=attempt, question=question, skill=skill)

@@ -1,0 +1,118 @@
+"""Creating quizzes: the one place a quiz's rules are checked before it exists."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from assess.errors import NotPermitted
+from assess.models import Quiz, Slot
+from assess.models.quiz import validate_template_pool
+from assess.selectors import user_is_instructor
+from curricula.models import Course, Lesson
+
+# Exams and certifications must not reveal correctness while other attempts may be
+# running; practice and homework default to teaching right away.
+_DEFAULT_FEEDBACK = {
+    Quiz.Mode.PRACTICE: Quiz.Feedback.IMMEDIATELY,
+    Quiz.Mode.HOMEWORK: Quiz.Feedback.IMMEDIATELY,
+    Quiz.Mode.EXAM: Quiz.Feedback.AFTER_ATTEMPT,
+    Quiz.Mode.CERTIFICATION: Quiz.Feedback.AFTER_ATTEMPT,
+}
+
+
+@dataclass(frozen=True)
+class SlotSpec:
+    templates: Sequence[str]
+    points: int = 1
+
+
+@dataclass(frozen=True)
+class QuizSpec:
+    title: str
+    mode: str
+    slots: Sequence[SlotSpec]
+    course_slug: str | None = None
+    lesson_slugs: Sequence[str] = field(default_factory=tuple)
+    time_limit: timedelta | None = None
+    attempts_allowed: int | None = None
+    feedback: str | None = None
+    opens_at: datetime | None = None
+    closes_at: datetime | None = None
+    pass_mark: float = 0.5
+
+
+def quiz_create(*, user, spec: QuizSpec) -> Quiz:
+    """Create a quiz with its slots. Raises ValidationError (bad input, field by field)
+    or NotPermitted (not staff, and not an instructor of the course)."""
+    errors: dict[str, list[str]] = {}
+    course = None
+    if spec.course_slug:
+        course = Course.objects.filter(slug=spec.course_slug).first()
+        if course is None:
+            errors["course"] = [f"Unknown course {spec.course_slug!r}."]
+    if not user.is_staff:
+        if course is None and "course" not in errors:
+            raise NotPermitted("Only staff may create a quiz outside a course.")
+        if course is not None and not user_is_instructor(user=user, course_id=course.pk):
+            raise NotPermitted("Only instructors of this course may create its quizzes.")
+
+    if spec.mode not in Quiz.Mode.values:
+        errors["mode"] = [f"Mode must be one of {', '.join(Quiz.Mode.values)}."]
+    feedback = spec.feedback or _DEFAULT_FEEDBACK.get(spec.mode, Quiz.Feedback.AFTER_ATTEMPT)
+    if feedback not in Quiz.Feedback.values:
+        errors["feedback"] = [f"Feedback must be one of {', '.join(Quiz.Feedback.values)}."]
+    elif spec.mode in (Quiz.Mode.EXAM, Quiz.Mode.CERTIFICATION) and (
+        feedback == Quiz.Feedback.IMMEDIATELY
+    ):
+        errors["feedback"] = ["Exams and certifications cannot show feedback immediately."]
+    elif feedback == Quiz.Feedback.AFTER_CLOSE and spec.closes_at is None:
+        errors["feedback"] = ["Feedback after close needs a closing time."]
+    if spec.opens_at and spec.closes_at and spec.opens_at >= spec.closes_at:
+        errors["closes_at"] = ["The quiz must close after it opens."]
+    if not 0.0 <= spec.pass_mark <= 1.0:
+        errors["pass_mark"] = ["The pass mark is a fraction between 0 and 1."]
+    if spec.attempts_allowed is not None and spec.attempts_allowed < 1:
+        errors["attempts_allowed"] = ["At least one attempt, or none for unlimited."]
+    if spec.time_limit is not None and spec.time_limit <= timedelta(0):
+        errors["time_limit"] = ["The time limit must be positive."]
+    if not spec.slots:
+        errors["slots"] = ["A quiz needs at least one slot."]
+    for i, slot in enumerate(spec.slots):
+        try:
+            validate_template_pool(list(slot.templates))
+        except ValidationError as err:
+            errors.setdefault("slots", []).append(f"slot {i + 1}: {' '.join(err.messages)}")
+        if slot.points < 1:
+            errors.setdefault("slots", []).append(f"slot {i + 1}: points must be at least 1.")
+    lessons = list(Lesson.objects.filter(slug__in=list(spec.lesson_slugs)))
+    missing = sorted(set(spec.lesson_slugs) - {lesson.slug for lesson in lessons})
+    if missing:
+        errors["lessons"] = [f"Unknown lessons: {', '.join(missing)}."]
+    if errors:
+        raise ValidationError(errors)
+
+    with transaction.atomic():
+        quiz = Quiz.objects.create(
+            title=spec.title,
+            mode=spec.mode,
+            course=course,
+            time_limit=spec.time_limit,
+            attempts_allowed=spec.attempts_allowed,
+            feedback=feedback,
+            opens_at=spec.opens_at,
+            closes_at=spec.closes_at,
+            pass_mark=spec.pass_mark,
+            created_by=user,
+        )
+        Slot.objects.bulk_create(
+            Slot(quiz=quiz, order=i + 1, points=s.points, templates=list(s.templates))
+            for i, s in enumerate(spec.slots)
+        )
+        if lessons:
+            quiz.lessons.set(lessons)
+    return quiz

@@ -1,0 +1,131 @@
+"""Regrading stored responses with the current template, from their recorded parameters.
+
+When a template's solution or tolerance is fixed, every stored answer to it can be
+graded again: the question keeps its parameters, so the variant is rebuilt exactly and
+only the template's code differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from assess.models import Attempt, Question, Response
+from assess.scoring import attempt_score
+from assess.services.questions import solved_parts
+from problems.engine.variants import ParamError, Variant
+
+
+@dataclass(frozen=True)
+class ScoreChange:
+    response_id: int
+    question_id: int
+    part: str
+    old: float
+    new: float
+
+
+@dataclass
+class RegradeReport:
+    template: str
+    dry_run: bool
+    questions: int = 0
+    responses: int = 0
+    changes: list[ScoreChange] = field(default_factory=list)
+    answers_changed: list[int] = field(default_factory=list)  # question ids
+    attempts: list[tuple[int, float | None, float]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def responses_regrade(*, template_slug: str, dry_run: bool = False) -> RegradeReport:
+    """Re-solve every question of the template from its stored parameters and regrade
+    every stored response's raw text. Unless dry_run, store the new grades, the new
+    answers JSON and version, and rescore the closed attempts whose scores moved.
+
+    Mastery estimates are not replayed: they are history, and fit_mastery reads the
+    corrected log. An answer that the current reader cannot read scores 0 and is
+    marked invalid (it stays stored, as it was once accepted).
+    """
+    report = RegradeReport(template=template_slug, dry_run=dry_run)
+    with transaction.atomic():
+        questions = Question.objects.filter(template_slug=template_slug).order_by("id")
+        if not dry_run:
+            questions = questions.select_for_update()
+        responses_by_question: dict[int, list[Response]] = {}
+        for r in Response.objects.filter(question__template_slug=template_slug).order_by("id"):
+            responses_by_question.setdefault(r.question_id, []).append(r)
+        touched_responses: list[Response] = []
+        touched_questions: list[Question] = []
+        touched_attempts: set[int] = set()
+        for question in questions:
+            report.questions += 1
+            try:
+                variant = Variant.from_params(template_slug, question.params)
+                answers = solved_parts(variant)
+            except ParamError as err:
+                report.errors.append(f"question {question.id}: {err}")
+                continue
+            if answers != question.answers or question.template_version != variant.template.version:
+                question.answers = answers
+                question.template_version = variant.template.version
+                touched_questions.append(question)
+                report.answers_changed.append(question.id)
+            for response in responses_by_question.get(question.id, []):
+                report.responses += 1
+                if response.part not in variant.parts:
+                    report.errors.append(
+                        f"response {response.id}: part {response.part!r} no longer exists"
+                    )
+                    continue
+                result = variant.grade(response.part, response.raw)
+                new = {
+                    "valid": result.valid,
+                    "correct": result.correct if result.valid else False,
+                    "score": result.score if result.valid else 0.0,
+                    "misconception": (result.misconception or "") if result.valid else "",
+                    "feedback": result.feedback,
+                }
+                if all(getattr(response, k) == v for k, v in new.items()):
+                    continue
+                if new["score"] != response.score:
+                    report.changes.append(
+                        ScoreChange(
+                            response.id, question.id, response.part, response.score, new["score"]
+                        )
+                    )
+                    touched_attempts.add(response.attempt_id)
+                for k, v in new.items():
+                    setattr(response, k, v)
+                touched_responses.append(response)
+        if touched_questions:
+            touched_attempts.update(q.attempt_id for q in touched_questions)
+        closed = Attempt.objects.filter(pk__in=touched_attempts).exclude(status=Attempt.Status.OPEN)
+        if dry_run:
+            _rescore(closed, touched_responses, touched_questions, report, save=False)
+            return report
+        Response.objects.bulk_update(
+            touched_responses, ["valid", "correct", "score", "misconception", "feedback"]
+        )
+        Question.objects.bulk_update(touched_questions, ["answers", "template_version"])
+        _rescore(closed, touched_responses, touched_questions, report, save=True)
+    return report
+
+
+def _rescore(attempts, responses, questions, report: RegradeReport, *, save: bool) -> None:
+    """Recompute closed attempts' scores with the regraded (possibly unsaved) rows."""
+    new_responses = {r.id: r for r in responses}
+    new_questions = {q.id: q for q in questions}
+    for attempt in attempts.select_for_update() if save else attempts:
+        qs = []
+        for q in attempt.questions.filter(active=True).select_related("slot"):
+            if q.id in new_questions:
+                q.answers = new_questions[q.id].answers
+            qs.append(q)
+        rs = [new_responses.get(r.id, r) for r in attempt.responses.filter(question__active=True)]
+        result = attempt_score(qs, rs)
+        if result.score != attempt.score:
+            report.attempts.append((attempt.id, attempt.score, result.score))
+            if save:
+                attempt.score, attempt.points = result.score, result.points
+                attempt.save(update_fields=["score", "points"])

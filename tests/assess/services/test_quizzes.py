@@ -1,0 +1,63 @@
+"""quiz_create: who may, and what it refuses."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.utils import timezone
+
+from assess.errors import NotPermitted
+from assess.models import Quiz
+from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
+from tests.factories import LessonFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def spec(**kw) -> QuizSpec:
+    base = {"title": "Q", "mode": "homework", "slots": [SlotSpec(["gb-gib"], 2)]}
+    return QuizSpec(**{**base, **kw})
+
+
+def test_instructor_creates_with_lessons(instructor, course):
+    lesson = LessonFactory(slug="memory-math")
+    quiz = quiz_create(
+        user=instructor,
+        spec=spec(course_slug=course.slug, lesson_slugs=["memory-math"], attempts_allowed=3),
+    )
+    assert quiz.course == course and list(quiz.lessons.all()) == [lesson]
+    assert quiz.feedback == Quiz.Feedback.IMMEDIATELY
+    assert [(s.order, s.points, s.templates) for s in quiz.slots.all()] == [(1, 2, ["gb-gib"])]
+    assert quiz.created_by == instructor
+
+
+def test_learner_may_not(learner, course):
+    with pytest.raises(NotPermitted):
+        quiz_create(user=learner, spec=spec(course_slug=course.slug))
+
+
+@pytest.mark.parametrize(
+    ("kw", "field"),
+    [
+        ({"slots": []}, "slots"),
+        ({"slots": [SlotSpec(["nope"])]}, "slots"),
+        ({"slots": [SlotSpec(["gb-gib", "gb-gib"])]}, "slots"),
+        ({"mode": "exam", "feedback": "immediately"}, "feedback"),
+        ({"feedback": "after_close"}, "feedback"),
+        ({"pass_mark": 1.5}, "pass_mark"),
+        ({"lesson_slugs": ["missing"]}, "lessons"),
+        ({"time_limit": timedelta(0)}, "time_limit"),
+    ],
+)
+def test_refuses(staff, kw, field):
+    with pytest.raises(ValidationError) as err:
+        quiz_create(user=staff, spec=spec(**kw))
+    assert field in err.value.message_dict
+
+
+def test_window_order(staff):
+    now = timezone.now()
+    with pytest.raises(ValidationError):
+        quiz_create(user=staff, spec=spec(opens_at=now, closes_at=now - timedelta(hours=1)))
