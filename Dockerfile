@@ -7,7 +7,7 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends libpq5 curl \
     && rm -rf /var/lib/apt/lists/*
 
-COPY pyproject.toml README.md ./
+COPY pyproject.toml ./
 COPY config config
 COPY assess assess
 COPY problems problems
@@ -15,10 +15,12 @@ COPY curricula curricula
 COPY hardware_db hardware_db
 COPY frontend frontend
 COPY manage.py ./
-RUN pip install .
+# Editable: the code runs from /app; pyproject.toml is the one list of pinned packages.
+RUN pip install -e .
 
-# collectstatic needs settings that import cleanly; the real secret comes at run time.
-RUN DEBUG=1 python manage.py collectstatic --noinput
+# Hashed, compressed static files for whitenoise's manifest storage (used when DEBUG=0).
+# The placeholder secret exists only in this build step; the real one comes at run time.
+RUN DEBUG=0 SECRET_KEY=collectstatic-build-step-only python manage.py collectstatic --noinput
 
 RUN useradd --create-home burnin
 USER burnin
