@@ -22,6 +22,7 @@ migrate: install
 load: migrate
 	$(BIN)/python manage.py load_hardware
 	$(BIN)/python manage.py load_curricula
+	$(BIN)/python manage.py load_demo
 
 run: load
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)

@@ -1,8 +1,82 @@
-from django.urls import path
+"""Page routes, mounted at the site root. Names are plain (no namespace) because the
+settings refer to "login" and "home"."""
 
-from frontend import views
+from django.contrib.auth import views as auth_views
+from django.urls import path, reverse_lazy
+
+from frontend.views import dashboard, hardware, learn, pages, take, teach
+
+AUTH = "frontend/auth/"
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("healthz", views.healthz, name="healthz"),
+    path("", pages.home, name="home"),
+    path("healthz", pages.healthz, name="healthz"),
+    # accounts
+    path(
+        "accounts/login/",
+        auth_views.LoginView.as_view(
+            template_name=AUTH + "login.html", redirect_authenticated_user=True
+        ),
+        name="login",
+    ),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path(
+        "accounts/password-reset/",
+        auth_views.PasswordResetView.as_view(
+            template_name=AUTH + "password_reset_form.html",
+            email_template_name=AUTH + "password_reset_email.txt",
+            subject_template_name=AUTH + "password_reset_subject.txt",
+        ),
+        name="password_reset",
+    ),
+    path(
+        "accounts/password-reset/sent/",
+        auth_views.PasswordResetDoneView.as_view(template_name=AUTH + "password_reset_done.html"),
+        name="password_reset_done",
+    ),
+    path(
+        "accounts/reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(
+            template_name=AUTH + "password_reset_confirm.html",
+            success_url=reverse_lazy("password_reset_complete"),
+        ),
+        name="password_reset_confirm",
+    ),
+    path(
+        "accounts/reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(
+            template_name=AUTH + "password_reset_complete.html"
+        ),
+        name="password_reset_complete",
+    ),
+    # learning
+    path("courses/", learn.course_list, name="course-list"),
+    path("courses/<slug:slug>/", learn.course_detail, name="course-detail"),
+    path("lessons/<slug:slug>/", learn.lesson_detail, name="lesson-detail"),
+    path("lessons/<slug:slug>/practice/", learn.lesson_practice, name="lesson-practice"),
+    path("dashboard/", dashboard.dashboard, name="dashboard"),
+    # quizzes and attempts
+    path("quizzes/", take.quiz_list, name="quiz-list"),
+    path("quizzes/<int:pk>/start/", take.quiz_start, name="quiz-start"),
+    path("attempts/<int:pk>/", take.attempt_detail, name="attempt-detail"),
+    path("attempts/<int:pk>/finish/", take.attempt_finish_view, name="attempt-finish"),
+    path("attempts/<int:pk>/q/<int:qid>/", take.question_detail, name="question-detail"),
+    path("attempts/<int:pk>/q/<int:qid>/answer/", take.question_answer, name="question-answer"),
+    path("attempts/<int:pk>/q/<int:qid>/draft/", take.question_draft, name="question-draft"),
+    path("attempts/<int:pk>/q/<int:qid>/vary/", take.question_vary, name="question-vary"),
+    # instructors
+    path("teach/", teach.teach_index, name="teach"),
+    path("teach/quizzes/new/", teach.quiz_builder, name="quiz-builder"),
+    path("teach/preview/", teach.template_preview, name="template-preview"),
+    path("teach/quizzes/<int:pk>/items/", teach.quiz_items, name="quiz-items"),
+    path("teach/courses/<slug:slug>/progress/", teach.course_progress, name="course-progress"),
+    path(
+        "teach/courses/<slug:slug>/progress.csv",
+        teach.course_progress_csv,
+        name="course-progress-csv",
+    ),
+    # hardware
+    path("hardware/", hardware.hardware_index, name="hardware"),
+    path("hardware/compare/", hardware.hardware_compare, name="hardware-compare"),
+    path("hardware/roofline/", hardware.hardware_roofline, name="hardware-roofline"),
 ]

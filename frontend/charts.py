@@ -1,0 +1,348 @@
+"""Inline SVG charts drawn on the server.
+
+Pure functions from numbers to SVG text: nothing is fetched, nothing runs in the browser,
+pages stay light, and a test can parse the result as XML and measure it. Every chart has
+a <title> and <desc> for screen readers; pages also print the numbers as a table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from xml.sax.saxutils import escape
+
+# Colours chosen for at least 3:1 contrast against white (WCAG 1.4.11, graphics).
+PALETTE = ("#0b5cad", "#b3261e", "#1e7b34", "#7a4fb5", "#8a4b00", "#00727a", "#5b6470")
+INK = "#1b1f24"
+MUTED = "#4a5360"
+GRID = "#d6dbe1"
+MARK = "#8a4b00"
+
+FONT = 'font-family="system-ui, sans-serif"'
+
+
+def _e(text: object) -> str:
+    return escape(str(text), {'"': "&quot;"})
+
+
+def _n(x: float) -> str:
+    """Coordinates to two decimals: enough for a screen, short for the page weight."""
+    return f"{x:.2f}".rstrip("0").rstrip(".")
+
+
+def _svg(width: float, height: float, title: str, desc: str, body: list[str], cls: str) -> str:
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart {cls}" role="img" '
+        f'viewBox="0 0 {_n(width)} {_n(height)}" width="{_n(width)}" height="{_n(height)}" '
+        f'aria-labelledby="{cls}-t {cls}-d" {FONT} font-size="12">'
+        f'<title id="{cls}-t">{_e(title)}</title><desc id="{cls}-d">{_e(desc)}</desc>'
+        + "".join(body)
+        + "</svg>"
+    )
+
+
+def _clip(label: str, limit: int) -> str:
+    return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+# --------------------------------------------------------------------------- bar chart
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    value: float | None  # None: no data yet, drawn as a note rather than a zero bar
+    note: str = ""
+
+
+def linear(value: float, lo: float, hi: float, px_lo: float, px_hi: float) -> float:
+    """Map value in [lo, hi] to pixels, clamped to the plot."""
+    value = min(max(value, lo), hi)
+    return px_lo + (value - lo) / (hi - lo) * (px_hi - px_lo)
+
+
+def bar_chart(
+    bars: Sequence[Bar],
+    *,
+    title: str,
+    desc: str,
+    lo: float = 0.0,
+    hi: float = 1.0,
+    marker: float | None = None,
+    marker_label: str = "",
+    fmt: str = "{:.2f}",
+    width: int = 680,
+    label_width: int = 250,
+    css_class: str = "bars",
+) -> str:
+    """Horizontal bars from the zero line (or lo, if zero is outside [lo, hi])."""
+    row, bottom = 24, 26
+    top = 28 if marker is not None else 12  # room for the marker's label
+    x0, x1 = label_width, width - 56
+    height = top + row * max(len(bars), 1) + bottom
+    base = linear(0.0 if lo <= 0.0 <= hi else lo, lo, hi, x0, x1)
+    body = [
+        f'<line x1="{_n(x)}" y1="{top - 6}" x2="{_n(x)}" y2="{height - bottom}" stroke="{GRID}"/>'
+        for x in (x0, x1)
+    ]
+    for tick in (lo, (lo + hi) / 2, hi):
+        x = linear(tick, lo, hi, x0, x1)
+        body.append(
+            f'<text x="{_n(x)}" y="{height - 8}" text-anchor="middle" fill="{MUTED}">'
+            f"{_e(fmt.format(tick))}</text>"
+        )
+    if lo < 0.0 < hi:
+        body.append(
+            f'<line x1="{_n(base)}" y1="{top - 6}" x2="{_n(base)}" y2="{height - bottom}" '
+            f'stroke="{MUTED}"/>'
+        )
+    for i, bar in enumerate(bars):
+        y = top + i * row
+        label = _clip(bar.label, 34)
+        body.append(
+            f'<text x="{label_width - 8}" y="{y + 15}" text-anchor="end" fill="{INK}">'
+            f"<title>{_e(bar.label)}</title>{_e(label)}</text>"
+        )
+        if bar.value is None:
+            body.append(
+                f'<text x="{_n(x0 + 6)}" y="{y + 15}" fill="{MUTED}">'
+                f"{_e(bar.note or 'no data')}</text>"
+            )
+            continue
+        end = linear(bar.value, lo, hi, x0, x1)
+        left, w = min(base, end), abs(end - base)
+        body.append(
+            f'<rect class="bar" x="{_n(left)}" y="{y + 4}" width="{_n(w)}" height="{row - 8}" '
+            f'fill="{PALETTE[0]}" data-value="{bar.value:.6g}"/>'
+        )
+        text = fmt.format(bar.value) + (f" {bar.note}" if bar.note else "")
+        tx = max(end, base) + 4
+        body.append(f'<text x="{_n(tx)}" y="{y + 15}" fill="{INK}">{_e(text)}</text>')
+    if marker is not None:
+        mx = linear(marker, lo, hi, x0, x1)
+        body.append(
+            f'<line class="marker" x1="{_n(mx)}" y1="{top - 8}" x2="{_n(mx)}" '
+            f'y2="{height - bottom}" stroke="{MARK}" stroke-width="2" stroke-dasharray="5 3" '
+            f'data-value="{marker:g}"/>'
+        )
+        body.append(
+            f'<text x="{_n(mx)}" y="{top - 12}" text-anchor="middle" fill="{MARK}">'
+            f"{_e(marker_label or fmt.format(marker))}</text>"
+        )
+    return _svg(width, height, title, desc, body, css_class)
+
+
+# -------------------------------------------------------------------------- line chart
+
+
+@dataclass(frozen=True)
+class Series:
+    label: str
+    points: Sequence[tuple[datetime, float]]
+
+
+def _time_label(t: datetime, span: timedelta) -> str:
+    if span <= timedelta(minutes=10):
+        return t.strftime("%H:%M:%S")
+    if span <= timedelta(days=2):
+        return t.strftime("%H:%M")
+    if span <= timedelta(days=300):
+        return t.strftime("%d %b")
+    return t.strftime("%b %Y")
+
+
+def line_chart(
+    series: Sequence[Series],
+    *,
+    title: str,
+    desc: str,
+    lo: float = 0.0,
+    hi: float = 1.0,
+    marker: float | None = None,
+    marker_label: str = "",
+    width: int = 680,
+    height: int = 320,
+    css_class: str = "lines",
+) -> str:
+    """Values after each answer, one polyline with point markers per series, a legend.
+
+    The x axis counts answers in time order, labelled with when they were given: a
+    session of answers seconds apart stays readable next to one spread over weeks,
+    which a linear time axis would squash into a single column of points.
+    """
+    left, right, top = 44, 16, 16
+    legend_rows = math.ceil(len(series) / 2)
+    bottom = 52 + 18 * legend_rows
+    x0, x1, y0, y1 = left + 8, width - right - 8, height - bottom, top
+    times = sorted({t for s in series for t, _ in s.points})
+    body: list[str] = []
+    if not times:
+        body.append(
+            f'<text x="{_n(width / 2)}" y="{_n(height / 2)}" text-anchor="middle" '
+            f'fill="{MUTED}">No answers yet</text>'
+        )
+        return _svg(width, height, title, desc, body, css_class)
+    rank = {t: i for i, t in enumerate(times)}
+    last = max(len(times) - 1, 1)
+    span = times[-1] - times[0]
+
+    def tx(t: datetime) -> float:
+        return x0 + rank[t] / last * (x1 - x0) if len(times) > 1 else (x0 + x1) / 2
+
+    for tick in (lo, (lo + hi) / 2, hi):
+        y = linear(tick, lo, hi, y0, y1)
+        body.append(
+            f'<line x1="{x0}" y1="{_n(y)}" x2="{x1}" y2="{_n(y)}" stroke="{GRID}"/>'
+            f'<text x="{left - 6}" y="{_n(y + 4)}" text-anchor="end" fill="{MUTED}">{tick:g}</text>'
+        )
+    ticks = sorted({round(k * (len(times) - 1) / 4) for k in range(5)})
+    for i in ticks:
+        x = tx(times[i])
+        body.append(
+            f'<text class="xtick" x="{_n(x)}" y="{y0 + 16}" text-anchor="middle" fill="{MUTED}">'
+            f"#{i + 1}</text>"
+            f'<text x="{_n(x)}" y="{y0 + 30}" text-anchor="middle" fill="{MUTED}">'
+            f"{_e(_time_label(times[i], span))}</text>"
+        )
+    body.append(
+        f'<text x="{_n(x1)}" y="{y0 + 44}" text-anchor="end" fill="{MUTED}">'
+        "answer number and time (UTC)</text>"
+    )
+    if marker is not None:
+        my = linear(marker, lo, hi, y0, y1)
+        body.append(
+            f'<line class="marker" x1="{x0}" y1="{_n(my)}" x2="{x1}" y2="{_n(my)}" '
+            f'stroke="{MARK}" stroke-width="2" stroke-dasharray="5 3"/>'
+            f'<text x="{x1}" y="{_n(my - 4)}" text-anchor="end" fill="{MARK}">'
+            f"{_e(marker_label)}</text>"
+        )
+    for i, s in enumerate(series):
+        colour = PALETTE[i % len(PALETTE)]
+        pts = [(tx(t), linear(v, lo, hi, y0, y1), v) for t, v in s.points]
+        if len(pts) > 1:
+            coords = " ".join(f"{_n(x)},{_n(y)}" for x, y, _ in pts)
+            body.append(
+                f'<polyline class="series" points="{coords}" fill="none" stroke="{colour}" '
+                f'stroke-width="2"/>'
+            )
+        body.extend(
+            f'<circle cx="{_n(x)}" cy="{_n(y)}" r="3" fill="{colour}">'
+            f"<title>{_e(s.label)}: {v:.2f}</title></circle>"
+            for x, y, v in pts[-80:]
+        )
+        lx = x0 + (i % 2) * (x1 - x0) / 2
+        ly = y0 + 62 + 18 * (i // 2)
+        body.append(
+            f'<rect x="{_n(lx)}" y="{_n(ly - 9)}" width="12" height="10" fill="{colour}"/>'
+            f'<text x="{_n(lx + 16)}" y="{_n(ly)}" fill="{INK}">{_e(_clip(s.label, 40))}</text>'
+        )
+    return _svg(width, height, title, desc, body, css_class)
+
+
+# ---------------------------------------------------------------------------- roofline
+
+
+def log_position(value: float, lo: float, hi: float, px_lo: float, px_hi: float) -> float:
+    """Map value on a log10 axis spanning [lo, hi] to pixels."""
+    span = math.log10(hi) - math.log10(lo)
+    return px_lo + (math.log10(value) - math.log10(lo)) / span * (px_hi - px_lo)
+
+
+def _decade_label(exponent: int) -> str:
+    value = 10.0**exponent
+    return f"{value:g}" if -3 <= exponent <= 5 else f"1e{exponent}"
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """The geometry behind the chart, exposed so tests can check the ridge's position."""
+
+    peak_tflops: float
+    bw_tb_s: float
+    ridge: float  # FLOP per byte
+    x_lo: float
+    x_hi: float
+    y_lo: float
+    y_hi: float
+
+
+def roofline_geometry(peak_flops: float, bw_bytes_per_s: float) -> Roofline:
+    """Whole decades around the ridge so both roofs show: 2.5 below, 2 above."""
+    if peak_flops <= 0 or bw_bytes_per_s <= 0:
+        raise ValueError("peak and bandwidth must be positive")
+    ridge = peak_flops / bw_bytes_per_s
+    peak_t, bw_t = peak_flops / 1e12, bw_bytes_per_s / 1e12
+    x_lo = 10.0 ** math.floor(math.log10(ridge) - 2.5)
+    x_hi = 10.0 ** math.ceil(math.log10(ridge) + 2)
+    y_hi = 10.0 ** math.ceil(math.log10(peak_t) + 0.3)
+    y_lo = 10.0 ** math.floor(math.log10(bw_t * x_lo))
+    return Roofline(peak_t, bw_t, ridge, x_lo, x_hi, y_lo, y_hi)
+
+
+ROOF_BOX = (70, 600, 330, 20)  # x0, x1, y0 (bottom), y1 (top) of the plot area
+
+
+def roofline_chart(
+    peak_flops: float, bw_bytes_per_s: float, *, title: str, desc: str, width: int = 680
+) -> str:
+    """Attainable throughput min(peak, bandwidth x intensity) on log-log axes."""
+    g = roofline_geometry(peak_flops, bw_bytes_per_s)
+    x0, x1, y0, y1 = ROOF_BOX
+    height = y0 + 50
+
+    def px(i: float) -> float:
+        return log_position(i, g.x_lo, g.x_hi, x0, x1)
+
+    def py(t: float) -> float:
+        return log_position(t, g.y_lo, g.y_hi, y0, y1)
+
+    body = [
+        f'<rect x="{x0}" y="{y1}" width="{x1 - x0}" height="{y0 - y1}" fill="none" '
+        f'stroke="{GRID}"/>'
+    ]
+    for e in range(round(math.log10(g.x_lo)), round(math.log10(g.x_hi)) + 1):
+        x = px(10.0**e)
+        body.append(
+            f'<line x1="{_n(x)}" y1="{y0}" x2="{_n(x)}" y2="{y1}" stroke="{GRID}"/>'
+            f'<text class="xtick" x="{_n(x)}" y="{y0 + 16}" text-anchor="middle" '
+            f'fill="{MUTED}">{_decade_label(e)}</text>'
+        )
+    for e in range(round(math.log10(g.y_lo)), round(math.log10(g.y_hi)) + 1):
+        y = py(10.0**e)
+        body.append(
+            f'<line x1="{x0}" y1="{_n(y)}" x2="{x1}" y2="{_n(y)}" stroke="{GRID}"/>'
+            f'<text class="ytick" x="{x0 - 6}" y="{_n(y + 4)}" text-anchor="end" '
+            f'fill="{MUTED}">{_decade_label(e)}</text>'
+        )
+    body.append(
+        f'<text x="{_n((x0 + x1) / 2)}" y="{y0 + 36}" text-anchor="middle" fill="{INK}">'
+        "Arithmetic intensity (FLOP/byte, log scale)</text>"
+        f'<text transform="translate(16 {_n((y0 + y1) / 2)}) rotate(-90)" '
+        f'text-anchor="middle" fill="{INK}">Attainable TFLOP/s (log scale)</text>'
+    )
+    # The roof: memory-bound slope up to the ridge, then flat at the peak.
+    start = max(g.x_lo, g.y_lo / g.bw_tb_s)
+    body.append(
+        f'<polyline class="roof" points="{_n(px(start))},{_n(py(g.bw_tb_s * start))} '
+        f'{_n(px(g.ridge))},{_n(py(g.peak_tflops))} {_n(px(g.x_hi))},{_n(py(g.peak_tflops))}" '
+        f'fill="none" stroke="{PALETTE[0]}" stroke-width="3"/>'
+    )
+    rx, ry = px(g.ridge), py(g.peak_tflops)
+    body.append(
+        f'<line x1="{_n(rx)}" y1="{_n(ry)}" x2="{_n(rx)}" y2="{y0}" stroke="{MARK}" '
+        f'stroke-width="1.5" stroke-dasharray="5 3"/>'
+        f'<circle class="ridge" cx="{_n(rx)}" cy="{_n(ry)}" r="5" fill="{MARK}" '
+        f'data-intensity="{g.ridge:.6g}"/>'
+        f'<text x="{_n(rx + 8)}" y="{_n(ry + 18)}" fill="{MARK}">'
+        f"ridge: {g.ridge:.4g} FLOP/B</text>"
+    )
+    mid = math.sqrt(start * g.ridge)
+    body.append(
+        f'<text x="{_n(px(mid) + 6)}" y="{_n(py(g.bw_tb_s * mid) - 8)}" fill="{INK}">'
+        f"memory: {g.bw_tb_s:.3g} TB/s</text>"
+        f'<text x="{_n(x1 - 4)}" y="{_n(ry - 8)}" text-anchor="end" fill="{INK}">'
+        f"compute: {g.peak_tflops:.4g} TFLOP/s</text>"
+    )
+    return _svg(width, height, title, desc, body, "roofline")

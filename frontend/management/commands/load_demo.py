@@ -1,0 +1,85 @@
+"""Demo accounts and two quizzes, so a fresh `make run` has something to click through.
+
+Idempotent: users are created or reset to the documented passwords, the instructor role
+is ensured, and each quiz is created through quiz_create only if no quiz of that title
+exists on the course. Needs load_curricula first (the course must exist).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from assess.models import CourseRole, Quiz
+from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
+from curricula.models import Course
+
+COURSE = "learn-ai-infrastructure"
+ACCOUNTS = (
+    # username, password, staff, what
+    ("learner", "learner-demo-pass", False, "a learner"),
+    ("instructor", "instructor-demo-pass", False, f"instructor of {COURSE}"),
+    ("admin", "admin-demo-pass", True, "staff (and superuser, for /admin/)"),
+)
+PRACTICE = QuizSpec(
+    title="Demo practice: memory, KV cache and rooflines",
+    mode=Quiz.Mode.PRACTICE,
+    course_slug=COURSE,
+    slots=[
+        SlotSpec(["weights-memory"]),
+        SlotSpec(["kv-cache-per-token", "kv-cache-total"]),
+        SlotSpec(["roofline-ridge", "roofline-attainable"]),
+        SlotSpec(["training-memory-adam"]),
+    ],
+    pass_mark=0.5,
+)
+EXAM = QuizSpec(
+    title="Demo exam: sizing a deployment (10 minutes)",
+    mode=Quiz.Mode.EXAM,
+    course_slug=COURSE,
+    time_limit=timedelta(minutes=10),
+    attempts_allowed=3,
+    slots=[
+        SlotSpec(["weights-memory"]),
+        SlotSpec(["kv-cache-total"]),
+        SlotSpec(["kv-max-sequences"]),
+        SlotSpec(["allreduce-ring-time"], points=2),
+        SlotSpec(["checkpoint-young", "checkpoint-write-time"]),
+    ],
+    pass_mark=0.6,
+)
+
+
+class Command(BaseCommand):
+    help = "Create the demo learner, instructor and staff accounts and two demo quizzes."
+
+    @transaction.atomic
+    def handle(self, *args, **options):
+        course = Course.objects.filter(slug=COURSE).first()
+        if course is None:
+            raise CommandError(f"Course {COURSE!r} is not loaded: run load_curricula first.")
+        users = {}
+        for username, password, staff, _what in ACCOUNTS:
+            user, _ = get_user_model().objects.get_or_create(
+                username=username, defaults={"email": f"{username}@example.com"}
+            )
+            user.set_password(password)
+            user.is_staff = user.is_superuser = staff
+            user.save()
+            users[username] = user
+        CourseRole.objects.get_or_create(
+            user=users["instructor"], course=course, role=CourseRole.Role.INSTRUCTOR
+        )
+        for spec in (PRACTICE, EXAM):
+            quiz = Quiz.objects.filter(title=spec.title, course=course).first()
+            state = "exists"
+            if quiz is None:
+                quiz = quiz_create(user=users["instructor"], spec=spec)
+                state = "created"
+            self.stdout.write(f"quiz {quiz.pk} ({quiz.get_mode_display()}): {quiz.title} [{state}]")
+        self.stdout.write("Demo accounts (sign in at /accounts/login/):")
+        for username, password, _staff, what in ACCOUNTS:
+            self.stdout.write(f"  {username:<11} {password:<22} {what}")

@@ -1,0 +1,154 @@
+"""Quizzes, attempts, questions, answers and drafts.
+
+Without JavaScript every form posts and redirects back to the page, which shows the
+stored feedback (PRG). With htmx the same endpoints answer with a fragment: the question
+block with its feedback when the policy shows feedback now, otherwise a "saved" status
+(exam autosave: graded, stored, hidden).
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from assess import selectors
+from assess.errors import Conflict
+from assess.services.attempts import attempt_finish, attempt_start
+from assess.services.questions import question_new_variant
+from frontend import answers, queries
+from frontend.http import missing_is_404
+
+
+def _question_url(attempt, question) -> str:
+    """Lesson practice is one question at a time; a quiz is one page of questions."""
+    if attempt.quiz.adaptive:
+        return reverse("question-detail", args=[attempt.pk, question.pk])
+    return reverse("attempt-detail", args=[attempt.pk]) + f"#q-{question.pk}"
+
+
+def _closed(request, attempt, err: Conflict):
+    messages.warning(request, str(err))
+    url = reverse("attempt-detail", args=[attempt.pk])
+    return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+@login_required
+def quiz_list(request):
+    quizzes = selectors.quiz_list_for_user(user=request.user)
+    return render(request, "frontend/take/quizzes.html", {"quizzes": quizzes})
+
+
+@require_POST
+@login_required
+@missing_is_404
+def quiz_start(request, pk: int):
+    quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
+    try:
+        attempt, _created = attempt_start(quiz=quiz, learner=request.user)
+    except Conflict as err:
+        messages.error(request, str(err))
+        return redirect("quiz-list")
+    return redirect("attempt-detail", pk=attempt.pk)
+
+
+@login_required
+@missing_is_404
+def attempt_detail(request, pk: int):
+    attempt = selectors.attempt_get_for_user(user=request.user, pk=pk)
+    if attempt.learner_id == request.user.pk:
+        attempt = answers.attempt_expire_if_due(attempt=attempt)
+    page = queries.attempt_page(
+        user=request.user,
+        attempt=attempt,
+        drafts=answers.drafts_get(request.session),
+        errors=answers.errors_pop(request.session),
+    )
+    return render(request, "frontend/take/attempt.html", {"page": page})
+
+
+@require_POST
+@login_required
+@missing_is_404
+def attempt_finish_view(request, pk: int):
+    attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+    try:
+        attempt_finish(attempt=attempt)
+    except Conflict as err:
+        messages.info(request, str(err))
+    return redirect("attempt-detail", pk=pk)
+
+
+@login_required
+@missing_is_404
+def question_detail(request, pk: int, qid: int):
+    attempt = selectors.attempt_get_for_user(user=request.user, pk=pk)
+    if attempt.learner_id == request.user.pk:
+        attempt = answers.attempt_expire_if_due(attempt=attempt)
+    page = queries.question_page(
+        user=request.user,
+        attempt=attempt,
+        qid=qid,
+        drafts=answers.drafts_get(request.session),
+        errors=answers.errors_pop(request.session),
+    )
+    return render(request, "frontend/take/question.html", {"page": page})
+
+
+@require_POST
+@login_required
+@missing_is_404
+def question_answer(request, pk: int, qid: int):
+    attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+    question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+    texts = answers.posted_texts(question, request.POST)
+    try:
+        outcomes = answers.answers_submit(attempt=attempt, question=question, texts=texts)
+    except Conflict as err:
+        return _closed(request, attempt, err)
+    answers.drafts_clear(request.session, qid, [o.part for o in outcomes if not o.error])
+    answers.drafts_save(request.session, qid, {o.part: texts[o.part] for o in outcomes if o.error})
+    if not request.htmx:
+        answers.errors_flash(request.session, qid, outcomes)
+        return redirect(_question_url(attempt, question))
+    errors = {f"{qid}:{o.part}": o.error for o in outcomes if o.error}
+    (view,) = queries.question_views(
+        attempt=attempt,
+        questions=[question],
+        drafts=answers.drafts_get(request.session),
+        errors=errors,
+    )
+    template = (
+        "frontend/take/_save_status.html" if view.autosave else "frontend/take/_question.html"
+    )
+    return render(request, template, {"qv": view, "attempt": attempt, "outcomes": outcomes})
+
+
+@require_POST
+@login_required
+@missing_is_404
+def question_draft(request, pk: int, qid: int):
+    """Typed text kept in the session, so a reload (or a lost connection) keeps it."""
+    attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+    question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+    answers.drafts_save(request.session, question.pk, answers.posted_texts(question, request.POST))
+    if request.htmx:
+        return render(request, "frontend/take/_draft_status.html", {"at": timezone.now()})
+    return redirect(_question_url(attempt, question))
+
+
+@require_POST
+@login_required
+@missing_is_404
+def question_vary(request, pk: int, qid: int):
+    attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+    question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+    try:
+        question = question_new_variant(attempt=attempt, question=question)
+    except Conflict as err:
+        messages.error(request, str(err))
+    return redirect(_question_url(attempt, question))

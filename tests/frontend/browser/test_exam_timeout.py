@@ -1,0 +1,48 @@
+"""An exam runs out of time in the browser: the autosaved answer is kept and counted."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from assess.models import Attempt, Quiz, Response
+from tests.factories import QuizFactory, UserFactory
+from tests.frontend.helpers import right_text
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_exam_times_out_and_keeps_the_autosaved_answer(page, shot, sign_in):
+    UserFactory(username="learner")
+    QuizFactory(
+        title="Timed sizing exam",
+        mode=Quiz.Mode.EXAM,
+        time_limit=timedelta(minutes=10),
+        slots=[["weights-memory"], ["kv-cache-per-token"]],
+    )
+    sign_in(page, "learner", "/quizzes/")
+    page.get_by_role("button", name="Start Timed sizing exam").click()
+    page.wait_for_url("**/attempts/*/")
+    attempt = Attempt.objects.get()
+    timer = page.locator("#countdown")
+    assert "left" in timer.inner_text()  # the script took over from the text deadline
+
+    question = attempt.questions.order_by("order").first()
+    part = question.answers[0]
+    box = page.get_by_label(f"Weights memory ({part['unit']})")
+    box.fill(right_text(part))
+    box.press("Tab")  # leaving the box fires change: graded autosave through htmx
+    page.locator(f"#save-{question.pk}").get_by_text("Saved at").wait_for()
+    assert page.locator(".feedback").count() == 0  # graded, but hidden in an exam
+    assert Response.objects.get().correct is True
+    shot(page, "exam")
+
+    # Bring the deadline close: the countdown reaches zero and reloads the page.
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() + timedelta(seconds=3))
+    page.reload()
+    page.get_by_text("Time is up: your saved answers were submitted.").wait_for(timeout=20_000)
+    attempt.refresh_from_db()
+    assert attempt.status == Attempt.Status.EXPIRED
+    assert attempt.score == pytest.approx(0.5)
+    assert "Score: 50%" in page.locator("#score").inner_text()
+    shot(page, "exam-time-up")

@@ -1,0 +1,88 @@
+"""An instructor builds a quiz in the browser with a live preview, then reads its item
+analysis once learners have answered; the hardware pages are captured on the way."""
+
+import pytest
+
+from assess.models import Quiz
+from assess.services.attempts import attempt_finish, attempt_start
+from assess.services.responses import response_submit
+from curricula.models import Course
+from curricula.services import curricula_load
+from tests.factories import CourseRoleFactory, UserFactory
+from tests.frontend.helpers import gib_slip_text, right_text
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def answer_as(username: str, quiz: Quiz, right: bool) -> None:
+    attempt, _ = attempt_start(quiz=quiz, learner=UserFactory(username=username))
+    for question in attempt.questions.order_by("order"):
+        part = question.answers[0]
+        if question.template_slug == "weights-memory":
+            text = right_text(part) if right else gib_slip_text(part)
+        else:
+            text = right_text(part) if right else "1"
+        response_submit(
+            attempt=attempt,
+            question=question,
+            part=part["name"],
+            text=text,
+            idempotency_key=f"{username}-{question.pk}",
+        )
+    attempt_finish(attempt=attempt)
+
+
+def test_instructor_builds_a_quiz_and_reads_its_item_analysis(page, shot, sign_in):
+    curricula_load()
+    course = Course.objects.get(slug="learn-ai-infrastructure")
+    CourseRoleFactory(user__username="teacher", course=course)
+    sign_in(page, "teacher", "/teach/quizzes/new/")
+
+    page.get_by_label("Title").fill("Week 1 check")
+    page.get_by_label("Mode").select_option("exam")
+    page.get_by_label("Course").select_option("learn-ai-infrastructure")
+    page.get_by_label("Time limit (minutes)").fill("10")
+    page.get_by_label("Slot 1: templates").select_option(["weights-memory"])
+    page.get_by_label("Slot 2: templates").select_option(["kv-cache-per-token", "kv-cache-total"])
+    page.get_by_label("Slot 2: points").fill("2")
+
+    page.get_by_label("Template to preview").select_option("weights-memory")
+    page.get_by_role("button", name="Preview a variant").click()
+    preview = page.locator("#preview .preview")
+    preview.wait_for()
+    assert "Weights memory:" in preview.inner_text() and "Worked solution" in preview.inner_text()
+    assert page.url.endswith("/teach/quizzes/new/")  # htmx swapped it in place
+    shot(page, "quiz-builder")
+
+    page.get_by_role("button", name="Create the quiz").click()
+    page.wait_for_url("**/items/")
+    quiz = Quiz.objects.get(title="Week 1 check")
+    assert [s.templates for s in quiz.slots.order_by("order")] == [
+        ["weights-memory"],
+        ["kv-cache-per-token", "kv-cache-total"],
+    ]
+    assert page.get_by_text("No questions have been drawn").is_visible()
+
+    for i, right in enumerate([True, True, False, False]):
+        answer_as(f"learner{i}", quiz, right)
+    page.reload()
+    assert page.locator("svg.correct rect.bar").count() >= 2
+    assert page.locator("svg.discrimination").is_visible()
+    assert "gb-vs-gib" in page.locator("table").inner_text()
+    shot(page, "item-analysis")
+
+    page.goto("/teach/courses/learn-ai-infrastructure/progress/")
+    assert page.get_by_role("row", name="learner0").is_visible()
+    shot(page, "progress")
+
+    page.goto("/hardware/compare/")
+    page.get_by_label("First accelerator").select_option("h100-sxm")
+    page.get_by_label("Second accelerator").select_option("b200")
+    page.get_by_role("button", name="Compare").click()
+    page.wait_for_url("**b=b200")
+    assert page.get_by_role("cell", name="7.7 TB/s").is_visible()
+    shot(page, "hardware-compare")
+
+    page.goto("/hardware/roofline/?accelerator=mi300x&precision=fp8")
+    assert page.locator("svg.roofline circle.ridge").is_visible()
+    shot(page, "roofline")

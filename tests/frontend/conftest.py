@@ -1,0 +1,108 @@
+"""Fixtures for page tests: people with roles, a small course, and helpers that read the
+stored answers (server side) to type right or deliberately wrong ones."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.test import Client
+
+from assess.models import Quiz
+from assess.services.attempts import attempt_start
+from assess.services.questions import practice_question_add
+from tests.factories import (
+    PASSWORD,
+    CourseFactory,
+    CourseRoleFactory,
+    LessonFactory,
+    ModuleFactory,
+    QuizFactory,
+    UserFactory,
+)
+
+
+@pytest.fixture
+def learner(db):
+    return UserFactory(username="learner")
+
+
+@pytest.fixture
+def other_learner(db):
+    return UserFactory(username="other")
+
+
+@pytest.fixture
+def course(db):
+    return CourseFactory(slug="ai-infra", title="AI Infra")
+
+
+@pytest.fixture
+def module(course):
+    return ModuleFactory(course=course, slug="basic", title="Basic")
+
+
+@pytest.fixture
+def lesson(module):
+    """Only weights-memory is linked, so practice always draws it (GB or GiB parts)."""
+    return LessonFactory(
+        module=module,
+        slug="gpu-memory-math",
+        title="GPU Memory Math",
+        objectives=["Size a model's weights in GB and GiB."],
+        templates=["weights-memory"],
+    )
+
+
+@pytest.fixture
+def kv_lesson(module):
+    return LessonFactory(
+        module=module, slug="the-kv-cache", title="The KV Cache", templates=["kv-cache-per-token"]
+    )
+
+
+@pytest.fixture
+def instructor(course):
+    return CourseRoleFactory(user__username="teacher", course=course).user
+
+
+@pytest.fixture
+def staff(db):
+    return UserFactory(username="admin", is_staff=True)
+
+
+@pytest.fixture
+def login(client):
+    """login(user) -> the test client, signed in through the real login form."""
+
+    def sign_in(user) -> Client:
+        response = client.post(
+            "/accounts/login/", {"username": user.username, "password": PASSWORD}
+        )
+        assert response.status_code == 302, response.content
+        return client
+
+    return sign_in
+
+
+@pytest.fixture
+def practice(learner, lesson):
+    """A lesson-practice question for the learner, made through the service."""
+    return practice_question_add(learner=learner, lesson=lesson)
+
+
+@pytest.fixture
+def exam(course):
+    return QuizFactory(
+        title="Sizing exam",
+        mode=Quiz.Mode.EXAM,
+        course=course,
+        time_limit=timedelta(minutes=10),
+        slots=[["weights-memory"], ["kv-cache-per-token"]],
+    )
+
+
+@pytest.fixture
+def exam_attempt(exam, learner):
+    attempt, _ = attempt_start(quiz=exam, learner=learner)
+    return attempt

@@ -1,0 +1,43 @@
+"""Answers computed from the stored question (server side), right or deliberately wrong,
+and the spellings a leaked value could take on a page."""
+
+from __future__ import annotations
+
+from assess.models import Question
+from problems.engine.numbers import sig
+
+
+def part_of(question: Question, index: int = 0) -> dict:
+    return Question.objects.get(pk=question.pk).answers[index]
+
+
+def right_text(part: dict) -> str:
+    if part["kind"] == "choice":
+        return str(part["value"])
+    if part["kind"] == "integer":
+        return str(int(part["value"]))
+    return f"{part['value']!r} {part['unit']}".strip()
+
+
+def gib_slip_text(part: dict) -> str:
+    """The bytes right, read in the other binary/decimal unit: the GB/GiB slip, typed as
+    a bare number (so the reader takes it in the part's unit)."""
+    value = float(part["value"])
+    if part["unit"] == "GB":
+        return repr(value * 1e9 / 2**30)
+    if part["unit"] == "GiB":
+        return repr(value * 2**30 / 1e9)
+    raise AssertionError(f"not a GB/GiB part: {part}")
+
+
+def value_spellings(value: float) -> set[str]:
+    """Ways a page could print a number: repr, str, 3 to 6 significant figures, fixed
+    decimals, with and without thousands separators."""
+    out = {repr(value), str(value), f"{value:g}"}
+    for digits in (3, 4, 5, 6):
+        out.add(f"{value:.{digits}g}")
+        out.add(sig(value, digits))
+    for decimals in (1, 2, 3):
+        out.add(f"{value:.{decimals}f}")
+        out.add(f"{value:,.{decimals}f}")
+    return {s for s in out if len(s.replace(",", "").replace(".", "")) >= 3}

@@ -1,0 +1,142 @@
+"""Exams: countdown from the server's deadline, graded-but-hidden autosave, the end when
+time is up, and results once the policy allows."""
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from assess.models import Attempt, Response
+from tests.frontend.helpers import part_of, right_text, value_spellings
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def first_question(attempt):
+    return attempt.questions.order_by("order").first()
+
+
+def test_starting_an_exam_opens_its_page_with_the_deadline(login, learner, exam):
+    client = login(learner)
+    response = client.post(f"/quizzes/{exam.pk}/start/")
+    attempt = Attempt.objects.get()
+    assert response["Location"] == f"/attempts/{attempt.pk}/"
+    html = client.get(response["Location"]).content.decode()
+    assert f'data-deadline="{attempt.deadline.isoformat()}"' in html
+    assert attempt.deadline.strftime("%H:%M:%S") + " UTC" in html  # readable without JS
+    assert "<script>" in html and "Save answer" in html and "Check answer" not in html
+    assert "Finish and submit" in html
+
+
+def test_autosave_is_graded_but_shows_no_correctness(login, learner, exam_attempt):
+    client = login(learner)
+    q = first_question(exam_attempt)
+    part = part_of(q)
+    response = client.post(
+        f"/attempts/{exam_attempt.pk}/q/{q.pk}/answer/", {"part-weights": right_text(part)}, **HTMX
+    )
+    fragment = response.content.decode()
+    assert "Saved at" in fragment and "Correct" not in fragment
+    stored = Response.objects.get()
+    assert stored.correct is True and stored.idempotency_key.startswith("web-")
+    page = client.get(f"/attempts/{exam_attempt.pk}/").content.decode()
+    assert "Correct" not in page and "Not correct" not in page and "Worked solution" not in page
+    rest = re.sub(r'value="[^"]*"', "", page.replace(q.statement_html, ""))
+    for spelling in value_spellings(float(part["value"])):
+        assert spelling not in rest
+    assert "seed" not in page.lower()
+
+
+def test_autosave_reports_an_unreadable_answer_without_storing_it(login, learner, exam_attempt):
+    client = login(learner)
+    q = first_question(exam_attempt)
+    fragment = client.post(
+        f"/attempts/{exam_attempt.pk}/q/{q.pk}/answer/", {"part-weights": "lots"}, **HTMX
+    ).content.decode()
+    assert "not saved" in fragment
+    assert not Response.objects.exists()
+
+
+def test_time_up_closes_the_attempt_and_keeps_the_saved_answer(login, learner, exam_attempt):
+    client = login(learner)
+    q = first_question(exam_attempt)
+    client.post(
+        f"/attempts/{exam_attempt.pk}/q/{q.pk}/answer/", {"part-weights": right_text(part_of(q))}
+    )
+    Attempt.objects.filter(pk=exam_attempt.pk).update(
+        deadline=timezone.now() - timedelta(seconds=1)
+    )
+    html = client.get(f"/attempts/{exam_attempt.pk}/").content.decode()
+    assert "Time is up: your saved answers were submitted." in html
+    attempt = Attempt.objects.get(pk=exam_attempt.pk)
+    assert attempt.status == Attempt.Status.EXPIRED and attempt.score == 0.5
+    assert "Score: 50%" in html and "Worked solution" in html  # after_attempt policy
+
+
+def test_an_answer_after_the_deadline_is_refused_and_sent_to_the_end(login, learner, exam_attempt):
+    client = login(learner)
+    q = first_question(exam_attempt)
+    Attempt.objects.filter(pk=exam_attempt.pk).update(
+        deadline=timezone.now() - timedelta(seconds=1)
+    )
+    url = f"/attempts/{exam_attempt.pk}/q/{q.pk}/answer/"
+    response = client.post(url, {"part-weights": "1 GB"}, **HTMX)
+    assert response["HX-Redirect"] == f"/attempts/{exam_attempt.pk}/"
+    plain = client.post(url, {"part-weights": "1 GB"})
+    assert plain["Location"] == f"/attempts/{exam_attempt.pk}/"
+    assert not Response.objects.exists()
+
+
+def test_finish_shows_results_when_the_policy_allows(login, learner, exam_attempt):
+    client = login(learner)
+    response = client.post(f"/attempts/{exam_attempt.pk}/finish/")
+    html = client.get(response["Location"]).content.decode()
+    assert "Submitted at" in html and "Score: 0%" in html and "not passed" in html
+    again = client.post(f"/attempts/{exam_attempt.pk}/finish/", follow=True).content.decode()
+    assert "already finished" in again
+
+
+def test_after_close_results_stay_hidden_until_the_quiz_closes(login, learner, course):
+    from tests.factories import QuizFactory
+
+    quiz = QuizFactory(
+        mode="exam",
+        course=course,
+        feedback="after_close",
+        closes_at=timezone.now() + timedelta(days=1),
+        slots=[["weights-memory"]],
+    )
+    client = login(learner)
+    attempt_url = client.post(f"/quizzes/{quiz.pk}/start/")["Location"]
+    html = client.post(attempt_url + "finish/", follow=True).content.decode()
+    assert "Results appear when the quiz closes" in html and "Score:" not in html
+
+
+def test_used_up_attempts_are_explained(login, learner, course):
+    from tests.factories import QuizFactory
+
+    quiz = QuizFactory(mode="exam", course=course, attempts_allowed=1, slots=[["weights-memory"]])
+    client = login(learner)
+    client.post(client.post(f"/quizzes/{quiz.pk}/start/")["Location"] + "finish/")
+    html = client.post(f"/quizzes/{quiz.pk}/start/", follow=True).content.decode()
+    assert "used all 1 attempt" in html
+
+
+def test_quiz_list_shows_the_time_limit_and_a_labelled_start(login, learner, exam):
+    html = login(learner).get("/quizzes/").content.decode()
+    assert "Sizing exam" in html and "10 min" in html
+    assert 'aria-label="Start Sizing exam"' in html
+
+
+def test_without_javascript_save_posts_and_the_page_says_saved(login, learner, exam_attempt):
+    client = login(learner)
+    q = first_question(exam_attempt)
+    response = client.post(
+        f"/attempts/{exam_attempt.pk}/q/{q.pk}/answer/", {"part-weights": "12 GB"}
+    )
+    assert response["Location"] == f"/attempts/{exam_attempt.pk}/#q-{q.pk}"
+    html = client.get(response["Location"]).content.decode()
+    assert "Saved at" in html and 'value="12 GB"' in html and "Not correct" not in html

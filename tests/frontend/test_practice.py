@@ -1,0 +1,165 @@
+"""Answering a practice question with and without JavaScript, drafts, new variants, and
+that nothing of the answer reaches the page before the policy allows."""
+
+import re
+
+import pytest
+
+from assess.models import Question, Response
+from tests.frontend.helpers import gib_slip_text, part_of, right_text, value_spellings
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def url(practice, suffix=""):
+    return f"/attempts/{practice.attempt.pk}/q/{practice.question.pk}/{suffix}"
+
+
+def assert_no_answer_in(html: str, question: Question) -> None:
+    """No solved value in any usual spelling outside the statement, which may print the
+    question's own inputs; and no seed at all."""
+    assert "seed" not in html.lower()
+    assert str(question.seed) not in html
+    rest = html.replace(question.statement_html, "")
+    rest = re.sub(r'name="csrfmiddlewaretoken" value="\w+"', "", rest)
+    for part in question.answers:
+        for spelling in value_spellings(float(part["value"])):
+            assert spelling not in rest, (spelling, part)
+
+
+def test_question_page_before_any_answer_leaks_nothing(login, learner, practice):
+    html = login(learner).get(url(practice)).content.decode()
+    question = Question.objects.get(pk=practice.question.pk)
+    assert question.statement_html in html
+    assert_no_answer_in(html, question)
+    assert "Worked solution" not in html and "Answer:" not in html
+
+
+@pytest.mark.parametrize("n_before", range(6))
+def test_no_leak_across_variants(login, learner, lesson, n_before):
+    from assess.services.questions import practice_question_add
+
+    client = login(learner)
+    for _ in range(n_before + 1):
+        practice = practice_question_add(learner=learner, lesson=lesson)
+    html = client.get(url(practice)).content.decode()
+    assert_no_answer_in(html, Question.objects.get(pk=practice.question.pk))
+
+
+def test_part_input_has_a_label_its_unit_and_a_unit_hint(login, learner, practice):
+    html = login(learner).get(url(practice)).content.decode()
+    unit = part_of(practice.question)["unit"]
+    qid = practice.question.pk
+    assert f'<label for="a{qid}-weights">Weights memory ({unit})</label>' in html
+    assert f'<span class="unit" aria-hidden="true">{unit}</span>' in html
+    assert "A size in bytes: 80.5 (read as " in html
+    assert f'aria-describedby="h{qid}-weights"' in html
+
+
+def test_plain_post_redirects_and_the_page_shows_the_misconception(login, learner, practice):
+    client = login(learner)
+    part = part_of(practice.question)
+    response = client.post(url(practice, "answer/"), {"part-weights": gib_slip_text(part)})
+    assert response.status_code == 302 and response["Location"] == url(practice)
+    html = client.get(response["Location"]).content.decode()
+    assert "Not correct" in html
+    other = "GiB" if part["unit"] == "GB" else "GB"
+    assert f"That is the size in {other}." in html
+    assert "Worked solution" in html
+    assert Response.objects.get().misconception == "gb-vs-gib"
+
+
+def test_right_answer_is_correct_and_raises_mastery(login, learner, practice):
+    client = login(learner)
+    before = client.get("/lessons/gpu-memory-math/").content.decode()
+    assert "You have not practised this lesson yet." in before
+    client.post(url(practice, "answer/"), {"part-weights": right_text(part_of(practice.question))})
+    html = client.get(url(practice)).content.decode()
+    assert "<strong>Correct</strong>" in html
+    after = client.get("/lessons/gpu-memory-math/").content.decode()
+    assert 'id="lesson-mastery"' in after
+
+
+def test_htmx_post_returns_the_question_fragment_with_feedback(login, learner, practice):
+    client = login(learner)
+    part = part_of(practice.question)
+    response = client.post(url(practice, "answer/"), {"part-weights": gib_slip_text(part)}, **HTMX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith(f'<section class="question" id="q-{practice.question.pk}"')
+    assert "<html" not in html and "Not correct" in html and "Worked solution" in html
+
+
+def test_unreadable_answer_is_explained_kept_and_not_stored(login, learner, practice):
+    client = login(learner)
+    response = client.post(url(practice, "answer/"), {"part-weights": "80 GBs please"})
+    html = client.get(response["Location"]).content.decode()
+    assert "Not read:" in html and 'aria-invalid="true"' in html
+    assert 'value="80 GBs please"' in html
+    assert not Response.objects.exists()
+    again = client.get(url(practice)).content.decode()
+    assert "Not read:" not in again  # the error was shown once
+
+
+def test_same_text_twice_is_one_response_but_changing_back_counts(login, learner, practice):
+    client = login(learner)
+    part = part_of(practice.question)
+    right, slip = right_text(part), gib_slip_text(part)
+    for text in (slip, slip, right, slip):
+        client.post(url(practice, "answer/"), {"part-weights": text})
+    assert list(Response.objects.values_list("raw", flat=True)) == [slip, right, slip]
+
+
+def test_drafts_survive_a_reload(login, learner, practice):
+    client = login(learner)
+    response = client.post(url(practice, "draft/"), {"part-weights": "41.5 GiB"}, **HTMX)
+    assert response.status_code == 200 and "Draft kept" in response.content.decode()
+    assert 'value="41.5 GiB"' in client.get(url(practice)).content.decode()
+    assert not Response.objects.exists()
+
+
+def test_another_variant_replaces_the_question(login, learner, practice):
+    client = login(learner)
+    response = client.post(url(practice, "vary/"))
+    new = Question.objects.get(attempt=practice.attempt, active=True)
+    assert new.pk != practice.question.pk
+    assert response["Location"] == f"/attempts/{practice.attempt.pk}/q/{new.pk}/"
+    old = client.get(url(practice)).content.decode()
+    assert "This variant was replaced" in old and '<form class="answer"' not in old
+
+
+def test_next_question_continues_the_same_practice_attempt(login, learner, practice):
+    client = login(learner)
+    response = client.post("/lessons/gpu-memory-math/practice/")
+    second = Question.objects.exclude(pk=practice.question.pk).get()
+    assert second.attempt_id == practice.attempt.pk
+    assert response["Location"].endswith(f"/q/{second.pk}/")
+    history = client.get(f"/attempts/{practice.attempt.pk}/").content.decode()
+    assert history.count("Memory for a model&#x27;s weights") == 2
+
+
+def test_a_practice_quiz_shows_every_question_on_one_page(login, learner, course):
+    from tests.factories import QuizFactory
+
+    quiz = QuizFactory(
+        title="Mixed", course=course, slots=[["weights-memory"], ["roofline-attainable"]]
+    )
+    client = login(learner)
+    response = client.post(f"/quizzes/{quiz.pk}/start/")
+    html = client.get(response["Location"]).content.decode()
+    assert html.count('<form class="answer"') == 2
+    assert 'type="radio"' in html and "Choose one: memory, compute." in html
+    assert "Another variant of question 1" in html
+
+
+def test_the_leak_check_does_catch_a_shown_answer(login, learner, practice):
+    """Control: once feedback is shown the answer is on the page, and the check sees it."""
+    client = login(learner)
+    client.post(
+        url(practice, "answer/"), {"part-weights": gib_slip_text(part_of(practice.question))}
+    )
+    html = client.get(url(practice)).content.decode()
+    with pytest.raises(AssertionError):
+        assert_no_answer_in(html, Question.objects.get(pk=practice.question.pk))
