@@ -18,7 +18,7 @@ from assess.mastery import bkt
 from assess.models import Attempt, CourseRole, Question, Quiz, Response, SkillMastery
 from assess.policy import feedback_visible
 from assess.scoring import AttemptScore, attempt_score
-from curricula.models import Lesson, LessonTemplate
+from curricula.models import Course, Lesson, LessonTemplate
 from problems.engine.variants import ParamError, Variant
 
 
@@ -32,6 +32,17 @@ def user_is_instructor(*, user, course_id: int | None) -> bool:
     return CourseRole.objects.filter(
         user=user, course_id=course_id, role=CourseRole.Role.INSTRUCTOR
     ).exists()
+
+
+def user_is_teacher(*, user) -> bool:
+    """Staff, or an instructor of at least one course: who sees the teaching pages."""
+    return user.is_authenticated and (user.is_staff or _instructed_course_ids(user).exists())
+
+
+def course_list_for_instructor(*, user) -> QuerySet[Course]:
+    """Courses the user may teach: every course for staff, their instructor roles else."""
+    courses = Course.objects.order_by("order", "slug")
+    return courses if user.is_staff else courses.filter(pk__in=_instructed_course_ids(user))
 
 
 def user_can_manage_quiz(*, user, quiz: Quiz) -> bool:

@@ -11,27 +11,12 @@ from django.db.models import Count
 from assess import selectors
 from assess.analysis import item_analysis
 from assess.mastery import bkt
-from assess.models import Attempt, CourseRole, Quiz, SkillMastery
+from assess.models import Attempt, Quiz, SkillMastery
 from curricula import selectors as curricula_selectors
 from curricula.models import Course, Lesson
 from frontend import charts
 from frontend.queries.common import answer_text, lesson_skills, template_title
 from problems.engine.variants import Variant
-
-
-def instructed_courses(*, user):
-    """Courses the user may teach: all for staff, those with an instructor role else."""
-    if user.is_staff:
-        return Course.objects.order_by("order", "slug")
-    ids = CourseRole.objects.filter(user=user, role=CourseRole.Role.INSTRUCTOR).values("course_id")
-    return Course.objects.filter(pk__in=ids).order_by("order", "slug")
-
-
-def is_teacher(user) -> bool:
-    return user.is_authenticated and (
-        user.is_staff
-        or CourseRole.objects.filter(user=user, role=CourseRole.Role.INSTRUCTOR).exists()
-    )
 
 
 @dataclass(frozen=True)
@@ -41,9 +26,9 @@ class TeachIndex:
 
 
 def teach_index(*, user) -> TeachIndex:
-    if not is_teacher(user):
+    if not selectors.user_is_teacher(user=user):
         raise PermissionDenied
-    courses = list(instructed_courses(user=user))
+    courses = list(selectors.course_list_for_instructor(user=user))
     quizzes = Quiz.objects.filter(adaptive=False).select_related("course")
     if not user.is_staff:
         quizzes = quizzes.filter(course__in=courses)

@@ -6,7 +6,7 @@ from django import template
 from django.urls import reverse
 from django.utils.html import format_html
 
-from frontend import queries
+from assess import selectors
 
 register = template.Library()
 
@@ -24,7 +24,7 @@ def nav_link(context, name: str, label: str) -> str:
 
 @register.filter
 def is_teacher(user) -> bool:
-    return queries.is_teacher(user)
+    return selectors.user_is_teacher(user=user)
 
 
 @register.filter

@@ -14,6 +14,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
+from assess import selectors
 from assess.errors import NotPermitted
 from assess.services.quizzes import quiz_create
 from frontend import queries
@@ -22,7 +23,7 @@ from frontend.http import missing_is_404
 
 
 def _teacher_only(user) -> None:
-    if not queries.is_teacher(user):
+    if not selectors.user_is_teacher(user=user):
         raise PermissionDenied
 
 
@@ -47,7 +48,7 @@ def quiz_builder(request):
     n = min(_slot_count(request) + adding, MAX_SLOTS)
     form = QuizBuilderForm(
         request.POST or None,
-        courses=queries.instructed_courses(user=request.user),
+        courses=selectors.course_list_for_instructor(user=request.user),
         n_slots=n,
         staff=request.user.is_staff,
     )
