@@ -11,10 +11,11 @@ from pydantic import Field
 from sympy import UnevaluatedExpr, sqrt
 
 from hardware_db import catalog
-from problems.engine.numbers import SECONDS, params_count, sig, tex
+from problems.engine.numbers import SECONDS, params_count, sig
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
 from problems.engine.template import FactorHints, Misconception, Params, Part, Template
+from problems.templates._common import model_with_params, sig15, tex15
 
 IntervalUnit = Literal["min", "h"]
 OTHER_TIME = {"min": "h", "h": "min"}
@@ -27,34 +28,6 @@ GB = 1e9
 NODE_COUNTS = (8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)
 NODE_MTBF_H = (2000, 5000, 6300, 8000, 10000, 20000, 50000)
 CHECKPOINT_S = (10, 20, 30, 45, 60, 90, 120, 180, 300, 600)
-
-
-def _num(x: float) -> str:
-    return sig(x, 15)
-
-
-def _tex(x: float) -> str:
-    return tex(x, 15)
-
-
-def _distinct(items: list[Misconception], correct: dict[str, float]) -> list[Misconception]:
-    """Keep the mistakes a grader can tell apart.
-
-    The grader names the first misconception within tolerance of an answer, so a slip that
-    lands within 1% of the right answer, or of an earlier slip on the same part, is dropped.
-    """
-
-    def near(a: float, b: float) -> bool:
-        return abs(a - b) <= 0.01 * max(abs(a), abs(b))
-
-    kept: list[Misconception] = []
-    for m in items:
-        if isinstance(m.value, str) or not math.isfinite(m.value):
-            continue
-        taken = [correct[m.part]] + [k.value for k in kept if k.part == m.part]
-        if not any(near(m.value, v) for v in taken):
-            kept.append(m)
-    return kept
 
 
 def _young_s(delta_s: float, mtbf_s: float) -> float:
@@ -112,9 +85,9 @@ def _interval_statement(p: IntervalParams, rule: str) -> str:
     nodes = "one node" if p.n_nodes == 1 else f"$n = {p.n_nodes}$ nodes"
     return (
         f"A training job runs on {nodes}. Each node fails on its own, at random, with a mean "
-        f"time between failures of $M_{{\\mathrm{{node}}}} = {_tex(p.node_mtbf_h)}$ hours, and "
+        f"time between failures of $M_{{\\mathrm{{node}}}} = {tex15(p.node_mtbf_h)}$ hours, and "
         "any node failure stops the whole job. Writing one checkpoint takes "
-        f"$\\delta = {_tex(p.checkpoint_s)}$ seconds.\n\n"
+        f"$\\delta = {tex15(p.checkpoint_s)}$ seconds.\n\n"
         f"Using {rule}, how often should the job checkpoint? Give the interval in "
         f"{UNIT_WORD[p.unit]}."
     )
@@ -195,15 +168,13 @@ class CheckpointYoung(Template):
             "Failures of independent nodes add up, so the job's MTBF is the node MTBF divided by "
             "the number of nodes:\n\n"
             + step(SYSTEM_MTBF, {"m": p.node_mtbf_h, "n": p.n_nodes}, mtbf_h, "h")
-            + f"\n\nIn seconds that is $M = {_tex(mtbf_s)}$ s, the unit of $\\delta$. Then\n\n"
-            + step(YOUNG, {"d": _tex(p.checkpoint_s), "M": _tex(mtbf_s)}, tau_s, "s")
+            + f"\n\nIn seconds that is $M = {tex15(mtbf_s)}$ s, the unit of $\\delta$. Then\n\n"
+            + step(YOUNG, {"d": tex15(p.checkpoint_s), "M": tex15(mtbf_s)}, tau_s, "s")
             + f"\n\nwhich is **{sig(tau_s / SECONDS[p.unit], 6)} {p.unit}**."
         )
 
     def misconceptions(self, p: IntervalParams) -> list[Misconception]:
-        parts = self.solve(p)
-        interval = parts["interval"].value
-        mtbf_h = parts["system_mtbf"].value
+        interval = self.solve(p)["interval"].value
         out = _interval_misconceptions(p, "interval", _young_s, interval)
         if p.n_nodes > 1:
             out += [
@@ -222,7 +193,7 @@ class CheckpointYoung(Template):
                     "the node count instead of multiplying.",
                 ),
             ]
-        return _distinct(out, {"interval": interval, "system_mtbf": mtbf_h})
+        return out
 
     def factor_hints(self, p: IntervalParams) -> FactorHints:
         return FactorHints(parallelism=p.n_nodes)
@@ -271,20 +242,21 @@ class CheckpointDaly(Template):
         text = (
             "Any node failure stops the job, so its MTBF is the node MTBF over the node count:\n\n"
             + step(SYSTEM_MTBF, {"m": p.node_mtbf_h, "n": p.n_nodes}, mtbf_h, "h")
-            + f"\n\nIn seconds, the unit of $\\delta$: $M = {_tex(mtbf_s)}$ s.\n\n"
+            + f"\n\nIn seconds, the unit of $\\delta$: $M = {tex15(mtbf_s)}$ s.\n\n"
         )
         if p.checkpoint_s >= 2 * mtbf_s:
             return text + (
-                f"Here $\\delta = {_tex(p.checkpoint_s)}$ s is at least $2M$, so Daly's rule gives "
+                f"Here $\\delta = {tex15(p.checkpoint_s)}$ s is at least $2M$, "
+                "so Daly's rule gives "
                 f"$\\tau = M$: **{sig(mtbf_s / SECONDS[p.unit], 6)} {p.unit}**."
             )
         x = p.checkpoint_s / (2 * mtbf_s)
         young = _young_s(p.checkpoint_s, mtbf_s) / SECONDS[p.unit]
         return (
             text
-            + step(DALY_X, {"d": _tex(p.checkpoint_s), "M": _tex(mtbf_s)}, x)
+            + step(DALY_X, {"d": tex15(p.checkpoint_s), "M": tex15(mtbf_s)}, x)
             + "\n\n"
-            + step(DALY, {"d": _tex(p.checkpoint_s), "M": _tex(mtbf_s), "x": x}, tau_s, "s")
+            + step(DALY, {"d": tex15(p.checkpoint_s), "M": tex15(mtbf_s), "x": x}, tau_s, "s")
             + f"\n\nwhich is **{sig(tau_s / SECONDS[p.unit], 6)} {p.unit}**. Young's "
             f"$\\sqrt{{2\\delta M}}$ would give {sig(young, 6)} {p.unit}; "
             "Daly's correction matters more as $\\delta$ approaches $M$."
@@ -311,7 +283,7 @@ class CheckpointDaly(Template):
                 "by (1 + sqrt(x)/3 + x/9).",
             ),
         ]
-        return _distinct(out, {"interval": interval})
+        return out
 
     def factor_hints(self, p: IntervalParams) -> FactorHints:
         return FactorHints(parallelism=p.n_nodes)
@@ -364,8 +336,8 @@ class CheckpointWriteTime(Template):
         }
 
     def statement(self, p: WriteParams) -> str:
-        models = [m for m in catalog.models() if m.total_params == p.n_params]
-        who = f"**{models[0].name}**" if models else "a model"
+        model = model_with_params(p.n_params)
+        who = f"**{model.name}**" if model else "a model"
         if p.state == "full":
             what = (
                 "the **full training state**: BF16 weights (2 bytes), FP32 master weights "
@@ -376,8 +348,8 @@ class CheckpointWriteTime(Template):
             what = "the **weights only**, in BF16 (2 bytes per parameter)"
         return (
             f"You checkpoint {who}, {params_count(p.n_params)} parameters "
-            f"($N = {_tex(p.n_params)}$). The checkpoint holds {what}. The storage system "
-            f"absorbs writes from the job at $B = {_tex(p.storage_bw_gbps)}$ GB/s in aggregate "
+            f"($N = {tex15(p.n_params)}$). The checkpoint holds {what}. The storage system "
+            f"absorbs writes from the job at $B = {tex15(p.storage_bw_gbps)}$ GB/s in aggregate "
             "(1 GB $= 10^{9}$ bytes).\n\n"
             "1. How large is the checkpoint, in GB?\n"
             "2. How long does it take to write, in seconds, if the storage bandwidth is the only "
@@ -446,11 +418,11 @@ class CheckpointWriteTime(Template):
                 "bits-vs-bytes",
                 "write_time",
                 size * 8 / bw,
-                f"That reads {_num(bw)} GB/s as gigabits per second. The storage bandwidth is in "
+                f"That reads {sig15(bw)} GB/s as gigabits per second. The storage bandwidth is in "
                 "bytes per second.",
             )
         )
-        return _distinct(out, {"size": size, "write_time": size / bw})
+        return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -528,11 +500,11 @@ class FailureGoodput(Template):
 
     def statement(self, p: GoodputParams) -> str:
         return (
-            f"A large training job checkpoints every $\\tau = {_tex(p.interval_min)}$ minutes; "
-            f"each checkpoint stalls training for $\\delta = {_tex(p.checkpoint_min)}$ minutes. "
-            f"The job as a whole fails on average once every $M = {_tex(p.system_mtbf_h)}$ hours. "
+            f"A large training job checkpoints every $\\tau = {tex15(p.interval_min)}$ minutes; "
+            f"each checkpoint stalls training for $\\delta = {tex15(p.checkpoint_min)}$ minutes. "
+            f"The job as a whole fails on average once every $M = {tex15(p.system_mtbf_h)}$ hours. "
             "After a failure it loses the work done since the last checkpoint (half an interval, "
-            f"on average) and needs $R = {_tex(p.restart_min)}$ minutes to restart and reload.\n\n"
+            f"on average) and needs $R = {tex15(p.restart_min)}$ minutes to restart and reload.\n\n"
             "With the first-order model, wasted fraction $= \\delta/\\tau + (\\tau/2 + R)/M$, "
             "what percentage of wall-clock time is useful training (the goodput), in %?"
         )
@@ -542,8 +514,8 @@ class FailureGoodput(Template):
         waste = p.checkpoint_min / p.interval_min + (p.interval_min / 2 + p.restart_min) / mtbf_min
         value = self._value(p)
         text = (
-            f"Put everything in minutes: $M = {_tex(p.system_mtbf_h)} \\times 60 = "
-            f"{_tex(mtbf_min)}$ min. Checkpoints cost $\\delta/\\tau$ of the time; each failure "
+            f"Put everything in minutes: $M = {tex15(p.system_mtbf_h)} \\times 60 = "
+            f"{tex15(mtbf_min)}$ min. Checkpoints cost $\\delta/\\tau$ of the time; each failure "
             "(one per $M$) costs half an interval of lost work plus the restart:\n\n"
             + step(
                 WASTE,
@@ -608,4 +580,5 @@ class FailureGoodput(Template):
                     "That forgets the restart time R paid after every failure.",
                 )
             )
-        return [m for m in _distinct(out, {"goodput": value}) if m.value != 0 or value == 0]
+        # full-interval-lost is clamped at 0; a 0 only names a slip when 0 is not the answer.
+        return [m for m in out if m.value != 0 or value == 0]

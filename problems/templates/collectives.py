@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
-import math
 import random
-from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import Field
 from sympy import UnevaluatedExpr
 
 from hardware_db import catalog
-from problems.engine.numbers import SECONDS, UNIT_BYTES, params_count, sig, tex
+from problems.engine.numbers import SECONDS, UNIT_BYTES, params_count, sig
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
 from problems.engine.template import FactorHints, Misconception, Params, Part, Template
+from problems.templates._common import (
+    cached_index,
+    group_by,
+    model_with_params,
+    name_list,
+    sig15,
+    tex15,
+)
 
 TimeUnit = Literal["us", "ms", "s"]
 Collective = Literal[
@@ -33,53 +39,13 @@ UNIT_WORD = {"us": "microseconds (µs)", "ms": "milliseconds (ms)", "s": "second
 GB = 1e9
 
 
-def _num(x: float) -> str:
-    return sig(x, 15)
-
-
-def _tex(x: float) -> str:
-    return tex(x, 15)
-
-
-def _distinct(items: list[Misconception], correct: dict[str, float]) -> list[Misconception]:
-    """Keep the mistakes a grader can tell apart.
-
-    The grader names the first misconception within tolerance of an answer, so a slip that
-    lands within 1% of the right answer, or of an earlier slip on the same part, is dropped.
-    """
-
-    def near(a: float, b: float) -> bool:
-        return abs(a - b) <= 0.01 * max(abs(a), abs(b))
-
-    kept: list[Misconception] = []
-    for m in items:
-        if isinstance(m.value, str) or not math.isfinite(m.value):
-            continue
-        taken = [correct[m.part]] + [k.value for k in kept if k.part == m.part]
-        if not any(near(m.value, v) for v in taken):
-            kept.append(m)
-    return kept
-
-
 def _size_phrase(size: float) -> str:
     """A byte count with its nearest round binary or decimal name, if it has one."""
     for unit in ("GiB", "MiB", "KiB", "GB", "MB", "KB"):
         q = size / UNIT_BYTES[unit]
         if q >= 1 and q == int(q):
-            return f"{_num(size)} bytes ({int(q)} {unit})"
-    return f"{_num(size)} bytes"
-
-
-_INDEX: dict[str, tuple[object, Any]] = {}
-
-
-def _cached(name: str, source: object, build: Callable[[Any], Any]) -> Any:
-    hit = _INDEX.get(name)
-    if hit is not None and hit[0] is source:
-        return hit[1]
-    value = build(source)
-    _INDEX[name] = (source, value)
-    return value
+            return f"{sig15(size)} bytes ({int(q)} {unit})"
+    return f"{sig15(size)} bytes"
 
 
 def _link_gbps(link: catalog.Link) -> float:
@@ -87,26 +53,9 @@ def _link_gbps(link: catalog.Link) -> float:
     return round(link.bw_bytes_per_s_per_direction / GB, 2)
 
 
-def _links_with_gbps(gbps: float) -> tuple:
-    def build(links):
-        index: dict[float, list] = {}
-        for link in links:
-            index.setdefault(_link_gbps(link), []).append(link)
-        return {k: tuple(v) for k, v in index.items()}
-
-    return _cached("links", catalog.links(), build).get(gbps, ())
-
-
-def _gradient_models(message_bytes: float) -> tuple:
-    """Models whose BF16 gradients are exactly this many bytes."""
-
-    def build(models):
-        index: dict[int, list] = {}
-        for m in models:
-            index.setdefault(2 * m.total_params, []).append(m)
-        return {k: tuple(v) for k, v in index.items()}
-
-    return _cached("grads", catalog.models(), build).get(message_bytes, ())
+def _links_with_gbps(gbps: float) -> tuple[catalog.Link, ...]:
+    index = cached_index("links-by-gbps", catalog.links(), lambda ls: group_by(ls, _link_gbps))
+    return index.get(gbps, ())
 
 
 # ---------------------------------------------------------------------------------------
@@ -194,27 +143,26 @@ class AllreduceRingTime(Template):
         return {"time": Part("time", self._value(p), p.unit, label="All-reduce time")}
 
     def statement(self, p: RingParams) -> str:
-        models = _gradient_models(p.message_bytes)
-        if models:
+        model = model_with_params(p.message_bytes / 2)  # BF16 gradients: 2 bytes each
+        if model:
             what = (
-                f"the BF16 gradients of **{models[0].name}** ({params_count(p.message_bytes / 2)} "
-                f"parameters at 2 bytes each, $S = {_tex(p.message_bytes)}$ bytes)"
+                f"the BF16 gradients of **{model.name}** ({params_count(p.message_bytes / 2)} "
+                f"parameters at 2 bytes each, $S = {tex15(p.message_bytes)}$ bytes)"
             )
         elif p.message_bytes == 25 * 2**20:
             what = (
                 "one 25 MiB gradient bucket (PyTorch DDP's default `bucket_cap_mb`), "
-                f"$S = {_tex(p.message_bytes)}$ bytes"
+                f"$S = {tex15(p.message_bytes)}$ bytes"
             )
         else:
-            what = f"a message of {_size_phrase(p.message_bytes)}, $S = {_tex(p.message_bytes)}$"
-        links = _links_with_gbps(p.bus_bw_gbps)
-        names = " or ".join(li.name for li in links[:2])
+            what = f"a message of {_size_phrase(p.message_bytes)}, $S = {tex15(p.message_bytes)}$"
+        names = name_list((li.name for li in _links_with_gbps(p.bus_bw_gbps)), most=2, conj="or")
         over = f" over {names}" if names else ""
         return (
             f"{p.n_gpus} GPUs{over} all-reduce {what} with NCCL's ring algorithm. "
-            f"Each GPU sends to its ring neighbour at $B = {_tex(p.bus_bw_gbps)}$ GB/s per "
+            f"Each GPU sends to its ring neighbour at $B = {tex15(p.bus_bw_gbps)}$ GB/s per "
             "direction (1 GB/s $= 10^{9}$ bytes/s), and every step of the ring costs a fixed "
-            f"latency $\\alpha = {_tex(p.latency_us)}$ µs.\n\n"
+            f"latency $\\alpha = {tex15(p.latency_us)}$ µs.\n\n"
             "Using the alpha-beta model of the ring (a reduce-scatter followed by an all-gather, "
             "ignoring the time spent on the additions themselves), how long does one all-reduce "
             f"take, in {UNIT_WORD[p.unit]}?"
@@ -229,14 +177,14 @@ class AllreduceRingTime(Template):
             f"The ring takes $2(n-1) = {2 * (n - 1)}$ steps: $n-1$ to reduce-scatter, $n-1$ to "
             "all-gather. Each step pays the latency $\\alpha$ and moves a chunk of $S/n$ bytes, "
             f"so every GPU sends $2(n-1)/n \\cdot S$ bytes in all. In seconds "
-            f"($\\alpha = {_tex(p.latency_us * 1e-6)}$ s, $B = {_tex(p.bus_bw_gbps * GB)}$ B/s):"
+            f"($\\alpha = {tex15(p.latency_us * 1e-6)}$ s, $B = {tex15(p.bus_bw_gbps * GB)}$ B/s):"
             "\n\n"
             + step(
                 RING,
                 {
                     "n": n,
                     "a": p.latency_us * 1e-6,
-                    "S": _tex(p.message_bytes),
+                    "S": tex15(p.message_bytes),
                     "B": p.bus_bw_gbps * GB,
                 },
                 seconds,
@@ -270,7 +218,7 @@ class AllreduceRingTime(Template):
                 "bits-vs-bytes",
                 "time",
                 self._value(p, bw_factor=1 / 8),
-                f"That reads {_num(p.bus_bw_gbps)} GB/s as gigabits per second. The bandwidth is "
+                f"That reads {sig15(p.bus_bw_gbps)} GB/s as gigabits per second. The bandwidth is "
                 "given in bytes per second, so there is no factor of 8.",
             ),
             Misconception(
@@ -301,7 +249,7 @@ class AllreduceRingTime(Template):
                 f"That is off by a factor of 1000: check the conversion to {p.unit}.",
             ),
         ]
-        return _distinct(out, {"time": self._value(p)})
+        return out
 
     def factor_hints(self, p: RingParams) -> FactorHints:
         return FactorHints(ranks=p.n_gpus)
@@ -417,8 +365,8 @@ class NcclBusBw(Template):
             )
         return (
             f"You validate a cluster with nccl-tests' `{p.collective}_perf` on $n = {p.n_gpus}$ "
-            f"GPUs. The row for size $S = {_tex(p.size_bytes)}$ bytes{size_note} "
-            f"reports an out-of-place time of $t = {_tex(p.time_us)}$ µs.\n\n"
+            f"GPUs. The row for size $S = {tex15(p.size_bytes)}$ bytes{size_note} "
+            f"reports an out-of-place time of $t = {tex15(p.time_us)}$ µs.\n\n"
             "Compute the two bandwidths nccl-tests prints for that row, in GB/s "
             "(1 GB/s $= 10^{9}$ bytes/s):\n\n"
             "1. **algbw**, the algorithm bandwidth;\n"
@@ -430,9 +378,9 @@ class NcclBusBw(Template):
         algbw = self._algbw(p)
         factor = _busbw_factor(p.collective, p.n_gpus)
         text = (
-            f"Algorithm bandwidth is the size over the time, with $t = {_tex(p.time_us * 1e-6)}$ "
+            f"Algorithm bandwidth is the size over the time, with $t = {tex15(p.time_us * 1e-6)}$ "
             "s:\n\n"
-            + step(ALGBW, {"S": _tex(p.size_bytes), "t": p.time_us * 1e-6}, algbw * GB, "B/s")
+            + step(ALGBW, {"S": tex15(p.size_bytes), "t": p.time_us * 1e-6}, algbw * GB, "B/s")
             + f"\n\nthat is **{sig(algbw, 6)} GB/s**. {_WHY[p.collective]}"
         )
         if factor == 1:
@@ -486,13 +434,16 @@ class NcclBusBw(Template):
                 "That is the algorithm bandwidth. Bus bandwidth scales it by the share of the "
                 f"data each rank really moves for {p.collective}.",
             ),
-            Misconception(
-                "busbw-factor-inverted",
-                "busbw",
-                algbw / factor if factor else math.inf,
-                "That divides by the factor. Bus bandwidth is algbw multiplied by it.",
-            ),
         ]
+        if factor:  # a single rank moves nothing: there is no factor to invert
+            out.append(
+                Misconception(
+                    "busbw-factor-inverted",
+                    "busbw",
+                    algbw / factor,
+                    "That divides by the factor. Bus bandwidth is algbw multiplied by it.",
+                )
+            )
         if p.collective == "all_reduce":
             out.append(
                 Misconception(
@@ -513,7 +464,7 @@ class NcclBusBw(Template):
                     f"only once, so its factor is {'(n-1)/n' if factor != 1 else '1'}.",
                 )
             )
-        return _distinct(out, {"algbw": algbw, "busbw": busbw})
+        return out
 
     def factor_hints(self, p: BusBwParams) -> FactorHints:
         return FactorHints(ranks=p.n_gpus)

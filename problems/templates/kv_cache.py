@@ -18,11 +18,22 @@ from pydantic import Field
 from sympy import floor as sym_floor
 
 from hardware_db import catalog
-from problems.engine.numbers import BYTES_PER_ELEMENT, UNIT_BYTES, exact, params_count, sig, tex
+from problems.engine.numbers import BYTES_PER_ELEMENT, UNIT_BYTES, exact, params_count, sig
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
+from problems.templates._common import (
+    cached_index,
+    drop_close_counts,
+    group_by,
+    matching_accelerators,
+    model_with_params,
+    name_list,
+    sig15,
+    tex15,
+    usable_gib_of,
+)
 
 Dtype = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"]
 TokenUnit = Literal["KB", "KiB", "MB", "MiB"]
@@ -50,15 +61,6 @@ POWERS_OF_TWO = (1, 2, 4, 8, 16, 32, 64)
 # Shared helpers
 
 
-def _num(x: float) -> str:
-    """A parameter for prose, exactly as held (15 significant figures, no float noise)."""
-    return sig(x, 15)
-
-
-def _tex(x: float) -> str:
-    return tex(x, 15)
-
-
 def _bpe(dtype: str) -> float:
     return BYTES_PER_ELEMENT[dtype]
 
@@ -80,105 +82,36 @@ def _exact_token_bytes(n_layers: int, n_kv_heads: int, head_dim: int, dtype: str
     return 2 * n_layers * n_kv_heads * head_dim * exact(_bpe(dtype))
 
 
-def _distinct(items: list[Misconception], correct: dict[str, float]) -> list[Misconception]:
-    """Keep the mistakes a grader can tell apart.
-
-    The grader names the first misconception within tolerance of an answer, so a slip that
-    lands within 1% of the right answer, or of an earlier slip on the same part, is dropped.
-    """
-
-    def near(a: float, b: float) -> bool:
-        return abs(a - b) <= 0.01 * max(abs(a), abs(b))
-
-    kept: list[Misconception] = []
-    for m in items:
-        if isinstance(m.value, str) or not math.isfinite(m.value):
-            continue
-        taken = [correct[m.part]] + [k.value for k in kept if k.part == m.part]
-        if not any(near(m.value, v) for v in taken):
-            kept.append(m)
-    return kept
-
-
-_INDEX: dict[str, tuple[object, Any]] = {}
-
-
-def _cached(name: str, source: object, build: Callable[[Any], Any]) -> Any:
-    """An index over a catalog tuple, rebuilt only when the catalog is reloaded."""
-    hit = _INDEX.get(name)
-    if hit is not None and hit[0] is source:
-        return hit[1]
-    value = build(source)
-    _INDEX[name] = (source, value)
-    return value
-
-
-def _gqa_models() -> list[catalog.ModelArch]:
-    return _cached("gqa", catalog.models(), lambda ms: [m for m in ms if m.kv_lora_rank is None])
+def _gqa_models() -> tuple[catalog.ModelArch, ...]:
+    return cached_index(
+        "gqa", catalog.models(), lambda ms: tuple(m for m in ms if m.kv_lora_rank is None)
+    )
 
 
 def _models_with_shape(n_layers: int, n_kv_heads: int, head_dim: int) -> tuple:
-    def build(ms):
-        index: dict[tuple[int, int, int], list] = {}
-        for m in ms:
-            if m.kv_lora_rank is None:
-                index.setdefault((m.n_layers, m.n_kv_heads, m.head_dim), []).append(m)
-        return {k: tuple(v) for k, v in index.items()}
-
-    return _cached("shape", catalog.models(), build).get((n_layers, n_kv_heads, head_dim), ())
-
-
-def _model_named(n_params: float, n_layers: int, n_kv_heads: int, head_dim: int):
-    """The catalog model with this exact parameter count and attention shape, if any."""
-    for m in _models_with_shape(n_layers, n_kv_heads, head_dim):
-        if m.total_params == n_params:
-            return m
-    return None
-
-
-def _models_with_params(n_params: float) -> tuple:
-    def build(ms):
-        index: dict[int, list] = {}
-        for m in ms:
-            index.setdefault(m.total_params, []).append(m)
-        return {k: tuple(v) for k, v in index.items()}
-
-    return _cached("params", catalog.models(), build).get(n_params, ())
-
-
-def _gpu_mem_gib(acc: catalog.Accelerator) -> float:
-    """The capacity a generator states: usable GiB to two decimals (79.65 for H100 SXM)."""
-    return round(acc.usable_gib, 2)
-
-
-def _accelerators_with_gib(gib: float) -> tuple:
-    def build(accs):
-        index: dict[float, list] = {}
-        for a in accs:
-            index.setdefault(_gpu_mem_gib(a), []).append(a)
-        return {k: tuple(v) for k, v in index.items()}
-
-    return _cached("gib", catalog.accelerators(), build).get(gib, ())
+    """The GQA/MHA catalog models with this attention shape (MLA models cache otherwise)."""
+    index = cached_index(
+        "gqa-by-shape",
+        catalog.models(),
+        lambda ms: group_by(
+            (m for m in ms if m.kv_lora_rank is None),
+            lambda m: (m.n_layers, m.n_kv_heads, m.head_dim),
+        ),
+    )
+    return index.get((n_layers, n_kv_heads, head_dim), ())
 
 
 def _devices(n: int | None, gib: float) -> str:
     """ "8 × H100 SXM5 80GB" (the catalog names with this capacity) or "8 accelerators"."""
-    accs = _accelerators_with_gib(gib)
+    accs = [acc for acc, _ in matching_accelerators(usable_gib=gib)]
     if not accs:
         if n is None:
             return "accelerators"
         return f"{n} accelerator{'s' if n != 1 else ''}"
-    names = " or ".join(a.name for a in accs[:2])
+    names = name_list((a.name for a in accs), most=2, conj="or")
     if n is None:
         return names
     return f"one {names}" if n == 1 else f"{n} × {names}"
-
-
-def _names(models: tuple) -> str:
-    names = [m.name for m in models[:3]]
-    if len(names) == 1:
-        return names[0]
-    return ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _shape_sentence(n_layers: int, n_kv_heads: int, head_dim: int, models: tuple) -> str:
@@ -197,7 +130,7 @@ def _shape_sentence(n_layers: int, n_kv_heads: int, head_dim: int, models: tuple
         else:
             query = " (multi-head attention: every query head has its own K and V)"
     verb = "has" if len(models) == 1 else "share this shape:"
-    return f"{_names(models)} {verb} {shape}{query}."
+    return f"{name_list((m.name for m in models), most=3, conj='and')} {verb} {shape}{query}."
 
 
 def _query_heads(models: tuple, n_kv_heads: int) -> int | None:
@@ -358,7 +291,7 @@ class KvCachePerToken(Template):
             p.kv_dtype,
             _query_heads(models, p.n_kv_heads),
         )
-        return _distinct(out, {"per_token": self._value(p)})
+        return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -433,10 +366,10 @@ class KvCacheTotal(Template):
     def statement(self, p: KvTotalParams) -> str:
         models = self._models(p)
         if p.batch_size == 1:
-            seqs = f"a single sequence (batch size $B = 1$) with $s = {_tex(p.seq_len)}$ tokens"
+            seqs = f"a single sequence (batch size $B = 1$) with $s = {tex15(p.seq_len)}$ tokens"
         else:
             seqs = (
-                f"a batch of $B = {p.batch_size}$ sequences, each with $s = {_tex(p.seq_len)}$ "
+                f"a batch of $B = {p.batch_size}$ sequences, each with $s = {tex15(p.seq_len)}$ "
                 "tokens"
             )
         return (
@@ -500,7 +433,7 @@ class KvCacheTotal(Template):
             p.kv_dtype,
             _query_heads(self._models(p), p.n_kv_heads),
         )
-        return _distinct(out, {"total": total / unit})
+        return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -572,7 +505,7 @@ class KvMaxSequences(Template):
             kv_dtype = rng.choice(("bf16", "bf16", "fp16", "fp8", "fp8"))
             seq_len = rng.choice(_seq_choices(model))
             util = rng.choice((0.85, 0.9, 0.9, 0.9, 0.92, 0.95))
-            gib = _gpu_mem_gib(acc)
+            gib = usable_gib_of(acc)
             token = _exact_token_bytes(model.n_layers, model.n_kv_heads, model.head_dim, kv_dtype)
             feasible = [
                 n
@@ -633,21 +566,22 @@ class KvMaxSequences(Template):
         }
 
     def statement(self, p: KvMaxParams) -> str:
-        model = _model_named(p.n_params, p.n_layers, p.n_kv_heads, p.head_dim)
+        shape = _models_with_shape(p.n_layers, p.n_kv_heads, p.head_dim)
+        model = model_with_params(p.n_params, among=shape)
         who = f"**{model.name}**" if model is not None else "a model"
         return (
             f"You serve {who} ({params_count(p.n_params)} parameters, "
-            f"$N = {_tex(p.n_params)}$) on {_devices(p.n_gpus, p.gpu_mem_gib)}, "
+            f"$N = {tex15(p.n_params)}$) on {_devices(p.n_gpus, p.gpu_mem_gib)}, "
             f"{'with' if p.n_gpus == 1 else 'each with'} "
-            f"$G = {_tex(p.gpu_mem_gib)}$ GiB of usable memory (1 GiB $= 2^{{30}}$ bytes). "
-            f"The serving engine may use a fraction $u = {_tex(p.gpu_mem_util)}$ of every device's "
-            "memory (vLLM's `gpu_memory_utilization`); the weights are split across the devices "
-            "and whatever is left of that budget holds the KV cache.\n\n"
+            f"$G = {tex15(p.gpu_mem_gib)}$ GiB of usable memory (1 GiB $= 2^{{30}}$ bytes). "
+            f"The serving engine may use a fraction $u = {tex15(p.gpu_mem_util)}$ of every "
+            "device's memory (vLLM's `gpu_memory_utilization`); the weights are split across "
+            "the devices and whatever is left of that budget holds the KV cache.\n\n"
             f"- Weights in **{p.weight_dtype.upper()}**, {_bytes_phrase(p.weight_dtype)}.\n"
             f"- $L = {p.n_layers}$ layers, $H_{{\\mathrm{{kv}}}} = {p.n_kv_heads}$ key/value "
             f"heads, $d_h = {p.head_dim}$; KV cache in **{p.kv_dtype.upper()}**, "
             f"{_bytes_phrase(p.kv_dtype)}.\n"
-            f"- Every sequence reserves its full context of $s = {_tex(p.seq_len)}$ tokens.\n\n"
+            f"- Every sequence reserves its full context of $s = {tex15(p.seq_len)}$ tokens.\n\n"
             "Ignoring activations, CUDA graphs, quantization scales and fragmentation, how many "
             "such sequences can be in flight at once? Give a whole number (0 if the weights "
             "alone do not fit)."
@@ -663,7 +597,7 @@ class KvMaxSequences(Template):
         where = "the one device" if p.n_gpus == 1 else f"all {p.n_gpus} devices"
         text = (
             "The weights and the per-token cache, in bytes:\n\n"
-            + step(WEIGHTS, {"N": _tex(p.n_params), "b": bw}, weights, "B")
+            + step(WEIGHTS, {"N": tex15(p.n_params), "b": bw}, weights, "B")
             + "\n\n"
             + step(
                 KV_TOKEN,
@@ -671,17 +605,17 @@ class KvMaxSequences(Template):
                 token,
                 "B",
             )
-            + f"\n\nThe engine's budget is $n G \\cdot 2^{{30}} u = {_tex(budget)}$ bytes across "
+            + f"\n\nThe engine's budget is $n G \\cdot 2^{{30}} u = {tex15(budget)}$ bytes across "
             f"{where}. Take the weights out, then see how many full-length sequences "
             "the rest holds, rounding down:\n\n"
             + step(
                 MAX_SEQS,
                 {
                     "n": p.n_gpus,
-                    "G": _tex(p.gpu_mem_gib),
+                    "G": tex15(p.gpu_mem_gib),
                     "c": "2^{30}",
-                    "u": _tex(p.gpu_mem_util),
-                    "W": _tex(weights),
+                    "u": tex15(p.gpu_mem_util),
+                    "W": tex15(weights),
                     "m": token,
                     "s": p.seq_len,
                 },
@@ -698,14 +632,14 @@ class KvMaxSequences(Template):
 
     def misconceptions(self, p: KvMaxParams) -> list[Misconception]:
         models = _models_with_shape(p.n_layers, p.n_kv_heads, p.head_dim)
-        model = _model_named(p.n_params, p.n_layers, p.n_kv_heads, p.head_dim)
+        model = model_with_params(p.n_params, among=models)
         token = self._token(p)
         out = [
             Misconception(
                 "gb-vs-gib",
                 "max_seqs",
                 self._answer(p, gib_bytes=10**9),
-                f"That treats {_num(p.gpu_mem_gib)} GiB as GB. A GiB is 2^30 bytes, about 7.4% "
+                f"That treats {sig15(p.gpu_mem_gib)} GiB as GB. A GiB is 2^30 bytes, about 7.4% "
                 "more than 10^9, so there is more room for cache than that.",
             ),
             Misconception(
@@ -720,7 +654,7 @@ class KvMaxSequences(Template):
                 "max_seqs",
                 self._answer(p, util=1),
                 f"That uses all of the GPU memory. The engine is only allowed "
-                f"{_num(p.gpu_mem_util)} of it; the rest is left for activations and the runtime.",
+                f"{sig15(p.gpu_mem_util)} of it; the rest is left for activations and the runtime.",
             ),
             Misconception(
                 "missing-kv-factor-2",
@@ -764,7 +698,7 @@ class KvMaxSequences(Template):
                 f"{p.weight_dtype.upper()} weights take {sig(_bpe(p.weight_dtype))}.",
             )
         )
-        return _distinct(out, {"max_seqs": self._answer(p)})
+        return drop_close_counts(out, {"max_seqs": self._answer(p)})
 
 
 # ---------------------------------------------------------------------------------------
@@ -825,7 +759,7 @@ class TpMinGpus(Template):
             p = TpMinParams(
                 n_params=float(model.total_params),
                 weight_dtype=rng.choice(("bf16", "bf16", "fp16", "fp8", "fp8", "int4", "fp4")),
-                gpu_mem_gib=_gpu_mem_gib(acc),
+                gpu_mem_gib=usable_gib_of(acc),
                 reserve_fraction=rng.choice((0.1, 0.1, 0.15, 0.2, 0.25, 0.3)),
             )
             answer = self._answer(p)
@@ -864,16 +798,16 @@ class TpMinGpus(Template):
         }
 
     def statement(self, p: TpMinParams) -> str:
-        models = _models_with_params(p.n_params)
-        who = f"**{models[0].name}**" if models else "A model"
+        model = model_with_params(p.n_params)
+        who = f"**{model.name}**" if model else "A model"
         return (
-            f"{who} has {params_count(p.n_params)} parameters ($N = {_tex(p.n_params)}$), "
+            f"{who} has {params_count(p.n_params)} parameters ($N = {tex15(p.n_params)}$), "
             f"stored in **{p.weight_dtype.upper()}** at {_bytes_phrase(p.weight_dtype)} "
             "(ignore quantization scales). You shard the weights evenly with tensor "
             f"parallelism over {_devices(None, p.gpu_mem_gib)} devices, each with "
-            f"$G = {_tex(p.gpu_mem_gib)}$ GiB of usable memory (1 GiB $= 2^{{30}}$ bytes), keeping "
-            f"a fraction $r = {_tex(p.reserve_fraction)}$ of every device free for the KV cache, "
-            "activations and the runtime.\n\n"
+            f"$G = {tex15(p.gpu_mem_gib)}$ GiB of usable memory (1 GiB $= 2^{{30}}$ bytes), "
+            f"keeping a fraction $r = {tex15(p.reserve_fraction)}$ of every device free for the "
+            "KV cache, activations and the runtime.\n\n"
             "The tensor-parallel degree must be a power of two: 1, 2, 4, 8, 16, 32 or 64. What "
             "is the smallest degree whose devices can hold all the weights? Answer 0 if even 64 "
             "are not enough."
@@ -886,17 +820,17 @@ class TpMinGpus(Template):
         ratio = weights / per_gpu
         answer = self._answer(p)
         text = (
-            f"The weights take $W = N b = {_tex(weights)}$ bytes. Each device may hold "
-            f"$C = G \\cdot 2^{{30}} (1 - r) = {_tex(per_gpu)}$ bytes of them. "
+            f"The weights take $W = N b = {tex15(weights)}$ bytes. Each device may hold "
+            f"$C = G \\cdot 2^{{30}} (1 - r) = {tex15(per_gpu)}$ bytes of them. "
             "The number of devices needed is the ratio, rounded up:\n\n"
             + step(
                 TP_RATIO,
                 {
-                    "N": _tex(p.n_params),
+                    "N": tex15(p.n_params),
                     "b": b,
-                    "G": _tex(p.gpu_mem_gib),
+                    "G": tex15(p.gpu_mem_gib),
                     "c": "2^{30}",
-                    "r": _tex(p.reserve_fraction),
+                    "r": tex15(p.reserve_fraction),
                 },
                 ratio,
             )
@@ -919,14 +853,14 @@ class TpMinGpus(Template):
                 "gb-vs-gib",
                 "min_gpus",
                 self._answer(p, gib_bytes=10**9),
-                f"That reads {_num(p.gpu_mem_gib)} GiB as GB. A GiB is 2^30 bytes, 7.4% more "
+                f"That reads {sig15(p.gpu_mem_gib)} GiB as GB. A GiB is 2^30 bytes, 7.4% more "
                 "than 10^9, so each GPU holds more than that assumes.",
             ),
             Misconception(
                 "reserve-not-applied",
                 "min_gpus",
                 self._answer(p, reserve=0),
-                f"That fills every GPU to the brim. A fraction {_num(p.reserve_fraction)} "
+                f"That fills every GPU to the brim. A fraction {sig15(p.reserve_fraction)} "
                 "of each GPU is kept free, so only the rest can hold weights.",
             ),
         ]
@@ -947,7 +881,7 @@ class TpMinGpus(Template):
                     "reserve-inverted",
                     "min_gpus",
                     self._answer(p, reserve=1 - exact(p.reserve_fraction)),
-                    f"That lets the weights use only {_num(p.reserve_fraction)} of each device. "
+                    f"That lets the weights use only {sig15(p.reserve_fraction)} of each device. "
                     f"The fraction r is what is kept free; the weights get 1 - r.",
                 )
             )
@@ -972,4 +906,4 @@ class TpMinGpus(Template):
                 f"{p.weight_dtype.upper()} takes {sig(_bpe(p.weight_dtype))}.",
             )
         )
-        return _distinct(out, {"min_gpus": self._answer(p)})
+        return out

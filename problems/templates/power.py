@@ -14,7 +14,7 @@ from problems.engine.registry import register
 from problems.engine.solutions import formula, step
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
-from problems.templates.roofline import distinct
+from problems.templates._common import drop_close_counts, name_list
 
 # Racks and rooms are provisioned for whole servers; rack-scale systems (tens of kW or
 # more per "server") belong to the facility template, not to filling a rack.
@@ -115,7 +115,7 @@ class RackPowerServers(Template):
 
     def statement(self, p: RackParams) -> str:
         names = _matching_servers(p.server_kw, p.gpus_per_server)
-        what = " / ".join(names) if names else "GPU server"
+        what = name_list(names) if names else "GPU server"
         if p.power_cap_fraction == 1:
             cap = (
                 "No power cap is set (cap fraction $c = 1$), so budget each server at its "
@@ -191,8 +191,7 @@ class RackPowerServers(Template):
                 )
                 for part, value in (("servers", on_rack), ("gpus", on_rack * k))
             ]
-        correct = {"servers": n, "gpus": n * k}
-        return distinct(out, correct)
+        return drop_close_counts(out, {"servers": n, "gpus": n * k})
 
 
 # --- facility-power -------------------------------------------------------------------------
@@ -271,7 +270,7 @@ class FacilityPower(Template):
 
     def statement(self, p: FacilityParams) -> str:
         names = _matching_servers(p.server_kw)
-        what = f"{' / '.join(names)} systems" if names else "GPU servers"
+        what = f"{name_list(names)} systems" if names else "GPU servers"
         return (
             f"A cluster has $n = {tex(p.n_servers, 12)}$ {what}, each rated at "
             f"$P_{{\\mathrm{{server}}}} = {tex(p.server_kw, 12)}$ kW maximum. Averaged over "
@@ -352,9 +351,4 @@ class FacilityPower(Template):
                 "with a price per kWh.",
             ),
         ]
-        correct = {
-            "facility_kw": kw,
-            "annual_mwh": kw * HOURS_PER_YEAR / 1000,
-            "annual_cost": kw * HOURS_PER_YEAR * p.price_per_kwh,
-        }
-        return distinct(out, correct)
+        return out

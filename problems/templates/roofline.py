@@ -1,13 +1,7 @@
-"""Roofline family: where a kernel sits between the bandwidth roof and the compute roof.
-
-Also home of the small catalog look-ups the serving and training templates share: a
-template's parameters are plain numbers (the contract), so a statement names the real
-accelerator by finding the catalog records whose published figures match them.
-"""
+"""Roofline family: where a kernel sits between the bandwidth roof and the compute roof."""
 
 from __future__ import annotations
 
-import math
 import random
 
 import sympy
@@ -19,133 +13,16 @@ from problems.engine.registry import register
 from problems.engine.solutions import formula, step
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
-
-PRECISION_LABEL = {
-    "fp64": "FP64",
-    "tf32": "TF32",
-    "bf16": "BF16",
-    "fp16": "FP16",
-    "fp8": "FP8",
-    "int8": "INT8",
-    "fp4": "FP4",
-}
-# Preferred order when one peak figure is published under several precisions.
-_PRECISION_ORDER = ("bf16", "fp16", "fp8", "fp4", "tf32", "int8", "fp64")
-
-
-# --- catalog helpers (shared with serving.py and training.py) -----------------------------
-
-
-def peak_tflops_of(acc: catalog.Accelerator, precision: str) -> float:
-    """The dense peak in TFLOP/s, as a clean decimal (989.4, not 989.4000000000001)."""
-    return round(acc.dense_flops[precision] / 1e12, 6)
-
-
-def bw_tbps_of(acc: catalog.Accelerator) -> float:
-    """HBM bandwidth in decimal TB/s (3.35)."""
-    return round(acc.mem_bw_bytes_per_s / 1e12, 6)
-
-
-def _same(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=1e-9)
-
-
-def matching_accelerators(
-    peak_tflops: float | None = None, mem_bw_tbps: float | None = None
-) -> list[tuple[catalog.Accelerator, str | None]]:
-    """Catalog accelerators whose dense peak and/or bandwidth equal the given figures.
-
-    Each hit carries the precision whose dense peak matched (None when only bandwidth was
-    asked). Deterministic: catalog order, one hit per accelerator.
-    """
-    hits: list[tuple[catalog.Accelerator, str | None]] = []
-    for acc in catalog.accelerators():
-        if mem_bw_tbps is not None and not _same(bw_tbps_of(acc), mem_bw_tbps):
-            continue
-        precision = None
-        if peak_tflops is not None:
-            precision = next(
-                (
-                    prec
-                    for prec in _PRECISION_ORDER
-                    if prec in acc.dense_flops and _same(peak_tflops_of(acc, prec), peak_tflops)
-                ),
-                None,
-            )
-            if precision is None:
-                continue
-        hits.append((acc, precision))
-    return hits
-
-
-def accelerator_names(hits: list[tuple[catalog.Accelerator, str | None]]) -> str:
-    """'NVIDIA H100 SXM5 80GB' or 'NVIDIA H100 SXM5 80GB / NVIDIA H200 SXM 141GB'."""
-    return " / ".join(f"{acc.vendor} {acc.name}" for acc, _ in hits)
-
-
-def sparse_note(hits: list[tuple[catalog.Accelerator, str | None]]) -> str:
-    """A sentence naming the sparsity headline, so the learner sees both figures."""
-    for acc, prec in hits:
-        if prec is not None and prec in acc.sparse_flops:
-            sparse = round(acc.sparse_flops[prec] / 1e12, 6)
-            if sparse > peak_tflops_of(acc, prec) * 1.01:
-                return (
-                    f" (The datasheet headline of {sig(sparse)} TFLOP/s for the {acc.name} "
-                    "assumes 2:4 structured sparsity; it does not apply here.)"
-                )
-    return ""
-
-
-def sparse_ratio(hits: list[tuple[catalog.Accelerator, str | None]]) -> float | None:
-    """Sparse headline / dense peak for the matched part.
-
-    2 when no catalog part matches (the usual 2:4 factor); None when the matched parts
-    publish no sparsity figure, so there is no headline to mistake for the peak.
-    """
-    if not hits:
-        return 2.0
-    for acc, prec in hits:
-        if prec is not None and prec in acc.sparse_flops:
-            ratio = acc.sparse_flops[prec] / acc.dense_flops[prec]
-            if ratio > 1.01:
-                return ratio
-    return None
-
-
-def distinct(
-    candidates: list[Misconception], correct: dict[str, float | int | str]
-) -> list[Misconception]:
-    """Keep the misconceptions a grader can tell apart.
-
-    A slip whose value lands within 1% of the correct answer, or of an earlier slip on the
-    same part, would be graded as correct or named after the other slip: drop it.
-    """
-
-    def near(a: float | int | str, b: float | int | str) -> bool:
-        if isinstance(a, str) or isinstance(b, str):
-            return a == b
-        return abs(a - b) <= 0.01 * max(abs(a), abs(b))
-
-    kept: list[Misconception] = []
-    for m in candidates:
-        taken = [correct[m.part]] + [k.value for k in kept if k.part == m.part]
-        if not any(near(m.value, v) for v in taken):
-            kept.append(m)
-    return kept
-
-
-def draw_accelerator(
-    rng: random.Random, precisions: tuple[str, ...] = ("bf16",), need_bw: bool = True
-) -> tuple[catalog.Accelerator, str]:
-    """A real accelerator and one of `precisions` it publishes a dense peak for."""
-    pool = [
-        (acc, prec)
-        for acc in catalog.accelerators()
-        for prec in precisions
-        if prec in acc.dense_flops and (not need_bw or acc.mem_bw_bytes_per_s)
-    ]
-    return rng.choice(pool)
-
+from problems.templates._common import (
+    PRECISION_LABEL,
+    accelerator_names,
+    bw_tbps_of,
+    draw_accelerator,
+    matching_accelerators,
+    peak_tflops_of,
+    sparse_note,
+    sparse_ratio,
+)
 
 # --- roofline-ridge --------------------------------------------------------------------------
 
@@ -249,7 +126,7 @@ class RooflineRidge(Template):
                 "(TFLOP/s over TB/s) so the powers of ten cancel.",
             ),
         ]
-        return distinct(out, {"ridge": ridge})
+        return out
 
 
 # --- roofline-attainable ---------------------------------------------------------------------
@@ -389,7 +266,6 @@ class RooflineAttainable(Template):
         intensity = _intensity(p)
         attainable = _attainable(p)
         memory = _memory_bound(p)
-        bound = "memory" if memory else "compute"
         out: list[Misconception] = []
         if abs(1 / intensity - intensity) > 0.02 * intensity:
             out.append(
@@ -441,5 +317,4 @@ class RooflineAttainable(Template):
                 "kernel waits on memory, at or above it the kernel waits on the math units.",
             )
         )
-        correct = {"intensity": intensity, "attainable": attainable, "bound": bound}
-        return distinct(out, correct)
+        return out

@@ -15,12 +15,15 @@ from problems.engine.registry import register
 from problems.engine.solutions import formula, step
 from problems.engine.template import FactorHints, Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
-from problems.templates.roofline import (
+from problems.templates._common import (
     PRECISION_LABEL,
     accelerator_names,
     bw_tbps_of,
-    distinct,
+    dense_models,
+    draw_accelerator,
+    drop_close_counts,
     matching_accelerators,
+    model_with_params,
     peak_tflops_of,
     sparse_note,
     sparse_ratio,
@@ -31,29 +34,6 @@ Precision = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"]
 _GPU_COUNTS = (1, 2, 4, 8)
 # Share of each GPU's memory the weights may take when choosing a realistic GPU count.
 _WEIGHT_SHARE = 0.8
-
-
-def matching_models(
-    n_params: float, dense_only: bool = False
-) -> list[tuple[catalog.ModelArch, str]]:
-    """Catalog models whose total (or, for MoE, active) parameter count is n_params."""
-    hits = []
-    for m in catalog.models():
-        if math.isclose(m.total_params, n_params, rel_tol=1e-12):
-            if not dense_only or m.arch_type == "dense":
-                hits.append((m, "total"))
-        elif (
-            not dense_only
-            and m.arch_type == "moe"
-            and math.isclose(m.active_params, n_params, rel_tol=1e-12)
-        ):
-            hits.append((m, "active"))
-    return hits
-
-
-def _dense_model_name(n_params: float) -> str | None:
-    hits = matching_models(n_params, dense_only=True)
-    return hits[0][0].name if hits else None
 
 
 def _gpu_count(rng: random.Random, weight_bytes: float, acc: catalog.Accelerator) -> int | None:
@@ -111,7 +91,7 @@ class DecodeTpotFloor(Template):
     Params = DecodeParams
 
     def generate(self, rng: random.Random) -> DecodeParams:
-        dense = [m for m in catalog.models() if m.arch_type == "dense"]
+        dense = dense_models()
         accs = [a for a in catalog.accelerators() if a.mem_bw_bytes_per_s > 0]
         while True:
             model = rng.choice(dense)
@@ -140,9 +120,11 @@ class DecodeTpotFloor(Template):
         }
 
     def statement(self, p: DecodeParams) -> str:
-        name = _dense_model_name(p.n_params)
+        named = model_with_params(p.n_params, among=dense_models())
         size = f"{params_count(p.n_params)} parameters ($N = {tex(p.n_params, 15)}$)"
-        model = f"{name}, a dense model with {size}," if name else f"A dense model with {size}"
+        model = (
+            f"{named.name}, a dense model with {size}," if named else f"A dense model with {size}"
+        )
         hits = matching_accelerators(mem_bw_tbps=p.mem_bw_tbps)
         which = f" ({accelerator_names(hits)})" if hits else ""
         if p.n_gpus == 1:
@@ -222,7 +204,7 @@ class DecodeTpotFloor(Template):
                 "Invert the time in seconds to get tokens per second.",
             ),
         ]
-        return distinct(out, {"tpot": seconds * 1e3, "tokens_per_s": 1 / seconds})
+        return out
 
     def factor_hints(self, p: DecodeParams) -> FactorHints:
         return FactorHints(parallelism=p.n_gpus if p.n_gpus > 1 else None)
@@ -267,16 +249,9 @@ class PrefillTime(Template):
     Params = PrefillParams
 
     def generate(self, rng: random.Random) -> PrefillParams:
-        dense = [m for m in catalog.models() if m.arch_type == "dense"]
-        pool = [
-            (acc, prec)
-            for acc in catalog.accelerators()
-            for prec in ("bf16", "bf16", "fp8")
-            if prec in acc.dense_flops
-        ]
         while True:
-            model = rng.choice(dense)
-            acc, prec = rng.choice(pool)
+            model = rng.choice(dense_models())
+            acc, prec = draw_accelerator(rng, ("bf16", "bf16", "fp8"), need_bw=False)
             weight_bytes = model.total_params * BYTES_PER_ELEMENT[prec]
             n = _gpu_count(rng, weight_bytes, acc)
             prompts = [t for t in _PROMPTS if t <= model.max_context]
@@ -294,12 +269,8 @@ class PrefillTime(Template):
         return {"ttft": Part("ttft", _prefill_seconds(p) * 1e3, "ms", label="Time to first token")}
 
     def statement(self, p: PrefillParams) -> str:
-        name = _dense_model_name(p.n_params)
-        model = (
-            f"{name} ({params_count(p.n_params)} parameters"
-            if name
-            else (f"A dense model ({params_count(p.n_params)} parameters")
-        )
+        named = model_with_params(p.n_params, among=dense_models())
+        model = f"{named.name if named else 'A dense model'} ({params_count(p.n_params)} parameters"
         hits = matching_accelerators(peak_tflops=p.peak_tflops)
         if hits:
             prec = PRECISION_LABEL[hits[0][1] or "bf16"]
@@ -375,7 +346,7 @@ class PrefillTime(Template):
                     "kernels only reach the dense figure.",
                 )
             )
-        return distinct(out, {"ttft": ms})
+        return out
 
     def factor_hints(self, p: PrefillParams) -> FactorHints:
         return FactorHints(parallelism=p.n_gpus if p.n_gpus > 1 else None)
@@ -406,7 +377,7 @@ def _expected_tokens(alpha: float, gamma: int) -> float:
 
 def _draft_pairs() -> list[tuple[catalog.ModelArch, catalog.ModelArch, float]]:
     """(draft, target, cost ratio) for dense models of one family sharing a tokenizer."""
-    dense = [m for m in catalog.models() if m.arch_type == "dense"]
+    dense = dense_models()
     pairs = []
     for d in dense:
         for t in dense:
@@ -497,7 +468,6 @@ class SpecDecode(Template):
     def misconceptions(self, p: SpecParams) -> list[Misconception]:
         tokens = _expected_tokens(p.alpha, p.gamma)
         cost = p.gamma * p.draft_cost + 1
-        speed = tokens / cost
         out = [
             Misconception(
                 "independent-acceptance",
@@ -535,8 +505,7 @@ class SpecDecode(Template):
                 "That leaves out the token the target pass always contributes.",
             ),
         ]
-        correct = {"tokens_per_step": tokens, "speedup": speed}
-        return distinct(out, correct)
+        return out
 
 
 # --- littles-law ------------------------------------------------------------------------------
@@ -626,8 +595,6 @@ class LittlesLaw(Template):
         )
 
     def misconceptions(self, p: LittleParams) -> list[Misconception]:
-        concurrency = p.arrival_rps * p.latency_s
-        replicas = _replicas(p)
         out = [
             Misconception(
                 "rate-over-latency",
@@ -658,5 +625,4 @@ class LittlesLaw(Template):
                 "request holds a slot for W seconds, so divide lambda x W by the slots.",
             ),
         ]
-        correct = {"concurrency": concurrency, "replicas": replicas}
-        return distinct(out, correct)
+        return drop_close_counts(out, {"replicas": _replicas(p)})

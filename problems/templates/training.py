@@ -11,16 +11,17 @@ from problems.engine.numbers import params_count, sig, tex
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
 from problems.engine.template import FactorHints, Misconception, Params, Part, Template
-from problems.templates.roofline import (
+from problems.templates._common import (
     PRECISION_LABEL,
     accelerator_names,
-    distinct,
+    draw_accelerator,
     matching_accelerators,
+    model_with_params,
+    moe_with_active_params,
     peak_tflops_of,
     sparse_note,
     sparse_ratio,
 )
-from problems.templates.serving import matching_models
 
 
 class TrainingTimeParams(Params):
@@ -52,14 +53,6 @@ def _seconds(p: TrainingTimeParams) -> float:
     return 6 * p.n_params * p.n_tokens / (p.n_gpus * p.peak_tflops * 1e12 * p.mfu)
 
 
-def _moe_hit(n_params: float) -> catalog.ModelArch | None:
-    """The MoE model whose active parameter count this is, if any."""
-    for model, kind in matching_models(n_params):
-        if kind == "active":
-            return model
-    return None
-
-
 @register
 class TrainingTime(Template):
     slug = "training-time"
@@ -76,19 +69,13 @@ class TrainingTime(Template):
 
     def generate(self, rng: random.Random) -> TrainingTimeParams:
         models = catalog.models()
-        pool = [
-            (acc, prec)
-            for acc in catalog.accelerators()
-            for prec in ("bf16", "bf16", "bf16", "fp8")
-            if prec in acc.dense_flops
-        ]
         while True:
             model = rng.choice(models)
             n = model.active_params if model.arch_type == "moe" else model.total_params
             # Sometimes Chinchilla-optimal: about 20 tokens per parameter, to two figures.
             chinchilla = rng.random() < 0.3
             tokens = float(f"{20 * n:.2g}") if chinchilla else rng.choice(_TOKEN_BUDGETS)
-            acc, prec = rng.choice(pool)
+            acc, prec = draw_accelerator(rng, ("bf16", "bf16", "bf16", "fp8"), need_bw=False)
             p = TrainingTimeParams(
                 n_params=float(n),
                 n_tokens=tokens,
@@ -107,7 +94,7 @@ class TrainingTime(Template):
         }
 
     def statement(self, p: TrainingTimeParams) -> str:
-        moe = _moe_hit(p.n_params)
+        moe = moe_with_active_params(p.n_params)
         if moe is not None:
             model = (
                 f"{moe.name}, a mixture-of-experts model with {params_count(moe.total_params)} "
@@ -115,8 +102,8 @@ class TrainingTime(Template):
                 f"({params_count(p.n_params)}) are active for each token"
             )
         else:
-            hits = [m for m, kind in matching_models(p.n_params) if kind == "total"]
-            name = hits[0].name if hits else "a dense model"
+            named = model_with_params(p.n_params)
+            name = named.name if named else "a dense model"
             model = f"{name} ($N = {tex(p.n_params, 15)}$ parameters, {params_count(p.n_params)})"
         gpus = matching_accelerators(peak_tflops=p.peak_tflops)
         if gpus:
@@ -192,7 +179,7 @@ class TrainingTime(Template):
                         "kernels only reach the dense figure.",
                     )
                 )
-        moe = _moe_hit(p.n_params)
+        moe = moe_with_active_params(p.n_params)
         if moe is not None:
             ratio = moe.total_params / p.n_params
             out += [
@@ -205,8 +192,7 @@ class TrainingTime(Template):
                 )
                 for part, value in (("days", days), ("gpu_hours", gpu_hours))
             ]
-        correct = {"days": days, "gpu_hours": gpu_hours}
-        return distinct(out, correct)
+        return out
 
     def factor_hints(self, p: TrainingTimeParams) -> FactorHints:
         return FactorHints(parallelism=p.n_gpus if p.n_gpus > 1 else None)

@@ -200,9 +200,8 @@ class GbGib(Template):
         )
 
     def misconceptions(self, p: ConvertParams) -> list[Misconception]:
-        correct = _convert(p.value, p.from_unit, p.to_unit)
         src, dst = COUNTERPART[p.from_unit], COUNTERPART[p.to_unit]
-        candidates = [
+        return [
             Misconception(
                 "gb-vs-gib",
                 "converted",
@@ -233,9 +232,3 @@ class GbGib(Template):
                 "target unit.",
             ),
         ]
-        out: list[Misconception] = []
-        for m in candidates:
-            taken = [correct] + [o.value for o in out]
-            if all(abs(m.value - v) > 0.01 * abs(v) for v in taken):
-                out.append(m)
-        return out

@@ -1,0 +1,132 @@
+"""The checks every template test shares, in one place.
+
+`check_variant` is the per-seed harness that test_templates_sweep.py runs for every
+registered template; the rest are small helpers the family test files use for their
+hand-checked values and named slips. Everything goes through `Variant`, the engine's one
+entry point, so the misconceptions seen here are the ones a grader can tell apart.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import xml.etree.ElementTree as ET
+
+import pydantic
+import pytest
+
+from problems.engine import registry
+from problems.engine.render import render_markdown
+from problems.engine.template import Kind, Part
+from problems.engine.tolerance import Exact
+from problems.engine.variants import Variant
+
+LESSONS = {
+    "what-ai-workloads-need", "how-an-llm-writes-text", "inside-the-transformer", "inside-a-gpu",
+    "the-accelerator-software-stack", "gpu-memory-math", "anatomy-of-a-gpu-server",
+    "prefill-decode-and-the-cost-of-a-token", "distributed-training-data-parallel",
+    "model-parallelism", "ai-networking-infiniband-roce", "storage-data-pipelines",
+    "gpus-on-kubernetes", "scheduling-gpu-clusters", "serving-models", "the-accelerator-landscape",
+    "ray-distributed-ai-frameworks", "the-kv-cache", "batching-for-llm-inference", "quantization",
+    "llm-inference-at-scale", "gpu-monitoring-observability", "bring-up-validation",
+    "troubleshooting-gpu-clusters", "power-cooling-the-ai-data-center", "reliability-cost-at-scale",
+    "speculative-decoding", "gpu-programming-with-cuda", "rocm-hip-on-amd", "triton-kernels",
+}  # fmt: skip
+KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+_MATH = re.compile(r"<math\b.*?</math>", re.S)
+
+
+def variant(slug: str, params: dict) -> Variant:
+    return Variant.from_params(slug, params)
+
+
+def solve(slug: str, params: dict) -> dict[str, Part]:
+    return variant(slug, params).parts
+
+
+def slips(slug: str, params: dict) -> dict[tuple[str, str], float | int | str]:
+    """{(code, part): value} of the misconceptions the grader can name for these params."""
+    return {(m.code, m.part): m.value for m in variant(slug, params).misconceptions}
+
+
+def near(a: float, b: float) -> bool:
+    """Within 1% of each other: a grader could not tell the two answers apart."""
+    return abs(a - b) <= 0.01 * max(abs(a), abs(b))
+
+
+def assert_renders(text: str) -> None:
+    """The Markdown renders, every formula is well-formed MathML, and no `$` is left over."""
+    html = render_markdown(text)
+    for block in _MATH.findall(html):
+        ET.fromstring(block)  # noqa: S314 - our own rendered MathML
+    assert "$" not in _MATH.sub("", html)
+
+
+def assert_refused(slug: str, name: str, value: object) -> None:
+    """A generated variant with `name` set to `value` (or added, if it is not a parameter)
+    is refused."""
+    t = registry.get(slug)
+    good = t.generate(random.Random(0)).model_dump()
+    with pytest.raises(pydantic.ValidationError):
+        t.parse_params({**good, name: value})
+
+
+def distinct_params(slug: str, seeds: range) -> int:
+    """How many different parameter sets the generator draws over these seeds."""
+    t = registry.get(slug)
+    return len({tuple(sorted(t.generate(random.Random(s)).model_dump().items())) for s in seeds})
+
+
+def _assert_part(part: Part, seed: int) -> None:
+    if part.kind is Kind.NUMERIC:
+        assert isinstance(part.value, float) and math.isfinite(part.value), (seed, part)
+        assert part.value > 0, (seed, part)
+    else:
+        assert isinstance(part.tolerance, Exact), (seed, part)
+        if part.kind is Kind.INTEGER:
+            assert type(part.value) is int and part.value >= 0, (seed, part)
+        else:
+            assert part.value in part.choices, (seed, part)
+
+
+def check_variant(slug: str, seed: int) -> set[str]:
+    """Every per-variant check; returns the codes of the misconceptions it names.
+
+    The seed gives the same parameters twice, and they survive a round trip through
+    their own JSON; every part is finite (positive for numbers, whole and non-negative
+    for counts, a listed word for choices); statement and solution render; and every
+    misconception the grader can tell apart (Variant.misconceptions) has a kebab-case
+    code and feedback, a finite value (or a listed word) 1% or more from the answer and
+    from the earlier slips of its part, and grades wrong, named after its own code. A
+    variant whose parts are not whole numbers names at least two different slips.
+    """
+    v = Variant.from_seed(slug, seed)
+    t, p = v.template, v.params
+    assert t.generate(random.Random(seed)) == p, seed
+    assert t.parse_params(p.model_dump()) == p, seed
+    for part in v.parts.values():
+        _assert_part(part, seed)
+    assert_renders(v.statement_markdown())
+    assert_renders(v.solution_markdown())
+    codes: set[str] = set()
+    taken: dict[str, list] = {}
+    for m in v.misconceptions:  # the ones a grader can tell apart
+        assert KEBAB.match(m.code) and m.feedback, (seed, m)
+        part = v.parts[m.part]
+        if part.kind is Kind.CHOICE:
+            assert m.value != part.value and m.value in part.choices, (seed, m)
+            answer = m.value
+        else:
+            assert math.isfinite(m.value), (seed, m)
+            assert not near(m.value, part.value), (seed, m)
+            for other in taken.get(m.part, []):  # the grader names the first match
+                assert not near(m.value, other), (seed, m)
+            answer = repr(m.value) if part.kind is Kind.NUMERIC else str(int(m.value))
+        taken.setdefault(m.part, []).append(m.value)
+        graded = v.grade(m.part, answer)
+        assert not graded.correct and graded.misconception == m.code, (seed, m, graded)
+        codes.add(m.code)
+    if all(part.kind is not Kind.INTEGER for part in v.parts.values()):
+        assert len(codes) >= 2, (seed, codes)
+    return codes
