@@ -12,11 +12,18 @@ from problems.engine.numbers import BYTES_PER_ELEMENT, UNIT_BYTES, params_count,
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
 from problems.engine.template import FactorHints, Misconception, Params, Part, Template
+from problems.templates._common import model_with_params
 
 Precision = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"]
 SizeUnit = Literal["GB", "GiB"]
 
 OTHER_UNIT = {"GB": "GiB", "GiB": "GB"}
+
+
+def _model_name(n_params: float) -> str | None:
+    """The real model this parameter count belongs to, so the statement can name it."""
+    model = model_with_params(n_params)
+    return model.name if model else None
 
 
 def _unit_note(unit: str) -> str:
@@ -62,7 +69,7 @@ class WeightsMemory(Template):
     def statement(self, p: WeightsParams) -> str:
         b = BYTES_PER_ELEMENT[p.precision]
         return (
-            f"A model has {params_count(p.n_params)} parameters "
+            f"{_model_name(p.n_params) or 'A model'} has {params_count(p.n_params)} parameters "
             f"($N = {tex(p.n_params, 12)}$). You load its weights in "
             f"**{p.precision.upper()}**, {sig(b)} byte{'s' if b != 1 else ''} per parameter "
             "(ignore quantization scales and everything else: weights only).\n\n"
@@ -169,8 +176,8 @@ class TrainingMemoryAdam(Template):
             else f"ZeRO stage {p.zero_stage}"
         )
         return (
-            f"You train a {params_count(p.n_params)}-parameter model "
-            f"($\\Psi = {tex(p.n_params, 12)}$) "
+            f"You train {_model_name(p.n_params) or 'a model'} "
+            f"({params_count(p.n_params)} parameters, $\\Psi = {tex(p.n_params, 12)}$) "
             f"with mixed-precision Adam on {p.n_gpus} GPUs using {stage}, data-parallel degree "
             f"$N_d = {p.n_gpus}$. Per parameter the model states are 2 bytes of BF16 weights, "
             "2 bytes of BF16 gradients and 12 bytes of FP32 optimizer state (master weights, "
