@@ -100,6 +100,34 @@ class Server(SourcedRecord):
 
 
 class ModelArchitecture(SourcedRecord):
+    # The architecture figures copied from the data file: one list for loader and API.
+    DATA_FIELDS = (
+        "name",
+        "arch_type",
+        "n_layers",
+        "hidden_size",
+        "n_heads",
+        "n_kv_heads",
+        "head_dim",
+        "intermediate_size",
+        "vocab_size",
+        "max_context",
+        "total_params",
+        "active_params",
+        "tied_embeddings",
+        "sliding_window",
+        "n_experts",
+        "experts_per_token",
+        "n_shared_experts",
+        "moe_intermediate_size",
+        "first_k_dense",
+        "q_lora_rank",
+        "kv_lora_rank",
+        "qk_rope_head_dim",
+        "qk_nope_head_dim",
+        "v_head_dim",
+    )
+
     class ArchType(models.TextChoices):
         DENSE = "dense", "Dense"
         MOE = "moe", "Mixture of experts"

@@ -115,36 +115,9 @@ def _server_values(rec: schema.ServerRecord, position: int, refs: dict) -> dict:
     }
 
 
-_MODEL_FIELDS = (
-    "name",
-    "arch_type",
-    "n_layers",
-    "hidden_size",
-    "n_heads",
-    "n_kv_heads",
-    "head_dim",
-    "intermediate_size",
-    "vocab_size",
-    "max_context",
-    "total_params",
-    "active_params",
-    "tied_embeddings",
-    "sliding_window",
-    "n_experts",
-    "experts_per_token",
-    "n_shared_experts",
-    "moe_intermediate_size",
-    "first_k_dense",
-    "q_lora_rank",
-    "kv_lora_rank",
-    "qk_rope_head_dim",
-    "qk_nope_head_dim",
-    "v_head_dim",
-)
-
-
 def _model_values(rec: schema.ModelRecord, position: int, _: dict) -> dict:
-    return {**_common(rec, position), **{name: getattr(rec, name) for name in _MODEL_FIELDS}}
+    figures = {name: getattr(rec, name) for name in ModelArchitecture.DATA_FIELDS}
+    return {**_common(rec, position), **figures}
 
 
 def _upsert(

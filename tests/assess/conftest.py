@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from tests.factories import CourseFactory, CourseRoleFactory, UserFactory
+from tests.factories import CourseFactory, UserFactory
 
 
 @pytest.fixture
@@ -21,16 +21,6 @@ def other_learner(db):
 @pytest.fixture
 def course(db):
     return CourseFactory(slug="ai-infra")
-
-
-@pytest.fixture
-def instructor(course):
-    return CourseRoleFactory(user__username="teacher", course=course).user
-
-
-@pytest.fixture
-def staff(db):
-    return UserFactory(username="admin", is_staff=True)
 
 
 @pytest.fixture

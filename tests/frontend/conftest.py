@@ -14,7 +14,6 @@ from assess.services.questions import practice_question_add
 from tests.factories import (
     PASSWORD,
     CourseFactory,
-    CourseRoleFactory,
     LessonFactory,
     ModuleFactory,
     QuizFactory,
@@ -59,16 +58,6 @@ def kv_lesson(module):
     return LessonFactory(
         module=module, slug="the-kv-cache", title="The KV Cache", templates=["kv-cache-per-token"]
     )
-
-
-@pytest.fixture
-def instructor(course):
-    return CourseRoleFactory(user__username="teacher", course=course).user
-
-
-@pytest.fixture
-def staff(db):
-    return UserFactory(username="admin", is_staff=True)
 
 
 @pytest.fixture
