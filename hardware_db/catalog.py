@@ -14,6 +14,7 @@ editing them (the `load_hardware` command does).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import functools
 from collections.abc import Mapping
@@ -185,92 +186,34 @@ def _freeze_rates(rates: Mapping[str, float]) -> Mapping[str, float]:
     return MappingProxyType({key: float(value) for key, value in rates.items()})
 
 
+def _from_record(cls: type, rec: schema._Record, **renamed: object):
+    """A frozen catalog entry from a validated record: same-named fields are copied, and
+    the few that differ (frozen maps, tuples) are given explicitly."""
+    names = [f.name for f in dataclasses.fields(cls) if f.name not in renamed]
+    values = {name: getattr(rec, name) for name in names}
+    return cls(**values, **renamed)
+
+
 def _accelerator(rec: schema.AcceleratorRecord) -> Accelerator:
-    return Accelerator(
-        slug=rec.slug,
-        vendor=rec.vendor,
-        name=rec.name,
-        form_factor=rec.form_factor,
-        memory_label=rec.memory_label,
-        memory_bytes=rec.memory_bytes,
-        memory_reported_bytes=rec.memory_reported_bytes,
-        mem_bw_bytes_per_s=rec.mem_bw_bytes_per_s,
+    return _from_record(
+        Accelerator,
+        rec,
         dense_flops=_freeze_rates(rec.dense_flop_per_s),
         sparse_flops=_freeze_rates(rec.sparse_flop_per_s),
-        tdp_watts=rec.tdp_watts,
-        scale_up_link=rec.scale_up_link,
-        scale_up_bw_bytes_per_s_per_direction=rec.scale_up_bw_bytes_per_s_per_direction,
         source=tuple(rec.source),
-        as_of=rec.as_of,
-        notes=rec.notes,
-        scale_up_bw_bytes_per_s_bidirectional=rec.scale_up_bw_bytes_per_s_bidirectional,
-        host_link=rec.host_link,
     )
 
 
 def _link(rec: schema.LinkRecord) -> Link:
-    return Link(
-        slug=rec.slug,
-        name=rec.name,
-        kind=rec.kind,
-        line_rate_bits_per_s=rec.line_rate_bits_per_s,
-        bw_bytes_per_s_per_direction=rec.bw_bytes_per_s_per_direction,
-        bw_bytes_per_s_bidirectional=rec.bw_bytes_per_s_bidirectional,
-        source=tuple(rec.source),
-        as_of=rec.as_of,
-        notes=rec.notes,
-    )
+    return _from_record(Link, rec, source=tuple(rec.source))
 
 
 def _server(rec: schema.ServerRecord) -> Server:
-    return Server(
-        slug=rec.slug,
-        name=rec.name,
-        vendor=rec.vendor,
-        accelerator=rec.accelerator,
-        n_accelerators=rec.n_accelerators,
-        nic_count=rec.nic_count,
-        nic_link=rec.nic_link,
-        nic_description=rec.nic_description,
-        cpu=rec.cpu,
-        system_power_watts=rec.system_power_watts,
-        source=tuple(rec.source),
-        as_of=rec.as_of,
-        notes=rec.notes,
-    )
+    return _from_record(Server, rec, source=tuple(rec.source))
 
 
 def _model(rec: schema.ModelRecord) -> ModelArch:
-    return ModelArch(
-        slug=rec.slug,
-        name=rec.name,
-        arch_type=rec.arch_type,
-        n_layers=rec.n_layers,
-        hidden_size=rec.hidden_size,
-        n_heads=rec.n_heads,
-        n_kv_heads=rec.n_kv_heads,
-        head_dim=rec.head_dim,
-        intermediate_size=rec.intermediate_size,
-        vocab_size=rec.vocab_size,
-        max_context=rec.max_context,
-        total_params=rec.total_params,
-        active_params=rec.active_params,
-        tied_embeddings=rec.tied_embeddings,
-        sliding_window=rec.sliding_window,
-        n_experts=rec.n_experts,
-        experts_per_token=rec.experts_per_token,
-        kv_lora_rank=rec.kv_lora_rank,
-        qk_rope_head_dim=rec.qk_rope_head_dim,
-        source=tuple(rec.source),
-        as_of=rec.as_of,
-        notes=rec.notes,
-        n_shared_experts=rec.n_shared_experts,
-        moe_intermediate_size=rec.moe_intermediate_size,
-        first_k_dense=rec.first_k_dense,
-        q_lora_rank=rec.q_lora_rank,
-        qk_nope_head_dim=rec.qk_nope_head_dim,
-        v_head_dim=rec.v_head_dim,
-    )
+    return _from_record(ModelArch, rec, source=tuple(rec.source))
 
 
 @functools.cache
