@@ -63,13 +63,21 @@ def assert_renders(text: str) -> None:
     assert "$" not in _MATH.sub("", html)
 
 
-def assert_refused(slug: str, name: str, value: object) -> None:
-    """A generated variant with `name` set to `value` (or added, if it is not a parameter)
-    is refused."""
+def assert_bad_params_refused(slug: str, out_of_range: list[tuple[str, object]]) -> None:
+    """A generated variant's parameters are refused with an unknown name added, with any
+    one of them missing, and with each `(name, value)` of `out_of_range` set (a name that
+    is not a parameter is another unknown one)."""
     t = registry.get(slug)
     good = t.generate(random.Random(0)).model_dump()
-    with pytest.raises(pydantic.ValidationError):
-        t.parse_params({**good, name: value})
+    cases = [("unknown 'surprise'", {**good, "surprise": 1})]
+    cases += [(f"missing {name!r}", {k: v for k, v in good.items() if k != name}) for name in good]
+    cases += [(f"{name}={value!r}", {**good, name: value}) for name, value in out_of_range]
+    for what, data in cases:
+        try:
+            t.parse_params(data)
+        except pydantic.ValidationError:
+            continue
+        pytest.fail(f"{slug}: parameters with {what} were accepted")
 
 
 def distinct_params(slug: str, seeds: range) -> int:
