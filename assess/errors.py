@@ -23,3 +23,7 @@ class InvalidInput(AssessError):
 
 class NotPermitted(AssessError):
     """The user may see the object but not do this to it (HTTP 403)."""
+
+
+class IdempotencyMismatch(AssessError):
+    """An idempotency key reused with a different body; the first result stands (422)."""

@@ -1,18 +1,151 @@
-"""When a learner may see correctness, answers and worked solutions."""
+"""The one feedback policy: what a reader may see of an answer, a solution or a grade,
+and when. The API's serializers, the pages and LTI all ask here; none decides alone.
+
+Two regimes, chosen by the quiz's feedback setting:
+
+- Immediate (practice, homework by default): each try is told right or wrong at once,
+  with the misconception named. A part's answer, and a question's worked solution, stay
+  hidden until the part is *closed*: a correct try, its last allowed try, or the learner
+  asked for the answer (a reveal, which forfeits its remaining tries). A closed part
+  takes no more tries, so a shown answer can never be typed back for credit. When the
+  attempt is over every answer shows.
+- Deferred (exams, certifications, a quiz set to later feedback): nothing about
+  correctness, no answer and no solution, until `grades_visible` says so (the attempt is
+  over, or the quiz has closed for everyone). Until the finish the learner may change
+  an answer as often as they like; the last saved one counts.
+
+Instructors and staff reading a learner's attempt see everything.
+The functions below are pure: they take the rows already read and decide.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
+from enum import StrEnum
 
-from assess.models import Attempt, Quiz
+from assess.scoring import Rules, part_score, question_score
 
 
-def feedback_visible(*, attempt: Attempt, now: datetime) -> bool:
-    """immediately: always; after_attempt: once the attempt is over; after_close: once
-    the quiz has closed for everyone, so no one can pass answers to a classmate."""
+def attempt_over(*, attempt, now: datetime) -> bool:
+    """The attempt takes no more answers: finished, expired, or past its deadline."""
+    return attempt.status != "open" or attempt.past_deadline(now)
+
+
+def grades_visible(*, attempt, now: datetime) -> bool:
+    """May the learner see correctness and scores now? immediately: always;
+    after_attempt: once the attempt is over; after_close: once the quiz has closed for
+    everyone, so no one can pass answers to a classmate."""
     quiz = attempt.quiz
-    if quiz.feedback == Quiz.Feedback.IMMEDIATELY:
+    if quiz.feedback == "immediately":
         return True
-    if quiz.feedback == Quiz.Feedback.AFTER_ATTEMPT:
-        return attempt.status != Attempt.Status.OPEN or attempt.past_deadline(now)
+    if quiz.feedback == "after_attempt":
+        return attempt_over(attempt=attempt, now=now)
     return quiz.closes_at is not None and now >= quiz.closes_at
+
+
+# The name the rest of the code has long used for the attempt-level question.
+feedback_visible = grades_visible
+
+
+class Closed(StrEnum):
+    """Why a part takes no more tries (immediate feedback)."""
+
+    SOLVED = "solved"
+    REVEALED = "revealed"
+    EXHAUSTED = "exhausted"
+
+
+CLOSED_MESSAGES = {
+    Closed.SOLVED: "This part was answered correctly already; its answer is shown.",
+    Closed.REVEALED: "You asked for this part's answer, so it takes no more tries.",
+    Closed.EXHAUSTED: "You have used every try allowed on this part.",
+}
+
+
+@dataclass(frozen=True)
+class PartPolicy:
+    name: str
+    tries: int  # valid answers stored
+    tries_left: int | None  # immediate feedback: None unlimited; deferred: None
+    closed: Closed | None  # immediate feedback: why no more tries are taken
+    accepts: bool  # the learner may send an answer now
+    show_grades: bool  # correctness, score, misconception and feedback of its tries
+    show_answer: bool  # the correct value
+    score: float  # what the part earns under the quiz's rules (shown with show_grades)
+
+
+@dataclass(frozen=True)
+class QuestionPolicy:
+    parts: dict[str, PartPolicy]
+    show_solution: bool  # every part's answer may show, so the worked solution may
+    show_score: bool
+    score: float
+    can_reveal: bool  # some part could still be revealed by the learner
+
+
+def part_policy(
+    *,
+    name: str,
+    tries: Sequence,
+    revealed: bool,
+    rules: Rules,
+    over: bool,
+    grades: bool,
+    learner: bool,
+) -> PartPolicy:
+    """One part. `tries`: its valid responses in stored order; `over`: the attempt takes
+    no more answers; `grades`: grades_visible(); `learner`: the reader is the attempt's
+    own learner (anyone else who may read the attempt sees everything)."""
+    score = part_score(tries, rules)
+    if rules.deferred:
+        show = grades or not learner
+        return PartPolicy(name, len(tries), None, None, learner and not over, show, show, score)
+    limit = rules.tries
+    counted = tries if limit is None else tries[:limit]
+    closed = None
+    if any(r.correct for r in counted):
+        closed = Closed.SOLVED
+    elif revealed:
+        closed = Closed.REVEALED
+    elif limit is not None and len(tries) >= limit:
+        closed = Closed.EXHAUSTED
+    left = None if limit is None else max(0, limit - len(tries))
+    show_answer = closed is not None or over or not learner
+    accepts = learner and not over and closed is None
+    return PartPolicy(name, len(tries), left, closed, accepts, True, show_answer, score)
+
+
+def question_policy(
+    *,
+    parts: Sequence[Mapping],
+    tries: Mapping[str, Sequence],
+    revealed: Iterable[str],
+    rules: Rules,
+    over: bool,
+    grades: bool,
+    learner: bool,
+) -> QuestionPolicy:
+    """Every part of one question, and what follows for the question as a whole."""
+    revealed = set(revealed)
+    policies = {
+        p["name"]: part_policy(
+            name=p["name"],
+            tries=tries.get(p["name"], ()),
+            revealed=p["name"] in revealed,
+            rules=rules,
+            over=over,
+            grades=grades,
+            learner=learner,
+        )
+        for p in parts
+    }
+    show_score = all(pp.show_grades for pp in policies.values())
+    return QuestionPolicy(
+        parts=policies,
+        show_solution=all(pp.show_answer for pp in policies.values()),
+        show_score=show_score,
+        score=question_score(parts, {n: pp.score for n, pp in policies.items()}),
+        can_reveal=not rules.deferred and any(pp.accepts for pp in policies.values()),
+    )

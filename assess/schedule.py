@@ -7,4 +7,10 @@ BEAT_SCHEDULE = {
         # how long a timed-out attempt shows as open.
         "schedule": 60.0,
     },
+    "assess-release-mastery": {
+        "task": "assess.tasks.release_mastery",
+        # Every minute: held answers of a quiz with feedback after its close reach
+        # mastery within a minute of the close (finish and expiry release at once).
+        "schedule": 60.0,
+    },
 }

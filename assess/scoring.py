@@ -1,7 +1,17 @@
 """Scores from stored responses: pure functions, so services, review and regrade agree.
 
-A part scores its latest valid response (0 if none); a question the weighted mean of its
-parts (Part.weight); an attempt sum(points x question score) / sum(points).
+How a part scores depends on when its grade is seen (`Rules`):
+
+- Immediate feedback (practice, homework): each answer is a *try* the learner sees graded.
+  The part scores its first correct try within the quiz's limit, less `penalty_per_try`
+  for each try before it; with no correct try, the best try by the same reckoning (a
+  partially credited estimate), and never below 0. Tries past the limit cannot be
+  stored (the service refuses them); they are ignored here all the same.
+- Deferred feedback (exams, certifications, any quiz set to later feedback): the learner
+  may change an answer until the finish; the last saved answer counts.
+
+A question scores the weighted mean of its parts (Part.weight); an attempt
+sum(points x question score) / sum(points).
 """
 
 from __future__ import annotations
@@ -9,18 +19,57 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+IMMEDIATELY = "immediately"  # Quiz.Feedback.IMMEDIATELY, kept here so this stays pure
 
-def latest_scores(responses: Iterable) -> dict[tuple[int, str], float]:
-    """{(question_id, part): score} of the latest valid response, by (created_at, id)."""
-    latest: dict[tuple[int, str], tuple] = {}
-    for r in responses:
-        if not r.valid:
-            continue
-        key = (r.question_id, r.part)
-        rank = (r.created_at, r.id)
-        if key not in latest or rank > latest[key][0]:
-            latest[key] = (rank, r.score)
-    return {key: score for key, (_rank, score) in latest.items()}
+
+@dataclass(frozen=True)
+class Rules:
+    deferred: bool  # the last saved answer counts; no tries, no penalty
+    tries: int | None = None  # graded tries per part, None: unlimited
+    penalty: float = 0.0  # share of the part lost per try before the first correct one
+
+    @classmethod
+    def of(cls, quiz) -> Rules:
+        """The quiz's rules: anything with feedback, tries_per_part, penalty_per_try."""
+        if quiz.feedback != IMMEDIATELY:
+            return cls(deferred=True)
+        return cls(deferred=False, tries=quiz.tries_per_part, penalty=quiz.penalty_per_try)
+
+
+def part_score(tries: Sequence, rules: Rules) -> float:
+    """Score of one part from its valid responses in the order they were stored."""
+    if not tries:
+        return 0.0
+    if rules.deferred:
+        return float(tries[-1].score)
+    best = 0.0
+    counted = tries if rules.tries is None else tries[: rules.tries]
+    for k, r in enumerate(counted):
+        best = max(best, float(r.score) - rules.penalty * k)
+        if r.correct:
+            break
+    return max(0.0, best)
+
+
+def tries_by_part(responses: Iterable) -> dict[tuple[int, str], list]:
+    """{(question_id, part): [valid responses in (created_at, id) order]}."""
+    grouped: dict[tuple[int, str], list] = {}
+    for r in sorted((r for r in responses if r.valid), key=lambda r: (r.created_at, r.id)):
+        grouped.setdefault((r.question_id, r.part), []).append(r)
+    return grouped
+
+
+def part_scores(responses: Iterable, rules: Rules) -> dict[tuple[int, str], float]:
+    """{(question_id, part): score} under the rules."""
+    return {key: part_score(tries, rules) for key, tries in tries_by_part(responses).items()}
+
+
+def counted_responses(responses: Iterable, rules: Rules) -> list:
+    """The response that decides each part: for deferred feedback its last saved answer,
+    for immediate feedback its first try (the one a learner answered unaided). These are
+    the honest evidence mastery learns from."""
+    pick = -1 if rules.deferred else 0
+    return [tries[pick] for tries in tries_by_part(responses).values()]
 
 
 def question_score(parts: Sequence[Mapping], part_scores: Mapping[str, float]) -> float:
@@ -39,14 +88,14 @@ class AttemptScore:
     per_question: dict[int, float]
 
 
-def attempt_score(questions: Iterable, responses: Iterable) -> AttemptScore:
+def attempt_score(questions: Iterable, responses: Iterable, rules: Rules) -> AttemptScore:
     """Score the attempt's active questions; each question needs `.slot.points`."""
-    latest = latest_scores(responses)
+    scores = part_scores(responses, rules)
     per_question: dict[int, float] = {}
     earned = 0.0
     total = 0.0
     for q in questions:
-        parts = {p["name"]: latest.get((q.id, p["name"]), 0.0) for p in q.answers}
+        parts = {p["name"]: scores.get((q.id, p["name"]), 0.0) for p in q.answers}
         score = question_score(q.answers, parts)
         per_question[q.id] = score
         earned += q.slot.points * score

@@ -12,6 +12,9 @@ class Course(models.Model):
     title = models.CharField(max_length=200)
     summary = models.TextField()
     order = models.PositiveIntegerField()
+    # Learners may enrol themselves (the default); otherwise an instructor adds them. Not
+    # in the YAML files: it is a per-deployment choice, kept across reloads.
+    self_enrol = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["order", "slug"]

@@ -8,16 +8,28 @@ from datetime import timedelta
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from assess.models import Attempt, Quiz
-from assess.services.quizzes import QuizSpec, SlotSpec
+from assess.models import Attempt, Enrolment, Quiz
+from assess.services.quizzes import (
+    MAX_ATTEMPTS,
+    MAX_POINTS,
+    MAX_SLOTS,
+    MAX_TIME_LIMIT,
+    MAX_TRIES,
+    QuizSpec,
+    SlotSpec,
+)
+
+MAX_ID = 2**63 - 1  # the largest primary key the databases store
 
 # ------------------------------------------------------------------------------- quizzes
 
 
 class SlotSerializer(serializers.Serializer):
     order = serializers.IntegerField(read_only=True)
-    points = serializers.IntegerField(min_value=1, default=1)
-    templates = serializers.ListField(child=serializers.CharField(max_length=64), min_length=1)
+    points = serializers.IntegerField(min_value=1, max_value=MAX_POINTS, default=1)
+    templates = serializers.ListField(
+        child=serializers.CharField(max_length=64), min_length=1, max_length=100
+    )
 
 
 class QuizSerializer(serializers.ModelSerializer):
@@ -40,6 +52,8 @@ class QuizSerializer(serializers.ModelSerializer):
             "closes_at",
             "feedback",
             "pass_mark",
+            "tries_per_part",
+            "penalty_per_try",
             "slots",
         ]
 
@@ -51,11 +65,35 @@ class QuizSerializer(serializers.ModelSerializer):
 class QuizCreateSerializer(serializers.Serializer):
     title = serializers.CharField(max_length=200)
     mode = serializers.ChoiceField(choices=Quiz.Mode.choices)
-    slots = SlotSerializer(many=True, allow_empty=False)
-    course = serializers.SlugField(required=False, allow_null=True)
-    lessons = serializers.ListField(child=serializers.SlugField(), required=False, default=list)
-    time_limit_minutes = serializers.IntegerField(min_value=1, required=False, allow_null=True)
-    attempts_allowed = serializers.IntegerField(min_value=1, required=False, allow_null=True)
+    slots = SlotSerializer(many=True, allow_empty=False, max_length=MAX_SLOTS)
+    course = serializers.SlugField(required=False, allow_null=True, max_length=100)
+    lessons = serializers.ListField(
+        child=serializers.SlugField(max_length=100), required=False, default=list, max_length=200
+    )
+    time_limit_minutes = serializers.IntegerField(
+        min_value=1,
+        max_value=int(MAX_TIME_LIMIT.total_seconds() // 60),
+        required=False,
+        allow_null=True,
+        help_text="At most 7 days (10080 minutes); null for no limit.",
+    )
+    attempts_allowed = serializers.IntegerField(
+        min_value=1, max_value=MAX_ATTEMPTS, required=False, allow_null=True
+    )
+    tries_per_part = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_TRIES,
+        required=False,
+        allow_null=True,
+        help_text="Immediate feedback only: graded tries per part. Default: 3 for "
+        "homework, unlimited for practice. Refused with later feedback.",
+    )
+    penalty_per_try = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        default=0.0,
+        help_text="Share of a part's credit lost for each try before the first correct one.",
+    )
     feedback = serializers.ChoiceField(
         choices=Quiz.Feedback.choices,
         required=False,
@@ -80,6 +118,8 @@ class QuizCreateSerializer(serializers.Serializer):
             opens_at=d.get("opens_at"),
             closes_at=d.get("closes_at"),
             pass_mark=d["pass_mark"],
+            tries_per_part=d.get("tries_per_part"),
+            penalty_per_try=d["penalty_per_try"],
         )
 
 
@@ -134,7 +174,7 @@ class PracticeQuestionSerializer(serializers.Serializer):
 
 
 class ResponseInputSerializer(serializers.Serializer):
-    question = serializers.IntegerField()
+    question = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     part = serializers.CharField(max_length=64)
     answer = serializers.CharField(max_length=1000, allow_blank=True, trim_whitespace=False)
     idempotency_key = serializers.CharField(max_length=100)
@@ -178,16 +218,51 @@ class DetailSerializer(serializers.Serializer):
 # -------------------------------------------------------------------------------- review
 
 
+class AnswerSerializer(serializers.Serializer):
+    value = serializers.JSONField(help_text="A number, or the option of a choice part.")
+    unit = serializers.CharField()
+
+
+class PartStatusSerializer(serializers.Serializer):
+    """Where a part stands under the quiz's rules (see assess.policy)."""
+
+    tries = serializers.IntegerField(help_text="Answers stored for this part.")
+    tries_left = serializers.IntegerField(
+        allow_null=True, help_text="Immediate feedback with a try limit; else null."
+    )
+    closed = serializers.ChoiceField(
+        choices=["solved", "revealed", "exhausted"],
+        allow_null=True,
+        help_text="Immediate feedback: why the part takes no more tries; else null.",
+    )
+    accepts_answers = serializers.BooleanField(source="accepts")
+    score = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_score(self, policy) -> float | None:
+        return policy.score if policy.show_grades else None
+
+
 class ReviewPartSerializer(PartSerializer):
     answer = serializers.SerializerMethodField(
-        help_text="The correct value and unit, once the feedback policy allows."
+        help_text="The correct value and unit, once the feedback policy allows: after a "
+        "correct try, the last allowed try or a reveal (immediate feedback), or when the "
+        "grades are released (deferred feedback)."
     )
+    status = serializers.SerializerMethodField()
 
-    @extend_schema_field(serializers.DictField(allow_null=True))
+    def _policy(self, part: dict):
+        return self.context["policy"].parts[part["name"]]
+
+    @extend_schema_field(AnswerSerializer(allow_null=True))
     def get_answer(self, part: dict) -> dict | None:
-        if not self.context.get("visible", False):
+        if not self._policy(part).show_answer:
             return None
         return {"value": part["value"], "unit": part["unit"]}
+
+    @extend_schema_field(PartStatusSerializer)
+    def get_status(self, part: dict) -> dict:
+        return PartStatusSerializer(self._policy(part)).data
 
 
 class ReviewQuestionSerializer(serializers.Serializer):
@@ -197,11 +272,19 @@ class ReviewQuestionSerializer(serializers.Serializer):
     parts = serializers.SerializerMethodField()
     responses = serializers.SerializerMethodField()
     score = serializers.SerializerMethodField()
-    solution_html = serializers.CharField(allow_null=True)
+    solution_html = serializers.CharField(
+        allow_null=True, help_text="Once every part's answer may show."
+    )
+    can_reveal = serializers.BooleanField(
+        source="policy.can_reveal",
+        help_text="Immediate feedback: a part still open may be revealed "
+        "(POST .../reveal/), which forfeits its remaining tries.",
+    )
 
     @extend_schema_field(ReviewPartSerializer(many=True))
     def get_parts(self, review) -> list[dict]:
-        return ReviewPartSerializer(review.question.answers, many=True, context=self.context).data
+        context = {**self.context, "policy": review.policy}
+        return ReviewPartSerializer(review.question.answers, many=True, context=context).data
 
     @extend_schema_field(ResponseResultSerializer(many=True))
     def get_responses(self, review) -> list[dict]:
@@ -209,7 +292,22 @@ class ReviewQuestionSerializer(serializers.Serializer):
 
     @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_score(self, review) -> float | None:
-        return review.score if self.context.get("visible", False) else None
+        return review.policy.score if review.policy.show_score else None
+
+
+class AnswerResultSerializer(ResponseResultSerializer):
+    """A stored answer, and its question as the learner may now see it (after a correct
+    or last try the answer shows; an exam shows nothing until its grades are released)."""
+
+    question_state = serializers.SerializerMethodField()
+
+    @extend_schema_field(ReviewQuestionSerializer)
+    def get_question_state(self, response) -> dict:
+        return ReviewQuestionSerializer(self.context["review"], context=self.context).data
+
+
+class RevealInputSerializer(serializers.Serializer):
+    part = serializers.CharField(max_length=64)
 
 
 class AttemptReviewSerializer(serializers.Serializer):
@@ -282,12 +380,33 @@ class AttemptSummarySerializer(serializers.ModelSerializer):
 # ------------------------------------------------------------------- mastery and items
 
 
+class SkillMasterySerializer(serializers.Serializer):
+    skill = serializers.CharField()
+    p_mastery = serializers.FloatField(help_text="BKT estimate that the skill is known.")
+    mastered = serializers.BooleanField(help_text="p_mastery >= 0.95.")
+    evidence = serializers.IntegerField(help_text="Answers that updated this estimate.")
+
+
 class LessonMasterySerializer(serializers.Serializer):
+    course = serializers.SlugField()
     lesson = serializers.SlugField()
     title = serializers.CharField()
-    p_mastery = serializers.FloatField()
-    mastered = serializers.BooleanField()
-    responses = serializers.IntegerField()
+    skills_total = serializers.IntegerField(source="summary.skills")
+    skills_mastered = serializers.IntegerField(source="summary.mastered")
+    share_mastered = serializers.FloatField(source="summary.share")
+    mastered = serializers.BooleanField(source="summary.complete")
+    weakest_skill = serializers.CharField(source="summary.weakest")
+    weakest_p_mastery = serializers.FloatField(source="summary.weakest_p")
+    evidence = serializers.IntegerField(help_text="Answers behind the lesson's skills.")
+    skills = SkillMasterySerializer(many=True)
+
+
+class MasterySerializer(serializers.Serializer):
+    """Skills are global (knowledge carries across courses); lessons are those of the
+    courses the learner is enrolled in."""
+
+    skills = SkillMasterySerializer(many=True)
+    lessons = LessonMasterySerializer(many=True)
 
 
 class MisconceptionCountSerializer(serializers.Serializer):
@@ -316,3 +435,19 @@ class ItemStatsSerializer(serializers.Serializer):
 
 class TokenSerializer(serializers.Serializer):
     token = serializers.CharField()
+
+
+# ---------------------------------------------------------------------------- enrolment
+
+
+class EnrolmentSerializer(serializers.ModelSerializer):
+    course = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    username = serializers.CharField(source="user.get_username", read_only=True)
+
+    class Meta:
+        model = Enrolment
+        fields = ["course", "username", "source", "created_at"]
+
+
+class EnrolmentInputSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)

@@ -27,7 +27,23 @@ urlpatterns = [
         views.NewVariantView.as_view(),
         name="question-new-variant",
     ),
+    path(
+        "attempts/<int:pk>/questions/<int:qid>/reveal/",
+        views.RevealView.as_view(),
+        name="question-reveal",
+    ),
     path("me/mastery/", views.MyMasteryView.as_view(), name="my-mastery"),
+    path("courses/<slug:slug>/enrol/", views.CourseEnrolView.as_view(), name="course-enrol"),
+    path(
+        "courses/<slug:slug>/enrolments/",
+        views.CourseEnrolmentsView.as_view(),
+        name="course-enrolments",
+    ),
+    path(
+        "courses/<slug:slug>/enrolments/<str:username>/",
+        views.CourseEnrolmentDetailView.as_view(),
+        name="course-enrolment-detail",
+    ),
     path(
         "lessons/<slug:slug>/practice/", views.LessonPracticeView.as_view(), name="lesson-practice"
     ),

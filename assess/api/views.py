@@ -13,6 +13,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -20,12 +21,23 @@ from rest_framework.views import APIView
 from assess import selectors
 from assess.analysis import item_analysis
 from assess.api import serializers as s
-from assess.errors import Conflict, InvalidInput, NotPermitted, UnreadableAnswer
+from assess.errors import (
+    Conflict,
+    IdempotencyMismatch,
+    InvalidInput,
+    NotPermitted,
+    UnreadableAnswer,
+)
 from assess.policy import feedback_visible
 from assess.services.attempts import attempt_finish, attempt_start
+from assess.services.enrolments import enrolment_add, enrolment_remove, enrolment_self
 from assess.services.questions import practice_question_add, question_new_variant
 from assess.services.quizzes import quiz_create
 from assess.services.responses import response_submit
+from assess.services.reveals import part_reveal
+from config.parsers import JSONParser as SafeJSONParser
+from config.throttles import SIGN_IN_THROTTLES
+from curricula.models import Course
 from curricula.selectors import lesson_get
 
 
@@ -34,8 +46,17 @@ class ConflictError(exceptions.APIException):
     default_code = "conflict"
 
 
+class UnprocessableError(exceptions.APIException):
+    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
+    default_code = "idempotency_key_reused"
+
+
 _404 = OpenApiResponse(s.DetailSerializer, description="Not found, or not yours.")
 _409 = OpenApiResponse(s.DetailSerializer, description="The attempt or quiz forbids it now.")
+_403 = OpenApiResponse(s.DetailSerializer, description="Not allowed to do this.")
+_422 = OpenApiResponse(
+    s.DetailSerializer, description="The idempotency key was used for another answer."
+)
 
 
 class AssessAPIView(APIView):
@@ -46,6 +67,8 @@ class AssessAPIView(APIView):
             exc = exceptions.NotFound()
         elif isinstance(exc, Conflict):
             exc = ConflictError(str(exc))
+        elif isinstance(exc, IdempotencyMismatch):
+            exc = UnprocessableError(str(exc))
         elif isinstance(exc, UnreadableAnswer):
             body = {"valid": False, "detail": str(exc)}
             return Response(body, status=status.HTTP_400_BAD_REQUEST)
@@ -62,7 +85,13 @@ class AssessAPIView(APIView):
 
 @extend_schema(request=AuthTokenSerializer, responses=s.TokenSerializer)
 class TokenView(ObtainAuthToken):
-    """POST username and password, get {"token"} for `Authorization: Token <token>`."""
+    """POST username and password, get {"token"} for `Authorization: Token <token>`.
+
+    Throttled per posted username and per client IP (429 with Retry-After); JSON that is
+    unreadable or nested too deep is a 400 (config/throttles.py, config/parsers.py)."""
+
+    throttle_classes = SIGN_IN_THROTTLES
+    parser_classes = (FormParser, MultiPartParser, SafeJSONParser)
 
 
 class QuizListView(AssessAPIView):
@@ -148,11 +177,12 @@ class AttemptResponsesView(AssessAPIView):
     @extend_schema(
         request=s.ResponseInputSerializer,
         responses={
-            201: s.ResponseResultSerializer,
-            200: OpenApiResponse(s.ResponseResultSerializer, description="Replay of a key."),
+            201: s.AnswerResultSerializer,
+            200: OpenApiResponse(s.AnswerResultSerializer, description="Replay of a key."),
             400: OpenApiResponse(s.UnreadableAnswerSerializer, description="Unreadable."),
             404: _404,
             409: _409,
+            422: _422,
         },
     )
     def post(self, request, pk: int):
@@ -170,7 +200,15 @@ class AttemptResponsesView(AssessAPIView):
             time_spent_ms=d.get("time_spent_ms"),
         )
         visible = feedback_visible(attempt=attempt, now=timezone.now())
-        body = s.ResponseResultSerializer(result.response, context={"visible": visible}).data
+        review = selectors.question_review(
+            user=request.user,
+            attempt=attempt,
+            question=question,
+            responses=result.responses,
+            reveals=result.reveals,
+        )
+        context = {"visible": visible, "review": review}
+        body = s.AnswerResultSerializer(result.response, context=context).data
         code = status.HTTP_200_OK if result.replayed else status.HTTP_201_CREATED
         return Response(body, status=code)
 
@@ -184,11 +222,99 @@ class NewVariantView(AssessAPIView):
         return Response(s.QuestionSerializer(new).data, status=status.HTTP_201_CREATED)
 
 
+class RevealView(AssessAPIView):
+    @extend_schema(
+        request=s.RevealInputSerializer,
+        responses={
+            200: OpenApiResponse(
+                s.ReviewQuestionSerializer, description="The question with the part's answer."
+            ),
+            400: OpenApiResponse(s.DetailSerializer, description="Unknown part."),
+            404: _404,
+            409: _409,
+        },
+    )
+    def post(self, request, pk: int, qid: int):
+        """Show a part's answer (immediate feedback only); its remaining tries are
+        forfeit. Asking again is harmless."""
+        attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+        question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+        data = s.RevealInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        part_reveal(attempt=attempt, question=question, part=data.validated_data["part"])
+        review = selectors.question_review(user=request.user, attempt=attempt, question=question)
+        return Response(s.ReviewQuestionSerializer(review, context={"visible": True}).data)
+
+
 class MyMasteryView(AssessAPIView):
-    @extend_schema(responses=s.LessonMasterySerializer(many=True))
+    @extend_schema(responses=s.MasterySerializer)
     def get(self, request):
-        rows = selectors.mastery_list_for_user(user=request.user)
-        return Response(s.LessonMasterySerializer(rows, many=True).data)
+        return Response(s.MasterySerializer(selectors.mastery_for_user(user=request.user)).data)
+
+
+def _course(slug: str) -> Course:
+    return Course.objects.get(slug=slug)
+
+
+class CourseEnrolView(AssessAPIView):
+    @extend_schema(
+        request=None,
+        responses={
+            201: s.EnrolmentSerializer,
+            200: OpenApiResponse(s.EnrolmentSerializer, description="Already enrolled."),
+            403: _403,
+            404: _404,
+        },
+    )
+    def post(self, request, slug: str):
+        """Enrol yourself, where the course allows it (403 otherwise)."""
+        enrolment, created = enrolment_self(user=request.user, course=_course(slug))
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(s.EnrolmentSerializer(enrolment).data, status=code)
+
+
+class CourseEnrolmentsView(AssessAPIView):
+    @extend_schema(responses={200: s.EnrolmentSerializer(many=True), 404: _404})
+    def get(self, request, slug: str):
+        """The course's learners: its instructors and staff only (404 for others)."""
+        rows = selectors.enrolments_for_instructor(user=request.user, course=_course(slug))
+        return Response(s.EnrolmentSerializer(rows, many=True).data)
+
+    @extend_schema(
+        request=s.EnrolmentInputSerializer,
+        responses={
+            201: s.EnrolmentSerializer,
+            200: OpenApiResponse(s.EnrolmentSerializer, description="Already enrolled."),
+            400: OpenApiResponse(s.DetailSerializer, description="No such user."),
+            404: _404,
+        },
+    )
+    def post(self, request, slug: str):
+        """Enrol a learner by username."""
+        course = _course(slug)
+        selectors.enrolments_for_instructor(user=request.user, course=course)  # the gate
+        data = s.EnrolmentInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        enrolment, created = enrolment_add(
+            actor=request.user, course=course, username=data.validated_data["username"]
+        )
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(s.EnrolmentSerializer(enrolment).data, status=code)
+
+
+class CourseEnrolmentDetailView(AssessAPIView):
+    @extend_schema(responses={204: None, 404: _404})
+    def delete(self, request, slug: str, username: str):
+        """Remove a learner; their attempts and mastery stay."""
+        course = _course(slug)
+        selectors.enrolments_for_instructor(user=request.user, course=course)  # the gate
+        try:
+            removed = enrolment_remove(actor=request.user, course=course, username=username)
+        except InvalidInput:
+            removed = False
+        if not removed:
+            raise exceptions.NotFound()
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class LessonPracticeView(AssessAPIView):

@@ -36,7 +36,9 @@ __all__ = [
     "FitResult",
     "fit",
     "is_mastered",
+    "LessonSummary",
     "lesson_mastery",
+    "lesson_summary",
     "log_likelihood",
     "params_for_kind",
     "simulate",
@@ -222,6 +224,43 @@ def lesson_mastery(
     if not skills:
         raise ValueError("a lesson needs at least one skill to have a mastery")
     return min(_skill_p(skill_ps, s, params) for s in skills)
+
+
+@dataclass(frozen=True)
+class LessonSummary:
+    """A lesson's mastery as a learner can read it: how many of its skills are mastered,
+    and which skill holds it back. A bare minimum over skills (lesson_mastery) sits at
+    the prior for as long as one skill is unpractised, without saying why."""
+
+    skills: int
+    mastered: int
+    weakest: str  # the lowest P(L), ties to the first listed
+    weakest_p: float
+
+    @property
+    def share(self) -> float:
+        return self.mastered / self.skills
+
+    @property
+    def complete(self) -> bool:
+        return self.mastered == self.skills
+
+
+def lesson_summary(
+    skill_ps: Mapping[str, float], skills: Sequence[str], params: BKTParams = DEFAULT_PARAMS
+) -> LessonSummary:
+    """Share of the lesson's skills mastered, and its weakest skill (unseen skills count
+    at params.p_init). Raises ValueError for a lesson with no skills."""
+    if not skills:
+        raise ValueError("a lesson needs at least one skill to have a mastery")
+    ps = [(_skill_p(skill_ps, s, params), i, s) for i, s in enumerate(skills)]
+    weakest_p, _, weakest = min(ps)
+    return LessonSummary(
+        skills=len(skills),
+        mastered=sum(is_mastered(p) for p, _, _ in ps),
+        weakest=weakest,
+        weakest_p=weakest_p,
+    )
 
 
 def weakest_unmastered(

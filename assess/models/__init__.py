@@ -1,15 +1,17 @@
-from assess.models.attempt import Attempt, Question, Response
+from assess.models.attempt import Attempt, Question, Response, Reveal
 from assess.models.mastery import MasteryEvent, SkillMastery
 from assess.models.quiz import Quiz, Slot
-from assess.models.roles import CourseRole
+from assess.models.roles import CourseRole, Enrolment
 
 __all__ = [
     "Attempt",
     "CourseRole",
+    "Enrolment",
     "MasteryEvent",
     "Question",
     "Quiz",
     "Response",
+    "Reveal",
     "SkillMastery",
     "Slot",
 ]

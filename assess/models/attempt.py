@@ -26,13 +26,23 @@ class Attempt(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     score = models.FloatField(null=True, blank=True)  # fraction 0..1, set at finish
     points = models.FloatField(null=True, blank=True)  # points earned, set at finish
+    # Deferred feedback: the counted answers are held back from mastery until the learner
+    # may see their grades; set when they were applied (see services.mastery).
+    mastery_applied_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at", "-id"]
         constraints = [
             models.UniqueConstraint(
                 fields=["quiz", "learner", "number"], name="assess_attempt_number"
-            )
+            ),
+            # One open attempt per learner and quiz: two racing starts cannot both open
+            # one; the loser resumes the winner's.
+            models.UniqueConstraint(
+                fields=["quiz", "learner"],
+                condition=models.Q(status="open"),
+                name="assess_attempt_one_open",
+            ),
         ]
         indexes = [models.Index(fields=["status", "deadline"], name="assess_attempt_expiry")]
 
@@ -109,6 +119,10 @@ class Response(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     time_spent_ms = models.PositiveIntegerField(null=True, blank=True)
     idempotency_key = models.CharField(max_length=100)
+    # Honest evidence: this answer updated BKT mastery (the first try of a part with
+    # immediate feedback; the counted answer of a deferred-feedback attempt once its
+    # grades were released). fit_mastery reads these and only these.
+    evidence = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["created_at", "id"]
@@ -123,3 +137,20 @@ class Response(models.Model):
 
     def __str__(self) -> str:
         return f"{self.part}={self.raw!r} ({self.score:g})"
+
+
+class Reveal(models.Model):
+    """The learner asked to see a part's answer: its remaining tries are forfeit."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="reveals")
+    part = models.CharField(max_length=64)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["question", "part"], name="assess_reveal_part")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.part} of question {self.question_id} revealed"

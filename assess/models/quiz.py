@@ -54,6 +54,11 @@ class Quiz(models.Model):
     closes_at = models.DateTimeField(null=True, blank=True)
     feedback = models.CharField(max_length=16, choices=Feedback.choices)
     pass_mark = models.FloatField(default=0.5)
+    # Immediate feedback only: graded tries per part (None: unlimited) and the share of
+    # a part's points lost for each try before the first correct one. Deferred-feedback
+    # quizzes (exams) take any number of saves and count the last.
+    tries_per_part = models.PositiveIntegerField(null=True, blank=True)
+    penalty_per_try = models.FloatField(default=0.0)
     # Adaptive lesson practice: one system quiz per lesson whose questions are chosen by
     # mastery, not drawn up front. Kept (lesson set to NULL) if the lesson is unloaded.
     adaptive = models.BooleanField(default=False)
@@ -81,6 +86,14 @@ class Quiz(models.Model):
                 name="assess_quiz_attempts_allowed",
             ),
             models.CheckConstraint(
+                condition=Q(tries_per_part__isnull=True) | Q(tries_per_part__gte=1),
+                name="assess_quiz_tries_per_part",
+            ),
+            models.CheckConstraint(
+                condition=Q(penalty_per_try__gte=0) & Q(penalty_per_try__lte=1),
+                name="assess_quiz_penalty_per_try",
+            ),
+            models.CheckConstraint(
                 condition=Q(opens_at__isnull=True)
                 | Q(closes_at__isnull=True)
                 | Q(opens_at__lt=models.F("closes_at")),
@@ -95,6 +108,11 @@ class Quiz(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    @property
+    def feedback_deferred(self) -> bool:
+        """True when correctness waits for the attempt's end or the quiz's close."""
+        return self.feedback != self.Feedback.IMMEDIATELY
 
 
 class Slot(models.Model):

@@ -1,9 +1,10 @@
-"""Per-course roles. Learner is no role (any signed-in user); staff is Django's is_staff."""
+"""Per-course roles and enrolment. Staff is Django's is_staff."""
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 
 class CourseRole(models.Model):
@@ -27,3 +28,30 @@ class CourseRole(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} {self.role} of {self.course}"
+
+
+class Enrolment(models.Model):
+    """A learner of a course: who may list and start its quizzes, and whose progress its
+    instructors see. Instructors are CourseRoles, not enrolments."""
+
+    class Source(models.TextChoices):
+        SELF = "self", "Enrolled themselves"
+        INSTRUCTOR = "instructor", "Added by an instructor"
+        PRACTICE = "practice", "Started lesson practice"
+        LTI = "lti", "Launched from an LMS"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="enrolments"
+    )
+    course = models.ForeignKey(
+        "curricula.Course", on_delete=models.CASCADE, related_name="enrolments"
+    )
+    source = models.CharField(max_length=16, choices=Source.choices)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["course", "user"]
+        constraints = [models.UniqueConstraint(fields=["user", "course"], name="assess_enrolment")]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.course}"

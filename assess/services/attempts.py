@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from assess.errors import Conflict
 from assess.models import Attempt, Question, Quiz
-from assess.scoring import attempt_score
+from assess.scoring import Rules, attempt_score
+from assess.services.mastery import mastery_release_attempt
 from assess.services.questions import question_build
 
 
@@ -28,7 +29,10 @@ def _deadline(quiz: Quiz, started_at: datetime) -> datetime | None:
 def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[Attempt, bool]:
     """(attempt, created). An open attempt still in time is resumed rather than doubled;
     one past its deadline is expired first. Raises Conflict when the quiz is not open or
-    the learner's attempts are used up.
+    the learner's attempts are used up. Two racing starts open one attempt (the database
+    allows one open attempt per learner and quiz): the loser resumes the winner's.
+    Whether the learner may take the quiz at all is the selector's gate
+    (quiz_get_for_user), which the caller has passed.
 
     Queries do not grow with the number of questions: the questions are one bulk insert.
     """
@@ -66,7 +70,16 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
                     deadline=_deadline(quiz, now),
                 )
         except IntegrityError:
-            raise Conflict("Another attempt on this quiz was started at the same time.") from None
+            # A racing start committed first (its questions with it): resume that one.
+            winner = Attempt.objects.filter(
+                quiz=quiz, learner=learner, status=Attempt.Status.OPEN
+            ).first()
+            if winner is None:
+                raise Conflict(
+                    "Another attempt on this quiz was started and closed at the same time."
+                ) from None
+            winner.quiz = quiz
+            return winner, False
         slots = list(quiz.slots.order_by("order"))
         Question.objects.bulk_create(
             question_build(attempt=attempt, slot=slot, order=i + 1, variant_number=0)
@@ -79,10 +92,12 @@ def _close(attempt: Attempt, status: str, now: datetime) -> None:
     """Score from the saved responses and close. The caller holds the row lock.
 
     An expired attempt ends at its deadline: every answer saved before it counts, and
-    none can be saved after it (response_submit checks the deadline itself).
+    none can be saved after it (response_submit checks the deadline itself). When the
+    learner may now see their grades, held answers reach mastery in the same transaction.
     """
     questions = attempt.questions.filter(active=True).select_related("slot")
-    result = attempt_score(questions, attempt.responses.filter(question__active=True))
+    responses = attempt.responses.filter(question__active=True)
+    result = attempt_score(questions, responses, Rules.of(attempt.quiz))
     attempt.status = status
     attempt.finished_at = (
         min(now, attempt.deadline) if status == Attempt.Status.EXPIRED and attempt.deadline else now
@@ -90,6 +105,7 @@ def _close(attempt: Attempt, status: str, now: datetime) -> None:
     attempt.score = result.score
     attempt.points = result.points
     attempt.save(update_fields=["status", "finished_at", "score", "points"])
+    mastery_release_attempt(attempt=attempt, now=now)
 
 
 def attempt_finish(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
@@ -97,7 +113,11 @@ def attempt_finish(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
     closes the attempt as expired, with the answers saved in time."""
     now = now or timezone.now()
     with transaction.atomic():
-        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        locked = (
+            Attempt.objects.select_for_update(of=("self",))
+            .select_related("quiz")
+            .get(pk=attempt.pk)
+        )
         if not locked.is_open:
             raise Conflict("This attempt is already finished.")
         status = Attempt.Status.EXPIRED if locked.past_deadline(now) else Attempt.Status.FINISHED
@@ -121,7 +141,8 @@ def attempts_expire(*, now: datetime | None = None) -> int:
     for pk in due:
         with transaction.atomic():
             attempt = (
-                Attempt.objects.select_for_update()
+                Attempt.objects.select_for_update(of=("self",))
+                .select_related("quiz")
                 .filter(pk=pk, status=Attempt.Status.OPEN)
                 .first()
             )

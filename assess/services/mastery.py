@@ -1,12 +1,26 @@
-"""Mastery: one BKT step per skill for every graded response, in the caller's transaction."""
+"""Mastery learns only from honest evidence, in the caller's transaction.
+
+Evidence is the answer a learner gave unaided and that counts: with immediate feedback
+the first try of each part (later tries follow the feedback on it, and a reveal shows
+the answer); with deferred feedback the last saved answer of each part, held back until
+the learner may see their grades (applied at the finish, the expiry or the quiz's
+close). Replays, later tries and tries after a reveal change nothing. Each evidence
+response is marked `evidence=True`, which is what `fit_mastery` reads.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
+
+from django.db import transaction
 from django.utils import timezone
 
 from assess import skills as skill_map
 from assess.mastery import bkt
-from assess.models import MasteryEvent, Question, Response, SkillMastery
+from assess.models import Attempt, MasteryEvent, Question, Quiz, Response, SkillMastery
+from assess.policy import grades_visible
+from assess.scoring import Rules, counted_responses
 
 
 def _params_for(part: dict | None) -> bkt.BKTParams:
@@ -16,21 +30,13 @@ def _params_for(part: dict | None) -> bkt.BKTParams:
     return bkt.DEFAULT_PARAMS
 
 
-def mastery_record_response(*, response: Response, question: Question) -> list[MasteryEvent]:
-    """Update P(mastery) of each skill of the question's template with the response's
-    score, and log one MasteryEvent per skill. Call inside the transaction that stored
-    the response; a constant number of queries (the rows are locked, not counted).
-    """
-    skills = skill_map.template_skills(question.template_slug)
-    if not skills:
-        return []
-    learner_id = response.attempt.learner_id
-    params = _params_for(question.part(response.part))
+def _locked_rows(learner_id: int, skills: Sequence[str]) -> dict[str, SkillMastery]:
+    """The learner's rows for these skills, created at p_init where missing, locked in
+    skill order so two transactions lock shared rows in the same order."""
 
     def locked() -> dict[str, SkillMastery]:
-        # Sorted, so two transactions lock shared rows in the same order.
         qs = SkillMastery.objects.select_for_update().filter(
-            learner_id=learner_id, skill__in=skills
+            learner_id=learner_id, skill__in=list(skills)
         )
         return {row.skill: row for row in qs.order_by("skill")}
 
@@ -46,23 +52,98 @@ def mastery_record_response(*, response: Response, question: Question) -> list[M
             ignore_conflicts=True,
         )
         rows = locked()
+    return rows
+
+
+def mastery_apply(
+    *, learner_id: int, evidence: Sequence[tuple[Response, Question]]
+) -> list[MasteryEvent]:
+    """One BKT step per skill for each (response, question), in the given order; marks
+    each response as evidence and logs one MasteryEvent per skill. A constant number of
+    queries however many responses there are. Call inside a transaction."""
+    items = [(r, q, skill_map.template_skills(q.template_slug)) for r, q in evidence]
+    skills = sorted({s for _, _, ss in items for s in ss})
+    if not items:
+        return []
+    rows = _locked_rows(learner_id, skills) if skills else {}
     now = timezone.now()
     events = []
-    for skill in skills:
-        row = rows[skill]
-        before = row.p_mastery
-        row.p_mastery = bkt.update_score(before, response.score, params)
-        row.responses += 1
-        row.updated_at = now
-        events.append(
-            MasteryEvent(
-                learner_id=learner_id,
-                skill=skill,
-                p_before=before,
-                p_after=row.p_mastery,
-                response=response,
-                created_at=now,
+    for response, question, its_skills in items:
+        params = _params_for(question.part(response.part))
+        for skill in its_skills:
+            row = rows[skill]
+            before = row.p_mastery
+            row.p_mastery = bkt.update_score(before, response.score, params)
+            row.responses += 1
+            row.updated_at = now
+            events.append(
+                MasteryEvent(
+                    learner_id=learner_id,
+                    skill=skill,
+                    p_before=before,
+                    p_after=row.p_mastery,
+                    response=response,
+                    created_at=now,
+                )
             )
+    if rows:
+        SkillMastery.objects.bulk_update(
+            list(rows.values()), ["p_mastery", "responses", "updated_at"]
         )
-    SkillMastery.objects.bulk_update(list(rows.values()), ["p_mastery", "responses", "updated_at"])
+    unmarked = [r for r, _, _ in items if not r.evidence]
+    if unmarked:
+        Response.objects.filter(pk__in=[r.pk for r in unmarked]).update(evidence=True)
+        for response in unmarked:
+            response.evidence = True
     return MasteryEvent.objects.bulk_create(events)
+
+
+def mastery_release_attempt(*, attempt: Attempt, now: datetime | None = None) -> int:
+    """Apply a deferred-feedback attempt's counted answers to mastery once the learner
+    may see their grades; returns how many answers were applied. Idempotent: the attempt
+    row is locked and stamped, so a second call (or a racing task) applies nothing.
+    Immediate-feedback attempts learned as they went: they are only stamped."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = (
+            Attempt.objects.select_for_update(of=("self",))
+            .select_related("quiz")
+            .get(pk=attempt.pk)
+        )
+        if locked.mastery_applied_at is not None or locked.is_open:
+            return 0
+        if not grades_visible(attempt=locked, now=now):
+            return 0
+        applied = 0
+        if locked.quiz.feedback_deferred:
+            questions = {q.pk: q for q in locked.questions.filter(active=True)}
+            responses = locked.responses.filter(question_id__in=list(questions))
+            counted = sorted(
+                counted_responses(responses, Rules(deferred=True)),
+                key=lambda r: (r.created_at, r.id),
+            )
+            mastery_apply(
+                learner_id=locked.learner_id,
+                evidence=[(r, questions[r.question_id]) for r in counted],
+            )
+            applied = len(counted)
+        locked.mastery_applied_at = now
+        locked.save(update_fields=["mastery_applied_at"])
+    return applied
+
+
+def mastery_release_due(*, now: datetime | None = None) -> int:
+    """Release every closed attempt whose grades became visible (a quiz with feedback
+    after its close, once it has closed); the beat task calls this. Returns answers
+    applied."""
+    now = now or timezone.now()
+    due = (
+        Attempt.objects.filter(mastery_applied_at__isnull=True)
+        .exclude(status=Attempt.Status.OPEN)
+        .exclude(quiz__feedback=Quiz.Feedback.IMMEDIATELY)
+    )
+    applied = 0
+    for attempt in due.select_related("quiz"):
+        if grades_visible(attempt=attempt, now=now):
+            applied += mastery_release_attempt(attempt=attempt, now=now)
+    return applied

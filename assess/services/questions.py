@@ -21,7 +21,9 @@ from django.utils import timezone
 from assess import skills as skill_map
 from assess.errors import Conflict
 from assess.mastery import bkt
-from assess.models import Attempt, Question, Quiz, SkillMastery, Slot
+from assess.models import Attempt, Enrolment, Question, Quiz, SkillMastery, Slot
+from assess.selectors import user_is_enrolled, user_is_instructor
+from assess.services.enrolments import enrolment_self
 from curricula.models import Lesson
 from problems.engine.variants import Variant
 
@@ -159,8 +161,19 @@ def practice_question_add(
     *, learner, lesson: Lesson, now: datetime | None = None
 ) -> PracticeQuestion:
     """Start (or reuse) the learner's practice attempt for the lesson and add a question
-    on the lesson's weakest unmastered skill (the weakest skill once all are mastered)."""
+    on the lesson's weakest unmastered skill (the weakest skill once all are mastered).
+
+    Practising a lesson enrols the learner in its course on first use, where the course
+    allows self-enrolment (NotPermitted otherwise); its instructors and staff practise
+    without enrolling."""
     now = now or timezone.now()
+    course = lesson.module.course
+    if not (
+        learner.is_staff
+        or user_is_instructor(user=learner, course_id=course.pk)
+        or user_is_enrolled(user=learner, course_id=course.pk)
+    ):
+        enrolment_self(user=learner, course=course, source=Enrolment.Source.PRACTICE)
     templates = skill_map.known_templates(
         link.template_slug for link in lesson.template_links.all()
     )
@@ -183,7 +196,10 @@ def practice_question_add(
                         quiz=quiz, learner=learner, number=number, started_at=now
                     )
             except IntegrityError:
-                raise Conflict("A practice session was just started; try again.") from None
+                # A racing request opened it first: use that one.
+                attempt = Attempt.objects.select_related("quiz").get(
+                    quiz=quiz, learner=learner, status=Attempt.Status.OPEN
+                )
         skill_ps = dict(
             SkillMastery.objects.filter(learner=learner, skill__in=skills).values_list(
                 "skill", "p_mastery"

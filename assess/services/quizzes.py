@@ -25,6 +25,18 @@ _DEFAULT_FEEDBACK = {
 }
 
 
+# Homework teaches with feedback but still grades: a few tries, by default at no cost.
+_DEFAULT_TRIES = {Quiz.Mode.HOMEWORK: 3}
+
+# Bounds on what a quiz may ask for: beyond them a number is a typo or an attack, and
+# some (a time limit of 10^15 minutes) would overflow dates downstream.
+MAX_TIME_LIMIT = timedelta(days=7)
+MAX_ATTEMPTS = 100
+MAX_POINTS = 1000
+MAX_TRIES = 100
+MAX_SLOTS = 100
+
+
 @dataclass(frozen=True)
 class SlotSpec:
     templates: Sequence[str]
@@ -44,6 +56,8 @@ class QuizSpec:
     opens_at: datetime | None = None
     closes_at: datetime | None = None
     pass_mark: float = 0.5
+    tries_per_part: int | None = None  # None: the mode's default (homework 3, else unlimited)
+    penalty_per_try: float = 0.0
 
 
 def quiz_create(*, user, spec: QuizSpec) -> Quiz:
@@ -76,19 +90,36 @@ def quiz_create(*, user, spec: QuizSpec) -> Quiz:
         errors["closes_at"] = ["The quiz must close after it opens."]
     if not 0.0 <= spec.pass_mark <= 1.0:
         errors["pass_mark"] = ["The pass mark is a fraction between 0 and 1."]
-    if spec.attempts_allowed is not None and spec.attempts_allowed < 1:
-        errors["attempts_allowed"] = ["At least one attempt, or none for unlimited."]
-    if spec.time_limit is not None and spec.time_limit <= timedelta(0):
-        errors["time_limit"] = ["The time limit must be positive."]
+    if spec.attempts_allowed is not None and not 1 <= spec.attempts_allowed <= MAX_ATTEMPTS:
+        errors["attempts_allowed"] = [f"From 1 to {MAX_ATTEMPTS} attempts, or none for unlimited."]
+    if spec.time_limit is not None and not timedelta(0) < spec.time_limit <= MAX_TIME_LIMIT:
+        errors["time_limit"] = ["The time limit must be positive and at most 7 days."]
+    tries = spec.tries_per_part
+    if feedback != Quiz.Feedback.IMMEDIATELY:
+        if tries is not None or spec.penalty_per_try:
+            errors["tries_per_part"] = [
+                "Tries and penalties apply with immediate feedback; with later feedback "
+                "the last saved answer counts."
+            ]
+    else:
+        tries = tries if tries is not None else _DEFAULT_TRIES.get(spec.mode)
+        if tries is not None and not 1 <= tries <= MAX_TRIES:
+            errors["tries_per_part"] = [f"From 1 to {MAX_TRIES} tries, or none for unlimited."]
+        if not 0.0 <= spec.penalty_per_try <= 1.0:
+            errors["penalty_per_try"] = ["The penalty is a fraction of the part, 0 to 1."]
     if not spec.slots:
         errors["slots"] = ["A quiz needs at least one slot."]
-    for i, slot in enumerate(spec.slots):
+    if len(spec.slots) > MAX_SLOTS:
+        errors["slots"] = [f"A quiz has at most {MAX_SLOTS} slots."]
+    for i, slot in enumerate(spec.slots[:MAX_SLOTS]):
         try:
             validate_template_pool(list(slot.templates))
         except ValidationError as err:
             errors.setdefault("slots", []).append(f"slot {i + 1}: {' '.join(err.messages)}")
-        if slot.points < 1:
-            errors.setdefault("slots", []).append(f"slot {i + 1}: points must be at least 1.")
+        if not 1 <= slot.points <= MAX_POINTS:
+            errors.setdefault("slots", []).append(
+                f"slot {i + 1}: points must be from 1 to {MAX_POINTS}."
+            )
     lessons = list(Lesson.objects.filter(slug__in=list(spec.lesson_slugs)))
     missing = sorted(set(spec.lesson_slugs) - {lesson.slug for lesson in lessons})
     if missing:
@@ -107,6 +138,8 @@ def quiz_create(*, user, spec: QuizSpec) -> Quiz:
             opens_at=spec.opens_at,
             closes_at=spec.closes_at,
             pass_mark=spec.pass_mark,
+            tries_per_part=tries,
+            penalty_per_try=spec.penalty_per_try,
             created_by=user,
         )
         Slot.objects.bulk_create(

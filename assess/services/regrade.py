@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from assess.models import Attempt, Question, Response
-from assess.scoring import attempt_score
+from assess.scoring import Rules, attempt_score
 from assess.services.questions import solved_parts
 from problems.engine.variants import ParamError, Variant
 
@@ -116,14 +116,14 @@ def _rescore(attempts, responses, questions, report: RegradeReport, *, save: boo
     """Recompute closed attempts' scores with the regraded (possibly unsaved) rows."""
     new_responses = {r.id: r for r in responses}
     new_questions = {q.id: q for q in questions}
-    for attempt in attempts.select_for_update() if save else attempts:
+    for attempt in (attempts.select_for_update() if save else attempts).select_related("quiz"):
         qs = []
         for q in attempt.questions.filter(active=True).select_related("slot"):
             if q.id in new_questions:
                 q.answers = new_questions[q.id].answers
             qs.append(q)
         rs = [new_responses.get(r.id, r) for r in attempt.responses.filter(question__active=True)]
-        result = attempt_score(qs, rs)
+        result = attempt_score(qs, rs, Rules.of(attempt.quiz))
         if result.score != attempt.score:
             report.attempts.append((attempt.id, attempt.score, result.score))
             if save:

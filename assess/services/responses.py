@@ -1,4 +1,4 @@
-"""Submitting an answer: grade with the engine, store once, update mastery."""
+"""Submitting an answer: grade with the engine, store once, learn from honest evidence."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from datetime import datetime
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from assess.errors import Conflict, InvalidInput, UnreadableAnswer
-from assess.models import Attempt, Question, Response
-from assess.services.mastery import mastery_record_response
+from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, UnreadableAnswer
+from assess.models import Attempt, Question, Response, Reveal
+from assess.policy import CLOSED_MESSAGES, part_policy
+from assess.scoring import Rules
+from assess.services.mastery import mastery_apply
 from assess.services.questions import lock_open_attempt
 from problems.engine.variants import Variant
 
@@ -19,10 +21,49 @@ from problems.engine.variants import Variant
 class Submission:
     response: Response
     replayed: bool  # True: this idempotency key was seen before; nothing new was stored
+    # The question's valid responses and reveals as they stand after this submission,
+    # so a caller can show the question under the feedback policy without reading again
+    # (None on a replay: read them).
+    responses: list[Response] | None = None
+    reveals: list[Reveal] | None = None
 
 
-def _stored(attempt: Attempt, key: str) -> Response | None:
-    return Response.objects.filter(attempt=attempt, idempotency_key=key).first()
+def _replay(attempt: Attempt, key: str, question: Question, part: str, text: str):
+    """The first result stored under this key, or None. The same key with another
+    question, part or answer is a client bug that would silently lose the new answer:
+    IdempotencyMismatch, and the first result stays as it was."""
+    earlier = Response.objects.filter(attempt=attempt, idempotency_key=key).first()
+    if earlier is None:
+        return None
+    if (earlier.question_id, earlier.part, earlier.raw) != (question.pk, part, text):
+        raise IdempotencyMismatch(
+            "This idempotency key was used for a different answer; send a new key."
+        )
+    return Submission(earlier, replayed=True)
+
+
+def _check_part_open(
+    attempt: Attempt, question: Question, part: str, responses: list[Response], reveals
+) -> bool:
+    """Under the attempt lock: refuse a try the quiz's rules do not allow (Conflict).
+    Returns True when this try is the part's first, which is mastery evidence under
+    immediate feedback."""
+    rules = Rules.of(attempt.quiz)
+    if rules.deferred:
+        return False  # exams: change answers freely; the counted one is applied at release
+    earlier = [r for r in responses if r.part == part]
+    policy = part_policy(
+        name=part,
+        tries=earlier,
+        revealed=any(r.part == part for r in reveals),
+        rules=rules,
+        over=False,
+        grades=True,
+        learner=True,
+    )
+    if policy.closed is not None:
+        raise Conflict(CLOSED_MESSAGES[policy.closed])
+    return not earlier
 
 
 def response_submit(
@@ -39,16 +80,20 @@ def response_submit(
 
     - A key seen before returns the first result and stores nothing (a retried request
       must not cost a try or count twice in mastery), also under a race: the unique
-      constraint decides, and the loser returns the winner's row.
+      constraint decides, and the loser returns the winner's row. The same key with a
+      different answer raises IdempotencyMismatch.
+    - With immediate feedback a part closed by a correct try, a reveal or its last
+      allowed try raises Conflict; the first try of a part updates mastery. With
+      deferred feedback nothing reaches mastery until the grades are released.
     - An unreadable answer raises UnreadableAnswer and stores nothing: it costs no try.
     - After the deadline or the finish it raises Conflict, whether or not the expiry
       task has run yet.
     Grading runs before the lock is taken, so the lock is held only for the writes.
     """
     now = now or timezone.now()
-    earlier = _stored(attempt, idempotency_key)
-    if earlier is not None:
-        return Submission(earlier, replayed=True)
+    replay = _replay(attempt, idempotency_key, question, part, text)
+    if replay is not None:
+        return replay
     if question.attempt_id != attempt.pk:
         raise InvalidInput("That question is not part of this attempt.")
     if not attempt.is_open:
@@ -67,9 +112,12 @@ def response_submit(
 
     with transaction.atomic():
         locked = lock_open_attempt(attempt, now)
-        earlier = _stored(locked, idempotency_key)
-        if earlier is not None:
-            return Submission(earlier, replayed=True)
+        replay = _replay(locked, idempotency_key, question, part, text)
+        if replay is not None:
+            return replay
+        responses = list(question.responses.filter(valid=True).order_by("created_at", "id"))
+        reveals = list(question.reveals.all())
+        first_try = _check_part_open(locked, question, part, responses, reveals)
         try:
             with transaction.atomic():
                 response = Response.objects.create(
@@ -87,11 +135,13 @@ def response_submit(
                     created_at=now,
                     time_spent_ms=time_spent_ms,
                     idempotency_key=idempotency_key,
+                    evidence=first_try,
                 )
         except IntegrityError:
-            earlier = _stored(locked, idempotency_key)
-            if earlier is None:
+            replay = _replay(locked, idempotency_key, question, part, text)
+            if replay is None:
                 raise
-            return Submission(earlier, replayed=True)
-        mastery_record_response(response=response, question=question)
-    return Submission(response, replayed=False)
+            return replay
+        if first_try:
+            mastery_apply(learner_id=locked.learner_id, evidence=[(response, question)])
+    return Submission(response, replayed=False, responses=[*responses, response], reveals=reveals)

@@ -1,9 +1,11 @@
 """Feedback policy, one case per rule."""
 
 from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace as NS
 
 from assess.models import Attempt, Quiz
-from assess.policy import feedback_visible
+from assess.policy import Closed, feedback_visible, part_policy, question_policy
+from assess.scoring import Rules
 
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
 
@@ -31,3 +33,92 @@ def test_after_close():
     done = Attempt.Status.FINISHED
     assert not feedback_visible(attempt=attempt(rule, done, NOW + timedelta(1)), now=NOW)
     assert feedback_visible(attempt=attempt(rule, done, NOW), now=NOW)
+
+
+# ------------------------------------------------------------------- parts and tries
+
+WRONG = NS(correct=False, score=0.0)
+RIGHT = NS(correct=True, score=1.0)
+HOMEWORK = Rules(deferred=False, tries=3)
+PRACTICE = Rules(deferred=False)
+EXAM = Rules(deferred=True)
+
+
+def part(tries=(), rules=PRACTICE, revealed=False, over=False, grades=True, learner=True):
+    return part_policy(
+        name="a",
+        tries=list(tries),
+        revealed=revealed,
+        rules=rules,
+        over=over,
+        grades=grades,
+        learner=learner,
+    )
+
+
+def test_an_open_part_hides_its_answer_after_a_wrong_try():
+    p = part([WRONG])
+    assert (p.accepts, p.show_answer, p.show_grades, p.closed) == (True, False, True, None)
+
+
+def test_a_correct_try_closes_the_part_and_shows_the_answer():
+    p = part([WRONG, RIGHT])
+    assert (p.accepts, p.show_answer, p.closed) == (False, True, Closed.SOLVED)
+
+
+def test_the_last_allowed_try_closes_the_part():
+    p = part([WRONG, WRONG], rules=HOMEWORK)
+    assert (p.accepts, p.show_answer, p.tries_left) == (True, False, 1)
+    p = part([WRONG, WRONG, WRONG], rules=HOMEWORK)
+    assert (p.accepts, p.show_answer, p.closed, p.tries_left) == (
+        False,
+        True,
+        Closed.EXHAUSTED,
+        0,
+    )
+
+
+def test_a_reveal_closes_the_part_and_shows_the_answer():
+    p = part([WRONG], revealed=True)
+    assert (p.accepts, p.show_answer, p.closed) == (False, True, Closed.REVEALED)
+    # A correct try before the reveal still reads as solved.
+    assert part([RIGHT], revealed=True).closed == Closed.SOLVED
+
+
+def test_an_untouched_part_shows_its_answer_only_once_the_attempt_is_over():
+    assert not part([]).show_answer
+    assert part([], over=True).show_answer
+    assert not part([], over=True).accepts
+
+
+def test_deferred_feedback_shows_nothing_until_grades_are_released():
+    p = part([RIGHT], rules=EXAM, grades=False)
+    assert (p.accepts, p.show_answer, p.show_grades) == (True, False, False)
+    p = part([RIGHT], rules=EXAM, grades=True, over=True)
+    assert (p.accepts, p.show_answer, p.show_grades) == (False, True, True)
+
+
+def test_someone_else_reading_sees_everything_and_answers_nothing():
+    p = part([WRONG], rules=EXAM, grades=False, learner=False)
+    assert (p.accepts, p.show_answer, p.show_grades) == (False, True, True)
+
+
+def test_a_solution_needs_every_part_closed():
+    parts = [{"name": "a"}, {"name": "b"}]
+
+    def q(tries, revealed=()):
+        return question_policy(
+            parts=parts,
+            tries=tries,
+            revealed=revealed,
+            rules=PRACTICE,
+            over=False,
+            grades=True,
+            learner=True,
+        )
+
+    assert not q({"a": [RIGHT]}).show_solution
+    assert q({"a": [RIGHT]}).can_reveal
+    both = q({"a": [RIGHT]}, revealed=["b"])
+    assert both.show_solution and not both.can_reveal
+    assert both.score == 0.5

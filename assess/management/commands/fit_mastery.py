@@ -5,15 +5,15 @@ import json
 from django.core.management.base import BaseCommand
 
 from assess.mastery import bkt
-from assess.selectors import first_try_sequences
+from assess.selectors import evidence_sequences
 
 PARAMS = ("p_init", "p_learn", "p_slip", "p_guess")
 
 
 class Command(BaseCommand):
     help = (
-        "Fit BKT parameters per skill by EM from learners' first tries, ordered by time, "
-        "and print them. Skills with fewer first tries than --min-responses are skipped."
+        "Fit BKT parameters per skill by EM from the answers that were mastery evidence, "
+        "and print them. Skills with fewer evidence answers than --min-responses are skipped."
     )
 
     def add_arguments(self, parser):
@@ -24,7 +24,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, min_responses: int, as_json: bool, **options):
         fitted, skipped = [], []
-        for skill, by_learner in sorted(first_try_sequences().items()):
+        for skill, by_learner in sorted(evidence_sequences().items()):
             sequences = list(by_learner.values())
             n = sum(len(seq) for seq in sequences)
             if n < min_responses:
@@ -52,7 +52,7 @@ class Command(BaseCommand):
 
     def _table(self, fitted: list[dict], skipped: list[dict], min_responses: int) -> None:
         if not fitted:
-            self.stdout.write(f"No skill has {min_responses} first tries yet.")
+            self.stdout.write(f"No skill has {min_responses} evidence answers yet.")
         else:
             width = max(len("skill"), *(len(row["skill"]) for row in fitted))
             head = f"{'skill':<{width}}  learners  responses  " + "  ".join(
@@ -68,4 +68,4 @@ class Command(BaseCommand):
                 )
         if skipped:
             names = ", ".join(f"{row['skill']} ({row['responses']})" for row in skipped)
-            self.stdout.write(f"Skipped, fewer than {min_responses} first tries: {names}")
+            self.stdout.write(f"Skipped, fewer than {min_responses} evidence answers: {names}")

@@ -1,0 +1,139 @@
+"""An attempt as its reader may see it, decided by the one feedback policy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.utils import timezone
+
+from assess.models import Attempt, Question, Response, Reveal
+from assess.policy import QuestionPolicy, attempt_over, grades_visible, question_policy
+from assess.scoring import AttemptScore, Rules, attempt_score, tries_by_part
+from problems.engine.variants import ParamError, Variant
+
+
+@dataclass(frozen=True)
+class QuestionReview:
+    question: Question
+    responses: list[Response]
+    policy: QuestionPolicy
+    solution_html: str | None  # only when the policy shows every part's answer
+
+    @property
+    def score(self) -> float:
+        return self.policy.score
+
+
+@dataclass(frozen=True)
+class AttemptReview:
+    attempt: Attempt
+    visible: bool  # grades (correctness, scores) may show to this reader now
+    own: bool  # the reader is the attempt's learner
+    score: AttemptScore
+    questions: list[QuestionReview]
+
+    @property
+    def passed(self) -> bool:
+        return self.score.score >= self.attempt.quiz.pass_mark
+
+
+def solution_html(question: Question) -> str | None:
+    try:
+        return Variant.from_params(question.template_slug, question.params).solution_html()
+    except (ParamError, KeyError):
+        return None
+
+
+def question_reviews(
+    *,
+    attempt: Attempt,
+    questions: list[Question],
+    responses: list[Response],
+    reveals: list[Reveal],
+    own: bool,
+    now: datetime,
+) -> list[QuestionReview]:
+    """The policy applied to rows already read; no query of its own except rendering
+    the worked solutions the policy lets through."""
+    rules = Rules.of(attempt.quiz)
+    over = attempt_over(attempt=attempt, now=now)
+    grades = not own or grades_visible(attempt=attempt, now=now)
+    tries = tries_by_part(responses)
+    revealed: dict[int, set[str]] = {}
+    for r in reveals:
+        revealed.setdefault(r.question_id, set()).add(r.part)
+    by_question: dict[int, list[Response]] = {}
+    for r in responses:
+        by_question.setdefault(r.question_id, []).append(r)
+    reviews = []
+    for q in questions:
+        policy = question_policy(
+            parts=q.answers,
+            tries={p["name"]: tries.get((q.pk, p["name"]), []) for p in q.answers},
+            revealed=revealed.get(q.pk, ()),
+            rules=rules,
+            over=over,
+            grades=grades,
+            learner=own,
+        )
+        reviews.append(
+            QuestionReview(
+                question=q,
+                responses=by_question.get(q.pk, []),
+                policy=policy,
+                solution_html=solution_html(q) if policy.show_solution else None,
+            )
+        )
+    return reviews
+
+
+def attempt_review(*, user, attempt: Attempt, now: datetime | None = None) -> AttemptReview:
+    """The attempt as its reader may see it. `attempt` must come from
+    attempt_get_for_user. Four queries however many questions there are."""
+    now = now or timezone.now()
+    own = attempt.learner_id == user.pk
+    questions = list(
+        attempt.questions.filter(active=True).select_related("slot").order_by("order", "id")
+    )
+    responses = list(attempt.responses.filter(question__active=True).order_by("created_at", "id"))
+    reveals = list(Reveal.objects.filter(question__attempt=attempt, question__active=True))
+    return AttemptReview(
+        attempt=attempt,
+        visible=not own or grades_visible(attempt=attempt, now=now),
+        own=own,
+        score=attempt_score(questions, responses, Rules.of(attempt.quiz)),
+        questions=question_reviews(
+            attempt=attempt,
+            questions=questions,
+            responses=responses,
+            reveals=reveals,
+            own=own,
+            now=now,
+        ),
+    )
+
+
+def question_review(
+    *,
+    user,
+    attempt: Attempt,
+    question: Question,
+    responses: list[Response] | None = None,
+    reveals: list[Reveal] | None = None,
+) -> QuestionReview:
+    """One question of a gated attempt, as its reader may see it now; pass its responses
+    and reveals when the caller has them already (a submission does)."""
+    if responses is None:
+        responses = list(question.responses.order_by("created_at", "id"))
+    if reveals is None:
+        reveals = list(question.reveals.all())
+    (review,) = question_reviews(
+        attempt=attempt,
+        questions=[question],
+        responses=responses,
+        reveals=reveals,
+        own=attempt.learner_id == user.pk,
+        now=timezone.now(),
+    )
+    return review

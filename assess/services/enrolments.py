@@ -1,0 +1,63 @@
+"""Enrolling learners in courses: by themselves where the course allows it, by its
+instructors (or staff) always. Enrolment decides who may list and start a course's
+quizzes and whose progress its instructors see."""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db import IntegrityError, transaction
+
+from assess.errors import InvalidInput, NotPermitted
+from assess.models import Enrolment
+from assess.selectors import user_is_instructor
+from curricula.models import Course
+
+
+def _enrol(user, course: Course, source: str) -> tuple[Enrolment, bool]:
+    """get_or_create, safe under a race (the unique constraint decides)."""
+    existing = Enrolment.objects.filter(user=user, course=course).first()
+    if existing is not None:
+        return existing, False
+    try:
+        with transaction.atomic():
+            return Enrolment.objects.create(user=user, course=course, source=source), True
+    except IntegrityError:
+        return Enrolment.objects.get(user=user, course=course), False
+
+
+def enrolment_self(*, user, course: Course, source: str = Enrolment.Source.SELF):
+    """The user enrols themselves: (enrolment, created). Raises NotPermitted when the
+    course takes learners only from its instructors and the user is not enrolled."""
+    existing = Enrolment.objects.filter(user=user, course=course).first()
+    if existing is not None:
+        return existing, False
+    if not course.self_enrol:
+        raise NotPermitted("This course enrols learners through its instructors.")
+    return _enrol(user, course, source)
+
+
+def _check_manager(actor, course: Course) -> None:
+    if not (actor.is_staff or user_is_instructor(user=actor, course_id=course.pk)):
+        raise NotPermitted("Only this course's instructors manage its learners.")
+
+
+def _learner(username: str):
+    user = get_user_model().objects.filter(username=username).first()
+    if user is None:
+        raise InvalidInput(f"No user is called {username!r}.")
+    return user
+
+
+def enrolment_add(*, actor, course: Course, username: str) -> tuple[Enrolment, bool]:
+    """An instructor (or staff) enrols a learner by username: (enrolment, created)."""
+    _check_manager(actor, course)
+    return _enrol(_learner(username), course, Enrolment.Source.INSTRUCTOR)
+
+
+def enrolment_remove(*, actor, course: Course, username: str) -> bool:
+    """An instructor (or staff) removes a learner; True if they were enrolled. Their
+    attempts and mastery stay (they are the learner's record); they can no longer list
+    or start the course's quizzes."""
+    _check_manager(actor, course)
+    deleted, _ = Enrolment.objects.filter(user=_learner(username), course=course).delete()
+    return deleted > 0
