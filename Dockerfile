@@ -20,7 +20,7 @@ RUN pip install -e .
 
 # Hashed, compressed static files for whitenoise's manifest storage (used when DEBUG=0).
 # The placeholder secret exists only in this build step; the real one comes at run time.
-RUN DEBUG=0 SECRET_KEY=collectstatic-build-step-only python manage.py collectstatic --noinput
+RUN DEBUG=0 SECRET_KEY=collectstatic-build-step-only EMAIL_URL=console:// python manage.py collectstatic --noinput
 
 RUN useradd --create-home burnin
 USER burnin

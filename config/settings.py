@@ -1,16 +1,19 @@
 """Settings come from the environment; every value has an embedded default.
 
 The defaults give the embedded shape used by `make run` and `make test`: SQLite in the
-project folder and Celery tasks run in-process. The production shape (docker-compose.yml)
-sets DATABASE_URL, CELERY_BROKER_URL, SECRET_KEY, DEBUG=0 and ALLOWED_HOSTS.
+project folder, a per-process memory cache, mail printed to the console and Celery tasks
+run in-process. The production shape (docker-compose.yml) sets DATABASE_URL, CACHE_URL,
+CELERY_BROKER_URL, SECRET_KEY, EMAIL_URL, DEBUG=0 and ALLOWED_HOSTS.
 """
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 
 from assess.schedule import BEAT_SCHEDULE as ASSESS_BEAT_SCHEDULE
+from config.mail import email_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -95,6 +98,32 @@ DATABASES = {
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # SQLite gains nothing from persistent connections; keep it simple.
     DATABASES["default"]["CONN_MAX_AGE"] = 0
+    # Concurrent writers: write transactions take the lock when they begin (BEGIN
+    # IMMEDIATE) and wait up to 20 s for it, instead of failing "database is locked" when
+    # a read lock cannot be upgraded; WAL lets readers run beside the one writer.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 20,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        **DATABASES["default"].get("OPTIONS", {}),
+    }
+
+
+def cache_from_url(url: str) -> dict:
+    """CACHE_URL → a CACHES entry: redis:// rediss:// unix:// (Redis), locmem:// or dummy://;
+    unset, a memory cache per process (the embedded default)."""
+    scheme = urlsplit(url).scheme.lower() if url else "locmem"
+    if scheme in {"redis", "rediss", "unix"}:
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    if scheme == "locmem":
+        return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "burnin"}
+    if scheme == "dummy":
+        return {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}
+    raise RuntimeError(f"CACHE_URL has an unknown scheme {scheme!r}; use redis:// or locmem://")
+
+
+# The sign-in throttles count here: with several web processes, use a shared cache.
+CACHES = {"default": cache_from_url(os.environ.get("CACHE_URL", ""))}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -126,7 +155,43 @@ STORAGES = {
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
-EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+
+# Mail (password resets): EMAIL_URL, e.g. smtp+tls://user:password@mail.example.com:587,
+# read by dj-email-url (config/mail.py). Required with DEBUG=0; with DEBUG=1 mail is
+# printed to the console unless EMAIL_URL says otherwise.
+_email_url = os.environ.get("EMAIL_URL", "")
+if not _email_url and not DEBUG:
+    raise RuntimeError(
+        "DEBUG=0 needs EMAIL_URL in the environment "
+        "(e.g. smtp+tls://user:password@mail.example.com:587) to send password resets"
+    )
+_email = email_settings(_email_url or "console://")
+EMAIL_BACKEND = _email["EMAIL_BACKEND"]
+EMAIL_HOST = _email["EMAIL_HOST"] or "localhost"
+EMAIL_PORT = _email["EMAIL_PORT"] or 25
+EMAIL_HOST_USER = _email["EMAIL_HOST_USER"] or ""
+EMAIL_HOST_PASSWORD = _email["EMAIL_HOST_PASSWORD"] or ""
+EMAIL_USE_TLS = _email["EMAIL_USE_TLS"]
+EMAIL_USE_SSL = _email["EMAIL_USE_SSL"]
+EMAIL_TIMEOUT = _email["EMAIL_TIMEOUT"]
+if _email["EMAIL_FILE_PATH"]:
+    EMAIL_FILE_PATH = _email["EMAIL_FILE_PATH"]
+
+
+def _mail_domain() -> str:
+    for host in ALLOWED_HOSTS:
+        host = host.lstrip(".")
+        if host and "*" not in host and not host.startswith("[") and host != "127.0.0.1":
+            return host
+    return "localhost"
+
+
+DEFAULT_FROM_EMAIL = (
+    os.environ.get("DEFAULT_FROM_EMAIL")
+    or _email.get("DEFAULT_FROM_EMAIL")
+    or f"Burn-in <noreply@{_mail_domain()}>"
+)
+SERVER_EMAIL = os.environ.get("SERVER_EMAIL") or _email.get("SERVER_EMAIL") or DEFAULT_FROM_EMAIL
 
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -136,6 +201,21 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": None,
+    # Unreadable or too deeply nested JSON is a 400, never a 500 (config/parsers.py).
+    "DEFAULT_PARSER_CLASSES": [
+        "config.parsers.JSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    # Sign-in throttles (config/throttles.py): every POST to the token endpoint, the login
+    # page and the password reset counts, per posted username (email) and per client IP.
+    "DEFAULT_THROTTLE_RATES": {
+        "sign_in_username": os.environ.get("THROTTLE_SIGN_IN_USERNAME", "10/15m"),
+        "sign_in_ip": os.environ.get("THROTTLE_SIGN_IN_IP", "50/15m"),
+        "password_reset_email": os.environ.get("THROTTLE_PASSWORD_RESET_EMAIL", "5/15m"),
+    },
+    # Proxies in front that append to X-Forwarded-For; 0 trusts REMOTE_ADDR only.
+    "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
 }
 
 SPECTACULAR_SETTINGS = {

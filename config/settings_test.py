@@ -15,3 +15,6 @@ STORAGES = {
 STATIC_URL = "/static/"
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+# Tests own their cache: a per-process memory cache (cleared before every test by
+# tests/conftest.py), never a shared one named by CACHE_URL.
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}

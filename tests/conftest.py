@@ -16,3 +16,11 @@ def instructor(course):
 @pytest.fixture
 def staff(db):
     return UserFactory(username="admin", is_staff=True)
+
+
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """The sign-in throttles count in the cache: every test starts with nothing counted."""
+    from django.core.cache import cache
+
+    cache.clear()

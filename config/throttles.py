@@ -1,0 +1,149 @@
+"""Sign-in and password-reset throttling: DRF throttles on Django's cache, one implementation
+for the token endpoint (a DRF view) and the login and password-reset pages (Django views).
+
+Every POST counts, whatever its outcome, in a sliding window per posted username (per
+posted email for a password reset) and per client IP; past the limit the answer is 429
+with a Retry-After header in seconds. The rates live in
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] under the scopes below and take a multiplier,
+"10/15m" being 10 requests per 15 minutes (DRF's own parse_rate reads only the first
+letter of the period and would take that as 10 per minute).
+
+The client IP is DRF's `get_ident`: REMOTE_ADDR, or with REST_FRAMEWORK["NUM_PROXIES"]
+= N the address N hops back in X-Forwarded-For (set it to the number of proxies in front,
+or the per-IP limit either counts the proxy as one client or trusts a forged header).
+The counters live in the default cache: with several processes (gunicorn workers) they
+are shared only when CACHE_URL names a shared cache such as Redis.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import html
+import math
+import re
+import unicodedata
+
+from django.http import HttpResponse
+from rest_framework.settings import api_settings
+from rest_framework.throttling import SimpleRateThrottle
+
+_RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*(s|sec|m|min|h|hour|d|day)\s*$")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_rate(rate: str) -> tuple[int, int]:
+    """Read a rate: "10/15m" is (10, 900), "5/h" (5, 3600), "100/day" (100, 86400)."""
+    match = _RATE.match(rate)
+    if match is None:
+        raise ValueError(f"Unreadable throttle rate {rate!r}; write it like '10/15m'.")
+    count, multiplier, unit = match.groups()
+    return int(count), int(multiplier or 1) * _UNIT_SECONDS[unit[0]]
+
+
+class PostRateThrottle(SimpleRateThrottle):
+    """A sliding window over POSTs only, with rates like "10/15m", read from the settings
+    when the throttle is made (so overriding them in a test takes effect)."""
+
+    def get_rate(self):
+        self.THROTTLE_RATES = api_settings.DEFAULT_THROTTLE_RATES
+        return super().get_rate()
+
+    def parse_rate(self, rate):
+        if rate is None:
+            return (None, None)
+        return parse_rate(rate)
+
+    def ident(self, request) -> str | None:
+        raise NotImplementedError
+
+    def get_cache_key(self, request, view):
+        if request.method != "POST":
+            return None
+        ident = self.ident(request)
+        if not ident:
+            return None
+        return self.cache_format % {"scope": self.scope, "ident": ident}
+
+    def wait(self):
+        """Seconds until one more request fits: until the request that filled the window
+        leaves it. Always a number, so a 429 always carries Retry-After."""
+        if self.num_requests <= 0 or len(self.history) < self.num_requests:
+            return float(self.duration)
+        filled_at = self.history[self.num_requests - 1]  # history is newest first
+        return max(self.duration - (self.now - filled_at), 1.0)
+
+
+class PostedFieldThrottle(PostRateThrottle):
+    """Keyed by one posted field, normalised the way sign-in forms read it (NFKC, trimmed)
+    and case-folded, so "Learner" and " learner" share a bucket; hashed for the cache key."""
+
+    field = ""
+
+    def ident(self, request) -> str | None:
+        # A DRF Request has .data (JSON or form); a Django HttpRequest has .POST.
+        data = request.data if hasattr(request, "data") else request.POST
+        value = data.get(self.field) if hasattr(data, "get") else None
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            return None
+        value = unicodedata.normalize("NFKC", str(value)).strip().casefold()
+        return hashlib.sha256(value.encode()).hexdigest() if value else None
+
+
+class SignInUsernameThrottle(PostedFieldThrottle):
+    scope = "sign_in_username"
+    field = "username"
+
+
+class PasswordResetEmailThrottle(PostedFieldThrottle):
+    scope = "password_reset_email"
+    field = "email"
+
+
+class SignInIPThrottle(PostRateThrottle):
+    """Per client IP, one budget shared by the token endpoint, the login page and the
+    password reset."""
+
+    scope = "sign_in_ip"
+
+    def ident(self, request) -> str | None:
+        return self.get_ident(request)
+
+
+SIGN_IN_THROTTLES = (SignInUsernameThrottle, SignInIPThrottle)
+PASSWORD_RESET_THROTTLES = (PasswordResetEmailThrottle, SignInIPThrottle)
+
+
+def too_many_attempts(wait: float) -> HttpResponse:
+    seconds = max(math.ceil(wait), 1)
+    minutes = math.ceil(seconds / 60)
+    when = f"{minutes} minute{'s' if minutes != 1 else ''}"
+    body = (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        "<title>Too many attempts · Burn-in</title></head><body><main>"
+        "<h1>Too many attempts</h1>"
+        f"<p>Too many attempts from this account or address. Please wait {html.escape(when)} "
+        'and try again.</p><p><a href="/">Back to Burn-in</a></p></main></body></html>'
+    )
+    response = HttpResponse(body, status=429, content_type="text/html; charset=utf-8")
+    response["Retry-After"] = str(seconds)
+    return response
+
+
+def throttle_posts(*throttle_classes):
+    """Wrap a Django view so its POSTs go through these DRF throttle classes first; a
+    refused POST gets a plain 429 page with Retry-After and never reaches the view."""
+
+    def decorator(view):
+        @functools.wraps(view)
+        def wrapped(request, *args, **kwargs):
+            if request.method == "POST":
+                throttles = [cls() for cls in throttle_classes]
+                waits = [t.wait() for t in throttles if not t.allow_request(request, None)]
+                if waits:
+                    return too_many_attempts(max(waits))
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorator
