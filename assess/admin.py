@@ -5,10 +5,12 @@ from django.contrib import admin
 from assess.models import (
     Attempt,
     CourseRole,
+    Enrolment,
     MasteryEvent,
     Question,
     Quiz,
     Response,
+    Reveal,
     SkillMastery,
     Slot,
 )
@@ -32,7 +34,7 @@ class AttemptAdmin(admin.ModelAdmin):
     list_display = ["id", "quiz", "learner", "number", "status", "started_at", "score"]
     list_filter = ["status", "quiz__mode"]
     raw_id_fields = ["quiz", "learner"]
-    readonly_fields = ["score", "points", "finished_at"]
+    readonly_fields = ["score", "points", "finished_at", "mastery_applied_at"]
 
 
 @admin.register(Question)
@@ -46,7 +48,21 @@ class QuestionAdmin(admin.ModelAdmin):
 class ResponseAdmin(admin.ModelAdmin):
     list_display = ["id", "question", "part", "raw", "correct", "score", "misconception"]
     raw_id_fields = ["attempt", "question"]
-    list_filter = ["correct", "misconception"]
+    list_filter = ["correct", "evidence", "misconception"]
+
+
+@admin.register(Reveal)
+class RevealAdmin(admin.ModelAdmin):
+    list_display = ["id", "question", "part", "created_at"]
+    raw_id_fields = ["question"]
+
+
+@admin.register(Enrolment)
+class EnrolmentAdmin(admin.ModelAdmin):
+    list_display = ["user", "course", "source", "created_at"]
+    list_filter = ["course", "source"]
+    search_fields = ["user__username"]
+    raw_id_fields = ["user"]
 
 
 @admin.register(SkillMastery)

@@ -55,7 +55,15 @@ class CourseListSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Course
-        fields = ["slug", "title", "summary", "order", "module_count", "lesson_count"]
+        fields = [
+            "slug",
+            "title",
+            "summary",
+            "order",
+            "self_enrol",
+            "module_count",
+            "lesson_count",
+        ]
         read_only_fields = fields
 
 
@@ -64,7 +72,7 @@ class CourseDetailSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Course
-        fields = ["slug", "title", "summary", "order", "modules"]
+        fields = ["slug", "title", "summary", "order", "self_enrol", "modules"]
         read_only_fields = fields
 
 

@@ -3,8 +3,13 @@
 The page sends every part of a question at once, and autosave sends the same text again
 and again; response_submit stores every new idempotency key. So the key is derived from
 the question, the part, the text and the response it would follow: the same text sent
-twice (a double click, a retried autosave) is one response, while changing an answer
-back to an earlier text (A, then B, then A) is a new response that counts.
+twice (a double click, a retried autosave, two racing requests) is one response and
+costs one try, while changing an answer back to an earlier text (A, then B, then A) is
+a fresh key and a new response that counts. A key is therefore never reused for another
+answer; should the service still see one (IdempotencyMismatch), or refuse a part that
+takes no more tries (Conflict: solved, revealed, out of tries, attempt over), the part
+comes back refused with the service's message, for the page to say, and nothing is
+stored.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from assess.errors import Conflict, UnreadableAnswer
+from assess.errors import Conflict, IdempotencyMismatch, UnreadableAnswer
 from assess.models import Attempt, Question, Response
 from assess.services.attempts import attempt_finish
 from assess.services.responses import response_submit
@@ -47,6 +52,7 @@ class PartOutcome:
     response: Response | None
     error: str = ""
     unchanged: bool = False
+    refused: bool = False  # the service would not take it (error says why); not a typo
 
 
 def answers_submit(
@@ -54,8 +60,9 @@ def answers_submit(
 ) -> list[PartOutcome]:
     """Submit each non-empty part that differs from its latest saved answer.
 
-    Unreadable answers come back as errors (nothing stored, no try spent); Conflict
-    (finished, or past the deadline) propagates for the page to explain.
+    Unreadable answers come back as errors (nothing stored, no try spent). A part the
+    service refuses (Conflict, IdempotencyMismatch) comes back `refused`, so one closed
+    part does not lose the answers to the others sent with it.
     """
     latest: dict[str, Response] = {}
     for r in Response.objects.filter(question=question).order_by("created_at", "id"):
@@ -76,6 +83,9 @@ def answers_submit(
             )
         except UnreadableAnswer as err:
             outcomes.append(PartOutcome(part, None, error=str(err)))
+            continue
+        except (Conflict, IdempotencyMismatch) as err:
+            outcomes.append(PartOutcome(part, None, error=str(err), refused=True))
             continue
         outcomes.append(PartOutcome(part, result.response, unchanged=result.replayed))
     return outcomes
@@ -109,7 +119,7 @@ def drafts_clear(session, question_id: int, parts) -> None:
 
 def errors_flash(session, question_id: int, outcomes: list[PartOutcome]) -> None:
     """Unreadable answers, kept for the page the no-JavaScript post redirects to."""
-    errors = {f"{question_id}:{o.part}": o.error for o in outcomes if o.error}
+    errors = {f"{question_id}:{o.part}": o.error for o in outcomes if o.error and not o.refused}
     if errors:
         session[SESSION_ERRORS] = {**session.get(SESSION_ERRORS, {}), **errors}
 

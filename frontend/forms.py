@@ -7,7 +7,7 @@ from datetime import timedelta
 from django import forms
 
 from assess.models import Quiz
-from assess.services.quizzes import QuizSpec, SlotSpec
+from assess.services.quizzes import MAX_TRIES, QuizSpec, SlotSpec
 from frontend.queries.hardware import PRECISION_ORDER
 from hardware_db import catalog
 from problems.engine import registry
@@ -48,6 +48,24 @@ class QuizBuilderForm(forms.Form):
     )
     pass_mark = forms.FloatField(
         min_value=0.0, max_value=1.0, initial=0.5, label="Pass mark (0 to 1)"
+    )
+    # Immediate feedback only; the service refuses them with later feedback, where the
+    # last saved answer counts and there are no tries to count.
+    tries_per_part = forms.IntegerField(
+        min_value=1,
+        max_value=MAX_TRIES,
+        required=False,
+        label="Tries per part",
+        help_text="Immediate feedback only. Leave empty for the mode's default: 3 for "
+        "homework, unlimited for practice.",
+    )
+    penalty_per_try = forms.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        required=False,
+        label="Penalty per wrong try (0 to 1)",
+        help_text="Immediate feedback only: the share of a part's credit lost for each try "
+        "before the first correct one. Leave empty for none.",
     )
 
     def __init__(self, *args, courses=(), n_slots: int = DEFAULT_SLOTS, staff=False, **kwargs):
@@ -101,6 +119,8 @@ class QuizBuilderForm(forms.Form):
             attempts_allowed=d.get("attempts_allowed"),
             feedback=d.get("feedback") or None,
             pass_mark=d["pass_mark"],
+            tries_per_part=d.get("tries_per_part"),
+            penalty_per_try=d.get("penalty_per_try") or 0.0,
         )
 
     def add_service_errors(self, message_dict: dict[str, list[str]]) -> None:
@@ -109,6 +129,12 @@ class QuizBuilderForm(forms.Form):
             target = field if field in self.fields else None
             for message in messages:
                 self.add_error(target, message)
+
+
+class EnrolmentForm(forms.Form):
+    """An instructor adds a learner to their course by username."""
+
+    username = forms.CharField(max_length=150, label="Username")
 
 
 class PreviewForm(forms.Form):

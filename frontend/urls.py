@@ -4,6 +4,7 @@ settings refer to "login" and "home"."""
 from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
+from config.throttles import PASSWORD_RESET_THROTTLES, SIGN_IN_THROTTLES, throttle_posts
 from frontend.views import dashboard, hardware, learn, pages, take, teach
 
 AUTH = "frontend/auth/"
@@ -14,18 +15,22 @@ urlpatterns = [
     # accounts
     path(
         "accounts/login/",
-        auth_views.LoginView.as_view(
-            template_name=AUTH + "login.html", redirect_authenticated_user=True
+        throttle_posts(*SIGN_IN_THROTTLES)(
+            auth_views.LoginView.as_view(
+                template_name=AUTH + "login.html", redirect_authenticated_user=True
+            )
         ),
         name="login",
     ),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password-reset/",
-        auth_views.PasswordResetView.as_view(
-            template_name=AUTH + "password_reset_form.html",
-            email_template_name=AUTH + "password_reset_email.txt",
-            subject_template_name=AUTH + "password_reset_subject.txt",
+        throttle_posts(*PASSWORD_RESET_THROTTLES)(
+            auth_views.PasswordResetView.as_view(
+                template_name=AUTH + "password_reset_form.html",
+                email_template_name=AUTH + "password_reset_email.txt",
+                subject_template_name=AUTH + "password_reset_subject.txt",
+            )
         ),
         name="password_reset",
     ),
@@ -52,6 +57,7 @@ urlpatterns = [
     # learning
     path("courses/", learn.course_list, name="course-list"),
     path("courses/<slug:slug>/", learn.course_detail, name="course-detail"),
+    path("courses/<slug:slug>/enrol/", learn.course_enrol, name="course-enrol"),
     path("lessons/<slug:slug>/", learn.lesson_detail, name="lesson-detail"),
     path("lessons/<slug:slug>/practice/", learn.lesson_practice, name="lesson-practice"),
     path("dashboard/", dashboard.dashboard, name="dashboard"),
@@ -64,12 +70,19 @@ urlpatterns = [
     path("attempts/<int:pk>/q/<int:qid>/answer/", take.question_answer, name="question-answer"),
     path("attempts/<int:pk>/q/<int:qid>/draft/", take.question_draft, name="question-draft"),
     path("attempts/<int:pk>/q/<int:qid>/vary/", take.question_vary, name="question-vary"),
+    path("attempts/<int:pk>/q/<int:qid>/reveal/", take.question_reveal, name="question-reveal"),
     # instructors
     path("teach/", teach.teach_index, name="teach"),
     path("teach/quizzes/new/", teach.quiz_builder, name="quiz-builder"),
     path("teach/preview/", teach.template_preview, name="template-preview"),
     path("teach/quizzes/<int:pk>/items/", teach.quiz_items, name="quiz-items"),
     path("teach/courses/<slug:slug>/progress/", teach.course_progress, name="course-progress"),
+    path("teach/courses/<slug:slug>/learners/", teach.course_learners, name="course-learners"),
+    path(
+        "teach/courses/<slug:slug>/learners/remove/",
+        teach.course_learner_remove,
+        name="course-learner-remove",
+    ),
     path(
         "teach/courses/<slug:slug>/progress.csv",
         teach.course_progress_csv,

@@ -10,7 +10,7 @@ import factory
 from django.contrib.auth import get_user_model
 from factory.django import DjangoModelFactory
 
-from assess.models import CourseRole, Quiz, Slot
+from assess.models import CourseRole, Enrolment, Quiz, Slot
 from curricula.models import Course, Lesson, LessonTemplate, Module
 
 PASSWORD = "correct horse battery staple"
@@ -119,3 +119,15 @@ class SlotFactory(DjangoModelFactory):
     order = factory.Sequence(lambda n: n + 1)
     points = 1
     templates = factory.LazyFunction(lambda: ["weights-memory"])
+
+
+class EnrolmentFactory(DjangoModelFactory):
+    """A learner enrolled in a course (as an instructor would add them)."""
+
+    class Meta:
+        model = Enrolment
+        django_get_or_create = ("user", "course")
+
+    user = factory.SubFactory(UserFactory)
+    course = factory.SubFactory(CourseFactory)
+    source = Enrolment.Source.INSTRUCTOR

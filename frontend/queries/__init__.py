@@ -1,10 +1,9 @@
-"""Reads the pages need that assess.selectors does not offer yet.
+"""Reads the pages need, shaped for their templates.
 
-Each function reads on behalf of `user` and gates exactly as the selectors do (own data
-for learners, instructed courses for instructors, everything for staff): what the user
-may not see raises DoesNotExist (a 404); a page only teachers may open raises
-PermissionDenied. They live here only until the lead moves them into assess.selectors;
-the views treat each as one selector call. Nothing here writes.
+Each function reads on behalf of `user` through assess.selectors (the access gates and
+the one feedback policy) and gates exactly as they do: what the user may not see raises
+DoesNotExist (a 404); a page only teachers may open raises PermissionDenied. The views
+treat each as one selector call. Nothing here writes.
 """
 
 from frontend.queries.attempts import (
@@ -15,25 +14,28 @@ from frontend.queries.attempts import (
     attempt_page,
     question_page,
     question_views,
+    rules_note,
 )
+from frontend.queries.dashboard import Dashboard, dashboard_for_user
 from frontend.queries.hardware import Comparison, RooflinePage, accelerator_comparison, roofline
 from frontend.queries.learning import (
     CoursePage,
-    Dashboard,
-    LessonMasteryRow,
     LessonPage,
+    LessonRow,
     course_page,
-    dashboard_for_user,
     lesson_page,
-    lessons_mastery_for_user,
+    lesson_rows_for_user,
 )
 from frontend.queries.teaching import (
     ItemsPage,
+    LearnersPage,
     Preview,
     ProgressTable,
     TeachIndex,
+    course_learners,
     course_progress,
     items_page,
+    progress_csv_rows,
     teach_index,
     template_preview,
 )
@@ -44,8 +46,9 @@ __all__ = [
     "CoursePage",
     "Dashboard",
     "ItemsPage",
-    "LessonMasteryRow",
+    "LearnersPage",
     "LessonPage",
+    "LessonRow",
     "PartView",
     "Preview",
     "ProgressTable",
@@ -55,15 +58,18 @@ __all__ = [
     "TeachIndex",
     "accelerator_comparison",
     "attempt_page",
+    "course_learners",
     "course_page",
     "course_progress",
     "dashboard_for_user",
     "items_page",
     "lesson_page",
-    "lessons_mastery_for_user",
+    "lesson_rows_for_user",
+    "progress_csv_rows",
     "question_page",
     "question_views",
     "roofline",
+    "rules_note",
     "teach_index",
     "template_preview",
 ]

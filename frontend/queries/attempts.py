@@ -1,4 +1,10 @@
-"""Attempts and questions as a page may show them, under the feedback policy."""
+"""Attempts and questions as a page may show them.
+
+What shows (correctness, a part's answer, the worked solution, whether a part still
+takes tries) is decided by assess.policy through selectors.question_reviews, the same
+review the API serializes; this module only reads the rows once and shapes the policy's
+verdict for the templates. It holds no rule of its own.
+"""
 
 from __future__ import annotations
 
@@ -9,17 +15,17 @@ from datetime import datetime
 from django.utils import timezone
 
 from assess import selectors
-from assess.models import Attempt, Question, Quiz, Response
-from assess.policy import feedback_visible
+from assess.models import Attempt, Question, Quiz, Response, Reveal
+from assess.policy import CLOSED_MESSAGES, attempt_over, grades_visible
+from assess.scoring import Rules
 from curricula.models import Lesson
 from frontend.hints import unit_hint
 from frontend.queries.common import answer_text, template_title
-from problems.engine.variants import ParamError, Variant
 
 
 @dataclass(frozen=True)
 class PartView:
-    """What the page may show of a part: never its value unless `answer` is allowed."""
+    """What the page may show of a part: never its value unless `answer` is set."""
 
     name: str
     label: str
@@ -29,8 +35,14 @@ class PartView:
     hint: str
     text: str  # what the box shows: a draft, else the latest saved answer
     error: str
-    latest: Response | None
-    answer: str  # the correct value, only once the policy and progress allow
+    latest: Response | None  # the latest saved answer (its grade only if show_grades)
+    tries: int
+    show_grades: bool  # correctness, score and misconception of its tries may show
+    answer: str  # the correct value, only when the policy shows it
+    accepts: bool  # an answer box: the learner may send a try now
+    tries_left: int | None  # immediate feedback with a limit; else None
+    closed_message: str  # why the part takes no more tries (CLOSED_MESSAGES)
+    can_reveal: bool  # a "Show the answer" button
 
 
 @dataclass(frozen=True)
@@ -38,12 +50,67 @@ class QuestionView:
     question: Question
     title: str
     parts: list[PartView]
-    visible: bool  # feedback policy allows correctness now
-    open: bool  # still takes answers
-    autosave: bool  # answers are saved, graded and hidden (exam style)
+    visible: bool  # every part's grades may show
+    open: bool  # some part takes an answer now: the page shows a form
+    live: bool  # the learner's own active question in an attempt that takes answers
+    autosave: bool  # deferred feedback: answers are saved, graded and hidden
     answered: bool
-    solution_html: str | None
+    solution_html: str | None  # only when the policy shows every part's answer
     saved_at: datetime | None
+
+    @property
+    def can_reveal(self) -> bool:
+        return any(p.can_reveal for p in self.parts)
+
+
+def rules_note(quiz: Quiz) -> str:
+    """The quiz's rules in a sentence, from the same Rules the scores use."""
+    rules = Rules.of(quiz)
+    if rules.deferred:
+        when = (
+            "when the quiz closes"
+            if quiz.feedback == Quiz.Feedback.AFTER_CLOSE
+            else "when you finish"
+        )
+        return (
+            "Answers are saved as you go and may be changed until you finish; the last saved "
+            f"answer counts. Whether they are right shows {when}."
+        )
+    parts = ["Each answer is checked at once."]
+    if rules.tries is not None:
+        parts.append(f"Each part takes up to {rules.tries} tr{'y' if rules.tries == 1 else 'ies'}.")
+    if rules.penalty:
+        parts.append(
+            f"Each wrong try before the right one costs {rules.penalty:.0%} of the part's credit."
+        )
+    parts.append("Showing a part's answer ends its tries.")
+    return " ".join(parts)
+
+
+def _part_view(part: dict, policy, review, question, drafts, errors) -> PartView:
+    key = f"{question.pk}:{part['name']}"
+    pp = policy.parts[part["name"]]
+    latest = next((r for r in reversed(review.responses) if r.part == part["name"]), None)
+    choices = tuple(part.get("choices") or ())
+    accepts = pp.accepts and question.active
+    return PartView(
+        name=part["name"],
+        label=part.get("label") or part["name"],
+        unit=part.get("unit") or "",
+        kind=part["kind"],
+        choices=choices,
+        hint=unit_hint(part.get("unit") or "", part["kind"], choices),
+        text=drafts.get(key, latest.raw if latest else ""),
+        error=errors.get(key, ""),
+        latest=latest,
+        tries=pp.tries,
+        show_grades=pp.show_grades,
+        answer=answer_text(part) if pp.show_answer else "",
+        accepts=accepts,
+        tries_left=pp.tries_left,
+        closed_message=CLOSED_MESSAGES[pp.closed] if pp.closed else "",
+        can_reveal=accepts and policy.can_reveal,
+    )
 
 
 def question_views(
@@ -55,59 +122,38 @@ def question_views(
     own: bool = True,
     now: datetime | None = None,
 ) -> list[QuestionView]:
-    """Questions of an attempt already gated by attempt_get_for_user; one query for all
-    their responses. Answers and worked solutions appear only when the policy shows
-    feedback now and the learner has answered (or the attempt is over). A reader who is
-    not the learner (an instructor, staff) sees what the API's review shows them, and
-    no answer form."""
+    """Questions of an attempt already gated by attempt_get_for_user, under the policy;
+    two queries (responses, reveals) for all of them. A reader who is not the learner
+    (an instructor, staff) sees what the API's review shows them, and no answer form."""
     now = now or timezone.now()
-    visible = not own or feedback_visible(attempt=attempt, now=now)
-    takes_answers = own and attempt.is_open and not attempt.past_deadline(now)
-    latest: dict[tuple[int, str], Response] = {}
-    for r in Response.objects.filter(question__in=[q.pk for q in questions]).order_by(
-        "created_at", "id"
-    ):
-        latest[(r.question_id, r.part)] = r
+    ids = [q.pk for q in questions]
+    responses = list(Response.objects.filter(question__in=ids).order_by("created_at", "id"))
+    reveals = list(Reveal.objects.filter(question__in=ids))
+    reviews = selectors.question_reviews(
+        attempt=attempt,
+        questions=list(questions),
+        responses=responses,
+        reveals=reveals,
+        own=own,
+        now=now,
+    )
+    over = attempt_over(attempt=attempt, now=now)
     views = []
-    for q in questions:
-        answered = any((q.pk, p["name"]) in latest for p in q.answers)
-        reveal = visible and (answered or not attempt.is_open)
-        parts = []
-        for p in q.answers:
-            key = f"{q.pk}:{p['name']}"
-            last = latest.get((q.pk, p["name"]))
-            choices = tuple(p.get("choices") or ())
-            parts.append(
-                PartView(
-                    name=p["name"],
-                    label=p.get("label") or p["name"],
-                    unit=p.get("unit") or "",
-                    kind=p["kind"],
-                    choices=choices,
-                    hint=unit_hint(p.get("unit") or "", p["kind"], choices),
-                    text=drafts.get(key, last.raw if last else ""),
-                    error=errors.get(key, ""),
-                    latest=last,
-                    answer=answer_text(p) if reveal else "",
-                )
-            )
-        solution = None
-        if reveal:
-            try:
-                solution = Variant.from_params(q.template_slug, q.params).solution_html()
-            except (ParamError, KeyError):
-                solution = None
-        saved = [r.created_at for (qid, _), r in latest.items() if qid == q.pk]
+    for review in reviews:
+        q, policy = review.question, review.policy
+        parts = [_part_view(p, policy, review, q, drafts, errors) for p in q.answers]
+        saved = [r.created_at for r in review.responses]
         views.append(
             QuestionView(
                 question=q,
                 title=template_title(q.template_slug),
                 parts=parts,
-                visible=visible,
-                open=takes_answers and q.active,
-                autosave=not visible,
-                answered=answered,
-                solution_html=solution,
+                visible=policy.show_score,
+                open=any(p.accepts for p in parts),
+                live=own and q.active and not over,
+                autosave=attempt.quiz.feedback_deferred,
+                answered=bool(review.responses),
+                solution_html=review.solution_html,
                 saved_at=max(saved) if saved else None,
             )
         )
@@ -120,6 +166,7 @@ class AttemptPage:
     visible: bool
     own: bool
     questions: list[QuestionView]
+    rules: str
 
 
 def attempt_page(*, user, attempt: Attempt, drafts, errors) -> AttemptPage:
@@ -129,14 +176,16 @@ def attempt_page(*, user, attempt: Attempt, drafts, errors) -> AttemptPage:
     if not attempt.quiz.adaptive:
         questions = questions.filter(active=True)
     own = attempt.learner_id == user.pk
+    now = timezone.now()
     views = question_views(
-        attempt=attempt, questions=list(questions), drafts=drafts, errors=errors, own=own
+        attempt=attempt, questions=list(questions), drafts=drafts, errors=errors, own=own, now=now
     )
     return AttemptPage(
         attempt=attempt,
-        visible=not own or feedback_visible(attempt=attempt, now=timezone.now()),
+        visible=not own or grades_visible(attempt=attempt, now=now),
         own=own,
         questions=views,
+        rules=rules_note(attempt.quiz),
     )
 
 
@@ -148,6 +197,7 @@ class QuestionPage:
     lesson: Lesson | None  # adaptive practice: the lesson to practise next
     replacement: Question | None  # the variant that replaced this one
     can_vary: bool
+    rules: str
 
 
 def question_page(*, user, attempt: Attempt, qid: int, drafts, errors) -> QuestionPage:
@@ -172,5 +222,6 @@ def question_page(*, user, attempt: Attempt, qid: int, drafts, errors) -> Questi
         own=own,
         lesson=lesson,
         replacement=replacement,
-        can_vary=own and view.open and attempt.quiz.mode == Quiz.Mode.PRACTICE,
+        can_vary=view.live and attempt.quiz.mode == Quiz.Mode.PRACTICE,
+        rules=rules_note(attempt.quiz),
     )

@@ -29,3 +29,13 @@ def answer_text(part: dict) -> str:
     if part["kind"] == "integer":
         return f"{int(value)} {part['unit']}".strip()
     return f"{sig(float(value), 4)} {part['unit']}".strip()
+
+
+def weakest_estimate(mastery) -> float | None:
+    """The estimate of the skill holding a lesson back (a selectors.LessonMastery), or
+    None when that skill has no answer yet: its figure would be the model's prior, which
+    reads as a measurement it is not."""
+    row = next((s for s in mastery.skills if s.skill == mastery.summary.weakest), None)
+    if row is None or not row.evidence:
+        return None
+    return mastery.summary.weakest_p

@@ -7,6 +7,7 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from assess import selectors
+from frontend.queries.common import weakest_estimate
 
 register = template.Library()
 
@@ -24,7 +25,13 @@ def nav_link(context, name: str, label: str) -> str:
 
 @register.filter
 def is_teacher(user) -> bool:
-    return selectors.user_is_teacher(user=user)
+    """Asked by the menu and again by some pages (course, lesson) in one request: the
+    answer is kept on the request's user object, so it costs one query, not two."""
+    known = getattr(user, "_frontend_is_teacher", None)
+    if known is None:
+        known = selectors.user_is_teacher(user=user)
+        user._frontend_is_teacher = known
+    return known
 
 
 @register.filter
@@ -35,3 +42,18 @@ def pct(fraction: float | None) -> str:
 @register.filter
 def p2(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f}"
+
+
+@register.filter
+def weakest(mastery) -> str:
+    """ "kv-cache-bytes at 0.42", or "kv-cache-bytes, not started" where the lesson's
+    weakest skill has no answer yet (see weakest_estimate)."""
+    p = weakest_estimate(mastery)
+    name = mastery.summary.weakest
+    return f"{name}, not started" if p is None else f"{name} at {p:.2f}"
+
+
+@register.filter
+def weakest_p(mastery) -> str:
+    p = weakest_estimate(mastery)
+    return "not started" if p is None else f"{p:.2f}"

@@ -1,4 +1,4 @@
-"""Courses, lessons and adaptive lesson practice."""
+"""Courses, enrolment, lessons and adaptive lesson practice."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 
-from assess.errors import Conflict
+from assess.errors import Conflict, NotPermitted
+from assess.services.enrolments import enrolment_self
 from assess.services.questions import practice_question_add
 from curricula import selectors as curricula_selectors
 from frontend import queries
@@ -24,6 +25,25 @@ def course_detail(request, slug: str):
     return render(request, "frontend/learn/course.html", {"page": page})
 
 
+@login_required
+@missing_is_404
+def course_enrol(request, slug: str):
+    """Enrol yourself. A course that takes learners only from its instructors answers
+    403 with the reason on its page. A GET (after signing in) goes back to the course."""
+    if request.method != "POST":
+        return redirect("course-detail", slug=slug)
+    course = curricula_selectors.course_get(slug=slug)
+    try:
+        _, created = enrolment_self(user=request.user, course=course)
+    except NotPermitted as err:
+        messages.error(request, str(err))
+        page = queries.course_page(user=request.user, slug=slug)
+        return render(request, "frontend/learn/course.html", {"page": page}, status=403)
+    if created:
+        messages.success(request, f"You are enrolled in {course.title}.")
+    return redirect("course-detail", slug=slug)
+
+
 @missing_is_404
 def lesson_detail(request, slug: str):
     page = queries.lesson_page(user=request.user, slug=slug)
@@ -33,13 +53,19 @@ def lesson_detail(request, slug: str):
 @login_required
 @missing_is_404
 def lesson_practice(request, slug: str):
-    """The service picks the template for the lesson's weakest unmastered skill. A GET
-    (after signing in from a practice button) goes back to the lesson."""
+    """The service picks the template for the lesson's weakest unmastered skill, and
+    enrols the learner on first use where the course allows it (403 with the reason
+    where it does not). A GET (after signing in from a practice button) goes back to
+    the lesson."""
     if request.method != "POST":
         return redirect("lesson-detail", slug=slug)
     lesson = curricula_selectors.lesson_get(slug=slug)
     try:
         practice = practice_question_add(learner=request.user, lesson=lesson)
+    except NotPermitted as err:
+        messages.error(request, str(err))
+        page = queries.lesson_page(user=request.user, slug=slug)
+        return render(request, "frontend/learn/lesson.html", {"page": page}, status=403)
     except Conflict as err:
         messages.error(request, str(err))
         return redirect("lesson-detail", slug=slug)

@@ -1,9 +1,10 @@
-"""Quizzes, attempts, questions, answers and drafts.
+"""Quizzes, attempts, questions, answers, reveals and drafts.
 
 Without JavaScript every form posts and redirects back to the page, which shows the
 stored feedback (PRG). With htmx the same endpoints answer with a fragment: the question
-block with its feedback when the policy shows feedback now, otherwise a "saved" status
-(exam autosave: graded, stored, hidden).
+block as the feedback policy lets it show now, or a "saved" status (exam autosave:
+graded, stored, hidden). What the service refuses (a closed part, a finished attempt)
+is said in a message on the page the request is sent back to, never a 500.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from assess import selectors
-from assess.errors import Conflict
+from assess.errors import Conflict, InvalidInput
+from assess.policy import attempt_over
 from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.questions import question_new_variant
+from assess.services.reveals import part_reveal
 from frontend import answers, queries
 from frontend.http import missing_is_404
 
@@ -31,10 +34,31 @@ def _question_url(attempt, question) -> str:
     return reverse("attempt-detail", args=[attempt.pk]) + f"#q-{question.pk}"
 
 
-def _closed(request, attempt, err: Conflict):
-    messages.warning(request, str(err))
-    url = reverse("attempt-detail", args=[attempt.pk])
+def _refused(request, attempt, question, reasons: list[str]):
+    """Say why, and send the page back: to the attempt once it takes no more answers
+    (its page says the saved answers were submitted), else to the question."""
+    for reason in dict.fromkeys(reasons):
+        messages.warning(request, reason)
+    if attempt_over(attempt=attempt, now=timezone.now()):
+        url = reverse("attempt-detail", args=[attempt.pk])
+    else:
+        url = _question_url(attempt, question)
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
+
+
+def _question_fragment(request, attempt, question, errors=None, outcomes=()):
+    """The htmx answer: the question block as the policy shows it now, or for deferred
+    feedback only the "saved" status, so not even the markup hints at a grade."""
+    (view,) = queries.question_views(
+        attempt=attempt,
+        questions=[question],
+        drafts=answers.drafts_get(request.session),
+        errors=errors or {},
+    )
+    template = (
+        "frontend/take/_save_status.html" if view.autosave else "frontend/take/_question.html"
+    )
+    return render(request, template, {"qv": view, "attempt": attempt, "outcomes": outcomes})
 
 
 @login_required
@@ -106,26 +130,38 @@ def question_answer(request, pk: int, qid: int):
     attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
     question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
     texts = answers.posted_texts(question, request.POST)
-    try:
-        outcomes = answers.answers_submit(attempt=attempt, question=question, texts=texts)
-    except Conflict as err:
-        return _closed(request, attempt, err)
-    answers.drafts_clear(request.session, qid, [o.part for o in outcomes if not o.error])
-    answers.drafts_save(request.session, qid, {o.part: texts[o.part] for o in outcomes if o.error})
+    outcomes = answers.answers_submit(attempt=attempt, question=question, texts=texts)
+    unreadable = [o for o in outcomes if o.error and not o.refused]
+    answers.drafts_clear(request.session, qid, [o.part for o in outcomes if o not in unreadable])
+    answers.drafts_save(request.session, qid, {o.part: texts[o.part] for o in unreadable})
+    refused = [o.error for o in outcomes if o.refused]
+    if refused:
+        answers.errors_flash(request.session, qid, unreadable)
+        return _refused(request, attempt, question, refused)
     if not request.htmx:
         answers.errors_flash(request.session, qid, outcomes)
         return redirect(_question_url(attempt, question))
-    errors = {f"{qid}:{o.part}": o.error for o in outcomes if o.error}
-    (view,) = queries.question_views(
-        attempt=attempt,
-        questions=[question],
-        drafts=answers.drafts_get(request.session),
-        errors=errors,
-    )
-    template = (
-        "frontend/take/_save_status.html" if view.autosave else "frontend/take/_question.html"
-    )
-    return render(request, template, {"qv": view, "attempt": attempt, "outcomes": outcomes})
+    errors = {f"{qid}:{o.part}": o.error for o in unreadable}
+    return _question_fragment(request, attempt, question, errors, outcomes)
+
+
+@require_POST
+@login_required
+@missing_is_404
+def question_reveal(request, pk: int, qid: int):
+    """Show one part's answer (immediate feedback only); the service records the reveal,
+    after which the part takes no more tries."""
+    attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+    question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+    part = request.POST.get("part", "")
+    try:
+        part_reveal(attempt=attempt, question=question, part=part)
+    except (Conflict, InvalidInput) as err:
+        return _refused(request, attempt, question, [str(err)])
+    answers.drafts_clear(request.session, qid, [part])
+    if request.htmx:
+        return _question_fragment(request, attempt, question)
+    return redirect(_question_url(attempt, question))
 
 
 @require_POST

@@ -1,4 +1,5 @@
-"""Instructor pages: quiz builder with a live variant preview, item analysis, progress.
+"""Instructor pages: quiz builder with a live variant preview, item analysis, progress
+of the enrolled learners, and the course's learners (add, remove).
 
 Open to staff and to users with an instructor role; anyone else gets 403 on the builder
 and 404 on a quiz or course they do not teach.
@@ -13,12 +14,14 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
 from assess import selectors
-from assess.errors import NotPermitted
+from assess.errors import InvalidInput, NotPermitted
+from assess.services.enrolments import enrolment_add, enrolment_remove
 from assess.services.quizzes import quiz_create
 from frontend import queries
-from frontend.forms import DEFAULT_SLOTS, MAX_SLOTS, PreviewForm, QuizBuilderForm
+from frontend.forms import DEFAULT_SLOTS, MAX_SLOTS, EnrolmentForm, PreviewForm, QuizBuilderForm
 from frontend.http import missing_is_404
 
 
@@ -98,8 +101,44 @@ def course_progress_csv(request, slug: str):
     table = queries.course_progress(user=request.user, slug=slug)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="progress-{table.course.slug}.csv"'
-    writer = csv.writer(response)
-    writer.writerow(["learner", *(lesson.slug for lesson in table.lessons)])
-    for username, values in table.rows:
-        writer.writerow([username, *("" if v is None else f"{v:.3f}" for v in values)])
+    csv.writer(response).writerows(queries.progress_csv_rows(table))
     return response
+
+
+@login_required
+@missing_is_404
+def course_learners(request, slug: str):
+    """The course's enrolled learners; a POST adds one by username."""
+    page = queries.course_learners(user=request.user, slug=slug)  # the gate (404)
+    form = EnrolmentForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        username = form.cleaned_data["username"]
+        try:
+            _, created = enrolment_add(actor=request.user, course=page.course, username=username)
+        except (InvalidInput, NotPermitted) as err:
+            form.add_error("username", str(err))
+        else:
+            note = "is now enrolled" if created else "was enrolled already"
+            messages.success(request, f"{username} {note}.")
+            return redirect("course-learners", slug=slug)
+    return render(request, "frontend/teach/learners.html", {"page": page, "form": form})
+
+
+@require_POST
+@login_required
+@missing_is_404
+def course_learner_remove(request, slug: str):
+    """Remove a learner: their attempts and mastery stay; the course's quizzes and its
+    progress table no longer list them."""
+    page = queries.course_learners(user=request.user, slug=slug)  # the gate (404)
+    username = request.POST.get("username", "")
+    try:
+        removed = enrolment_remove(actor=request.user, course=page.course, username=username)
+    except (InvalidInput, NotPermitted) as err:
+        messages.error(request, str(err))
+    else:
+        if removed:
+            messages.success(request, f"{username} is no longer enrolled.")
+        else:
+            messages.info(request, f"{username} was not enrolled.")
+    return redirect("course-learners", slug=slug)

@@ -14,6 +14,7 @@ from assess.services.questions import practice_question_add
 from tests.factories import (
     PASSWORD,
     CourseFactory,
+    EnrolmentFactory,
     LessonFactory,
     ModuleFactory,
     QuizFactory,
@@ -34,6 +35,13 @@ def other_learner(db):
 @pytest.fixture
 def course(db):
     return CourseFactory(slug="ai-infra", title="AI Infra")
+
+
+@pytest.fixture
+def enrolled(learner, course):
+    """The learner enrolled in the course: its quizzes list and start only then."""
+    EnrolmentFactory(user=learner, course=course)
+    return learner
 
 
 @pytest.fixture
@@ -62,9 +70,11 @@ def kv_lesson(module):
 
 @pytest.fixture
 def login(client):
-    """login(user) -> the test client, signed in through the real login form."""
+    """login(user) -> the test client, signed in through the real login form; signing in
+    as someone else first signs out (the login page sends a signed-in user away)."""
 
     def sign_in(user) -> Client:
+        client.logout()
         response = client.post(
             "/accounts/login/", {"username": user.username, "password": PASSWORD}
         )

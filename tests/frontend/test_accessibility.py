@@ -62,7 +62,13 @@ def pages(client, learner, instructor, practice, exam_attempt, exam):
     ]
     out = {url: client.get(url).content.decode() for url in learner_pages}
     client.force_login(instructor)
-    for url in ("/teach/", "/teach/quizzes/new/", f"/teach/quizzes/{exam.pk}/items/"):
+    for url in (
+        "/teach/",
+        "/teach/quizzes/new/",
+        f"/teach/quizzes/{exam.pk}/items/",
+        "/teach/courses/ai-infra/progress/",
+        "/teach/courses/ai-infra/learners/",
+    ):
         out[url] = client.get(url).content.decode()
     client.logout()
     for url in ("/accounts/login/", "/accounts/password-reset/"):

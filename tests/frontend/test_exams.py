@@ -19,8 +19,8 @@ def first_question(attempt):
     return attempt.questions.order_by("order").first()
 
 
-def test_starting_an_exam_opens_its_page_with_the_deadline(login, learner, exam):
-    client = login(learner)
+def test_starting_an_exam_opens_its_page_with_the_deadline(login, enrolled, exam):
+    client = login(enrolled)
     response = client.post(f"/quizzes/{exam.pk}/start/")
     attempt = Attempt.objects.get()
     assert response["Location"] == f"/attempts/{attempt.pk}/"
@@ -99,7 +99,7 @@ def test_finish_shows_results_when_the_policy_allows(login, learner, exam_attemp
     assert "already finished" in again
 
 
-def test_after_close_results_stay_hidden_until_the_quiz_closes(login, learner, course):
+def test_after_close_results_stay_hidden_until_the_quiz_closes(login, enrolled, course):
     from tests.factories import QuizFactory
 
     quiz = QuizFactory(
@@ -109,24 +109,24 @@ def test_after_close_results_stay_hidden_until_the_quiz_closes(login, learner, c
         closes_at=timezone.now() + timedelta(days=1),
         slots=[["weights-memory"]],
     )
-    client = login(learner)
+    client = login(enrolled)
     attempt_url = client.post(f"/quizzes/{quiz.pk}/start/")["Location"]
     html = client.post(attempt_url + "finish/", follow=True).content.decode()
     assert "Results appear when the quiz closes" in html and "Score:" not in html
 
 
-def test_used_up_attempts_are_explained(login, learner, course):
+def test_used_up_attempts_are_explained(login, enrolled, course):
     from tests.factories import QuizFactory
 
     quiz = QuizFactory(mode="exam", course=course, attempts_allowed=1, slots=[["weights-memory"]])
-    client = login(learner)
+    client = login(enrolled)
     client.post(client.post(f"/quizzes/{quiz.pk}/start/")["Location"] + "finish/")
     html = client.post(f"/quizzes/{quiz.pk}/start/", follow=True).content.decode()
     assert "used all 1 attempt" in html
 
 
-def test_quiz_list_shows_the_time_limit_and_a_labelled_start(login, learner, exam):
-    html = login(learner).get("/quizzes/").content.decode()
+def test_quiz_list_shows_the_time_limit_and_a_labelled_start(login, enrolled, exam):
+    html = login(enrolled).get("/quizzes/").content.decode()
     assert "Sizing exam" in html and "10 min" in html
     assert 'aria-label="Start Sizing exam"' in html
 
@@ -140,3 +140,28 @@ def test_without_javascript_save_posts_and_the_page_says_saved(login, learner, e
     assert response["Location"] == f"/attempts/{exam_attempt.pk}/#q-{q.pk}"
     html = client.get(response["Location"]).content.decode()
     assert "Saved at" in html and 'value="12 GB"' in html and "Not correct" not in html
+
+
+def test_changing_an_exam_answer_back_counts_and_the_last_one_stands(login, learner, exam_attempt):
+    """Deferred feedback: no tries to spend. The same text sent twice (double click,
+    retried autosave) is one response; changing back to an earlier text (A, B, A) is a
+    new one, and it is the last saved answer that counts."""
+    client = login(learner)
+    q = first_question(exam_attempt)
+    part = part_of(q)
+    url = f"/attempts/{exam_attempt.pk}/q/{q.pk}/answer/"
+    right, wrong = right_text(part), "12 GB"
+    for text in (right, right, wrong, right):
+        client.post(url, {"part-weights": text}, **HTMX)
+    assert list(Response.objects.values_list("raw", flat=True)) == [right, wrong, right]
+    html = client.post(f"/attempts/{exam_attempt.pk}/finish/", follow=True).content.decode()
+    assert "Score: 50%" in html  # the last saved answer (right) counts; question 2 empty
+
+
+def test_the_quiz_list_and_start_need_enrolment(login, learner, exam):
+    """A quiz of a course the learner is not enrolled in is not listed, and starting it
+    is a 404, as if it did not exist."""
+    client = login(learner)
+    assert "Sizing exam" not in client.get("/quizzes/").content.decode()
+    assert client.post(f"/quizzes/{exam.pk}/start/").status_code == 404
+    assert not Attempt.objects.exists()

@@ -31,9 +31,12 @@ def test_course_page_charts_the_learners_mastery(login, learner, lesson, kv_less
     )
     html = login(learner).get("/courses/ai-infra/").content.decode()
     assert '<svg xmlns="http://www.w3.org/2000/svg" class="chart mastery"' in html
-    assert "GPU Memory Math" in html and "not started" in html  # the KV lesson
-    assert 'class="marker"' in html and "mastered 0.95" in html
-    assert 'data-lesson="gpu-memory-math"' in html
+    chart = html[html.index('class="chart mastery"') : html.index("</svg>")]
+    # The share of skills mastered: one right answer masters neither of its two skills.
+    assert "GPU Memory Math" in chart and "0% (0 of 2 skills)" in chart
+    assert "not started" in chart  # the KV lesson, not its prior
+    assert 'data-lesson="gpu-memory-math"' in html and "0 of 2 skills mastered" in html
+    assert "weakest: " in html
 
 
 def test_unknown_course_and_lesson_are_404(client, db):
@@ -80,3 +83,30 @@ def test_lesson_page_lists_recent_answers(login, learner, lesson, practice):
     html = login(learner).get("/lessons/gpu-memory-math/").content.decode()
     assert "Your recent answers" in html and "12 GB" in html and "not correct" in html
     assert "Your mastery:" in html
+
+
+def test_an_unpractised_skill_says_not_started_not_the_prior(login, learner, module):
+    """A lesson half practised: its weakest skill has no answer yet, so pages name it
+    "not started" rather than printing the model's prior as if it were measured."""
+    from assess.services.questions import practice_question_add
+    from tests.factories import LessonFactory
+
+    LessonFactory(module=module, slug="mixed", templates=["weights-memory", "kv-cache-per-token"])
+    client = login(learner)
+    # Ties at the prior go to the lesson's first skill: a weights-memory question.
+    practice = practice_question_add(learner=learner, lesson=module.lessons.get())
+    assert practice.question.template_slug == "weights-memory"
+    response_submit(
+        attempt=practice.attempt,
+        question=practice.question,
+        part="weights",
+        text=right_text(part_of(practice.question)),
+        idempotency_key="k1",
+    )
+    html = client.get("/lessons/mixed/").content.decode()
+    assert "0 of 5 skills mastered</strong>; weakest: kv-cache-bytes, not started" in html
+    row = html[html.index('<th scope="row">kv-cache-bytes</th>') :].split("</tr>")[0]
+    assert "—" in row and "not started" in row and "0.20" not in row
+    assert (
+        "weakest: kv-cache-bytes, not started" in client.get("/courses/ai-infra/").content.decode()
+    )

@@ -12,6 +12,7 @@ from django.contrib.staticfiles import finders
 from assess.services.attempts import attempt_start
 from assess.services.questions import practice_question_add
 from assess.services.responses import response_submit
+from assess.services.reveals import part_reveal
 from curricula.models import Course, Lesson
 from curricula.services import curricula_load
 from tests.factories import CourseRoleFactory, QuizFactory, UserFactory
@@ -44,7 +45,7 @@ def site(client):
     lesson = Lesson.objects.get(slug="gpu-memory-math")
     practice = practice_question_add(learner=learner, lesson=lesson)
     q = practice.question
-    text = "1"  # any readable answer: the page then carries feedback and a solution
+    text = "1"  # any readable answer: the page then carries feedback
     response_submit(
         attempt=practice.attempt,
         question=q,
@@ -52,6 +53,8 @@ def site(client):
         text=text,
         idempotency_key="w1",
     )
+    # and, once the part is revealed, its answer and the worked solution: the heaviest.
+    part_reveal(attempt=practice.attempt, question=q, part=q.answers[0]["name"])
     exam = QuizFactory(
         mode="exam", course=course, slots=[["weights-memory"], ["kv-cache-total"], ["tp-min-gpus"]]
     )
@@ -75,6 +78,7 @@ def site(client):
             "quiz builder": "/teach/quizzes/new/",
             "item analysis": f"/teach/quizzes/{exam.pk}/items/",
             "progress": "/teach/courses/learn-ai-infrastructure/progress/",
+            "learners": "/teach/courses/learn-ai-infrastructure/learners/",
         },
     }
 

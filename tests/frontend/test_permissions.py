@@ -26,7 +26,7 @@ def test_another_learners_attempt_is_404_for_every_action(login, other_learner, 
     a, q = practice.attempt.pk, practice.question.pk
     assert client.get(f"/attempts/{a}/").status_code == 404
     assert client.get(f"/attempts/{a}/q/{q}/").status_code == 404
-    for action in ("answer/", "draft/", "vary/"):
+    for action in ("answer/", "draft/", "vary/", "reveal/"):
         assert (
             client.post(f"/attempts/{a}/q/{q}/{action}", {"part-weights": "1"}).status_code == 404
         )
@@ -51,6 +51,7 @@ def test_learners_get_404_on_quiz_analysis_and_course_progress(login, learner, e
     assert client.get(f"/teach/quizzes/{exam.pk}/items/").status_code == 404
     assert client.get("/teach/courses/ai-infra/progress/").status_code == 404
     assert client.get("/teach/courses/ai-infra/progress.csv").status_code == 404
+    assert client.get("/teach/courses/ai-infra/learners/").status_code == 404
     assert "Teach" not in client.get("/").content.decode().split("</nav>")[0]
 
 
@@ -60,6 +61,7 @@ def test_an_instructor_of_another_course_gets_404(login, instructor, db):
     client = login(instructor)
     assert client.get(f"/teach/quizzes/{quiz.pk}/items/").status_code == 404
     assert client.get("/teach/courses/other-course/progress/").status_code == 404
+    assert client.get("/teach/courses/other-course/learners/").status_code == 404
 
 
 def test_an_instructor_may_review_a_learners_attempt_but_not_answer(
@@ -71,3 +73,4 @@ def test_an_instructor_may_review_a_learners_attempt_but_not_answer(
     assert '<form class="answer"' not in html
     q = exam_attempt.questions.first()
     assert client.post(f"/attempts/{exam_attempt.pk}/q/{q.pk}/answer/").status_code == 404
+    assert client.post(f"/attempts/{exam_attempt.pk}/q/{q.pk}/reveal/").status_code == 404

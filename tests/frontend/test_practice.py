@@ -1,5 +1,7 @@
 """Answering a practice question with and without JavaScript, drafts, new variants, and
-that nothing of the answer reaches the page before the policy allows."""
+that nothing of the answer reaches the page before the policy allows: a wrong try is
+told what went wrong, but the answer and the worked solution wait for a correct try,
+a reveal, or the end of the attempt."""
 
 import re
 
@@ -67,19 +69,25 @@ def test_plain_post_redirects_and_the_page_shows_the_misconception(login, learne
     assert "Not correct" in html
     other = "GiB" if part["unit"] == "GB" else "GB"
     assert f"That is the size in {other}." in html
-    assert "Worked solution" in html
+    # A wrong try closes nothing: the box stays, the answer and solution wait.
+    assert "Worked solution" not in html and '<form class="answer"' in html
+    assert_no_answer_in(html, Question.objects.get(pk=practice.question.pk))
+    assert "Show the answer" in html
     assert Response.objects.get().misconception == "gb-vs-gib"
 
 
-def test_right_answer_is_correct_and_raises_mastery(login, learner, practice):
+def test_right_answer_is_correct_shows_the_solution_and_raises_mastery(login, learner, practice):
     client = login(learner)
     before = client.get("/lessons/gpu-memory-math/").content.decode()
-    assert "You have not practised this lesson yet." in before
+    assert "Not started: you have not practised this lesson yet." in before
     client.post(url(practice, "answer/"), {"part-weights": right_text(part_of(practice.question))})
     html = client.get(url(practice)).content.decode()
-    assert "<strong>Correct</strong>" in html
+    assert "<strong>Correct</strong>" in html and "Worked solution" in html
+    assert "This part was answered correctly already" in html
+    assert '<form class="answer"' not in html and "Show the answer" not in html
     after = client.get("/lessons/gpu-memory-math/").content.decode()
-    assert 'id="lesson-mastery"' in after
+    assert 'id="lesson-mastery">0 of 2 skills mastered' in after
+    assert "weights-bytes" in after and "units-gb-gib" in after
 
 
 def test_htmx_post_returns_the_question_fragment_with_feedback(login, learner, practice):
@@ -89,7 +97,8 @@ def test_htmx_post_returns_the_question_fragment_with_feedback(login, learner, p
     html = response.content.decode()
     assert response.status_code == 200
     assert html.lstrip().startswith(f'<section class="question" id="q-{practice.question.pk}"')
-    assert "<html" not in html and "Not correct" in html and "Worked solution" in html
+    assert "<html" not in html and "Not correct" in html and "Worked solution" not in html
+    assert_no_answer_in(html, Question.objects.get(pk=practice.question.pk))
 
 
 def test_unreadable_answer_is_explained_kept_and_not_stored(login, learner, practice):
@@ -103,13 +112,17 @@ def test_unreadable_answer_is_explained_kept_and_not_stored(login, learner, prac
     assert "Not read:" not in again  # the error was shown once
 
 
-def test_same_text_twice_is_one_response_but_changing_back_counts(login, learner, practice):
+def test_same_text_twice_is_one_try_and_a_solved_part_takes_no_more(login, learner, practice):
     client = login(learner)
     part = part_of(practice.question)
     right, slip = right_text(part), gib_slip_text(part)
-    for text in (slip, slip, right, slip):
+    for text in (slip, slip, right):
         client.post(url(practice, "answer/"), {"part-weights": text})
-    assert list(Response.objects.values_list("raw", flat=True)) == [slip, right, slip]
+    assert list(Response.objects.values_list("raw", flat=True)) == [slip, right]
+    # The box is gone; a post anyway is refused with the reason, and stores nothing.
+    html = client.post(url(practice, "answer/"), {"part-weights": slip}, follow=True)
+    assert "answered correctly already" in html.content.decode()
+    assert Response.objects.count() == 2
 
 
 def test_drafts_survive_a_reload(login, learner, practice):
@@ -140,26 +153,66 @@ def test_next_question_continues_the_same_practice_attempt(login, learner, pract
     assert history.count("Memory for a model&#x27;s weights") == 2
 
 
-def test_a_practice_quiz_shows_every_question_on_one_page(login, learner, course):
+def test_a_practice_quiz_shows_every_question_on_one_page(login, enrolled, course):
     from tests.factories import QuizFactory
 
     quiz = QuizFactory(
         title="Mixed", course=course, slots=[["weights-memory"], ["roofline-attainable"]]
     )
-    client = login(learner)
+    client = login(enrolled)
     response = client.post(f"/quizzes/{quiz.pk}/start/")
     html = client.get(response["Location"]).content.decode()
     assert html.count('<form class="answer"') == 2
     assert 'type="radio"' in html and "Choose one: memory, compute." in html
     assert "Another variant of question 1" in html
+    # One per open part: weights-memory has one, roofline-attainable three (named).
+    assert html.count("Show the answer") == 4 and "Show the answer: Limited by" in html
 
 
 def test_the_leak_check_does_catch_a_shown_answer(login, learner, practice):
-    """Control: once feedback is shown the answer is on the page, and the check sees it."""
+    """Control: once the policy shows the answer (here: a reveal after a wrong try) it is
+    on the page, and the check sees it; so its silence elsewhere means something."""
     client = login(learner)
     client.post(
         url(practice, "answer/"), {"part-weights": gib_slip_text(part_of(practice.question))}
     )
+    client.post(url(practice, "reveal/"), {"part": "weights"})
     html = client.get(url(practice)).content.decode()
     with pytest.raises(AssertionError):
         assert_no_answer_in(html, Question.objects.get(pk=practice.question.pk))
+
+
+def test_a_reused_key_for_another_answer_is_a_message_not_a_500(
+    login, learner, practice, monkeypatch
+):
+    """The page derives a fresh key for each new answer; were one ever reused for a
+    different answer (IdempotencyMismatch), the page says so and the first answer stands."""
+    monkeypatch.setattr("frontend.answers.idempotency_key", lambda *args: "web-same")
+    client = login(learner)
+    part = part_of(practice.question)
+    client.post(url(practice, "answer/"), {"part-weights": gib_slip_text(part)})
+    response = client.post(url(practice, "answer/"), {"part-weights": "1"}, follow=True)
+    assert response.status_code == 200
+    assert "This idempotency key was used for a different answer" in response.content.decode()
+    assert list(Response.objects.values_list("raw", flat=True)) == [gib_slip_text(part)]
+
+
+def test_a_refused_part_does_not_lose_the_other_parts_answers(login, enrolled, course):
+    """A post naming a closed part (a crafted one: the page shows it no box) refuses that
+    part with its reason and still stores the open parts' answers sent with it."""
+    from assess.services.attempts import attempt_start
+    from assess.services.reveals import part_reveal
+    from tests.factories import QuizFactory
+
+    quiz = QuizFactory(course=course, slots=[["roofline-attainable"]])
+    attempt, _ = attempt_start(quiz=quiz, learner=enrolled)
+    question = attempt.questions.get()
+    part_reveal(attempt=attempt, question=question, part="bound")
+    client = login(enrolled)
+    response = client.post(
+        f"/attempts/{attempt.pk}/q/{question.pk}/answer/",
+        {"part-bound": "memory", "part-intensity": "1"},
+        follow=True,
+    )
+    assert "so it takes no more tries" in response.content.decode()
+    assert list(Response.objects.values_list("part", flat=True)) == ["intensity"]

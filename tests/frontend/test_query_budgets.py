@@ -5,7 +5,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from assess.services.attempts import attempt_start
-from tests.factories import LessonFactory, QuizFactory
+from assess.services.questions import practice_question_add
+from assess.services.responses import response_submit
+from tests.factories import EnrolmentFactory, LessonFactory, QuizFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -30,6 +32,8 @@ def test_exam_page_queries_do_not_grow_with_questions(client, learner, course):
     long = QuizFactory(mode="exam", course=course, slots=[["weights-memory"]] * 8)
     a, _ = attempt_start(quiz=short, learner=learner)
     b, _ = attempt_start(quiz=long, learner=learner)
+    # 7 today: session, user, attempt, questions, responses, reveals (the policy needs
+    # them: a revealed part is closed), the menu's teacher check.
     assert count(client, f"/attempts/{a.pk}/") == count(client, f"/attempts/{b.pk}/") <= 8
 
 
@@ -39,3 +43,34 @@ def test_dashboard_and_lesson_pages_stay_small(client, learner, practice):
     assert count(client, "/lessons/gpu-memory-math/") <= 9
     q = practice.question
     assert count(client, f"/attempts/{q.attempt_id}/q/{q.pk}/") <= 9
+
+
+def practise(learner, lesson, key: str) -> None:
+    """One practice question answered once (a first try: evidence for its skills)."""
+    p = practice_question_add(learner=learner, lesson=lesson)
+    part = p.question.answers[0]["name"]
+    response_submit(
+        attempt=p.attempt, question=p.question, part=part, text="1", idempotency_key=key
+    )
+
+
+def test_dashboard_queries_do_not_grow_with_practice(client, learner, lesson, kv_lesson):
+    client.force_login(learner)
+    practise(learner, lesson, "first")
+    few = count(client, "/dashboard/")
+    for i in range(5):  # more answers, more skills, more lessons started
+        practise(learner, kv_lesson, f"kv{i}")
+    assert count(client, "/dashboard/") == few
+
+
+def test_progress_and_learners_pages_do_not_grow_with_learners(client, instructor, course, lesson):
+    client.force_login(instructor)
+    EnrolmentFactory(user=UserFactory(), course=course)
+    pages = ("/teach/courses/ai-infra/progress/", "/teach/courses/ai-infra/learners/")
+    few = [count(client, url) for url in pages]
+    for _ in range(10):
+        learner = UserFactory()
+        EnrolmentFactory(user=learner, course=course)
+        practise(learner, lesson, "k")
+    assert [count(client, url) for url in pages] == few
+    assert max(few) <= 12

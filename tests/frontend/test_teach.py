@@ -8,7 +8,7 @@ import pytest
 from assess.models import Quiz, Slot
 from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.responses import response_submit
-from tests.factories import UserFactory
+from tests.factories import EnrolmentFactory, UserFactory
 from tests.frontend.helpers import gib_slip_text, part_of, right_text
 
 pytestmark = pytest.mark.django_db
@@ -64,6 +64,32 @@ def test_builder_shows_the_services_rules_as_form_errors(login, instructor):
     assert not Quiz.objects.exists()
 
 
+def test_builder_sets_tries_and_a_penalty_for_immediate_feedback(login, instructor):
+    client = login(instructor)
+    html = client.get("/teach/quizzes/new/").content.decode()
+    assert '<label for="id_tries_per_part">Tries per part</label>' in html
+    assert '<label for="id_penalty_per_try">' in html
+    data = builder_post(mode="homework", tries_per_part="2", penalty_per_try="0.1")
+    client.post("/teach/quizzes/new/", data)
+    quiz = Quiz.objects.get()
+    assert (quiz.feedback, quiz.tries_per_part, quiz.penalty_per_try) == ("immediately", 2, 0.1)
+
+
+def test_builder_defaults_homework_to_three_tries(login, instructor):
+    login(instructor).post("/teach/quizzes/new/", builder_post(mode="homework"))
+    assert (Quiz.objects.get().tries_per_part, Quiz.objects.get().penalty_per_try) == (3, 0.0)
+
+
+def test_builder_shows_the_service_refusing_tries_on_an_exam(login, instructor):
+    html = (
+        login(instructor)
+        .post("/teach/quizzes/new/", builder_post(tries_per_part="2"))
+        .content.decode()
+    )
+    assert "Tries and penalties apply with immediate feedback" in html
+    assert not Quiz.objects.exists()
+
+
 def test_builder_needs_a_template_in_some_slot(login, instructor):
     data = builder_post()
     del data["slot1_templates"], data["slot2_templates"]
@@ -109,6 +135,7 @@ def answered_exam(exam):
     """Three learners: one right on the first question, two with the GB/GiB slip."""
     for i in range(3):
         learner = UserFactory(username=f"l{i}")
+        EnrolmentFactory(user=learner, course=exam.course)
         attempt, _ = attempt_start(quiz=exam, learner=learner)
         q = attempt.questions.order_by("order").first()
         part = part_of(q)
@@ -138,14 +165,21 @@ def test_progress_table_and_csv_export(login, instructor, answered_exam, lesson)
     assert response["Content-Type"].startswith("text/csv")
     assert 'filename="progress-ai-infra.csv"' in response["Content-Disposition"]
     rows = list(csv.reader(io.StringIO(response.content.decode())))
-    assert rows[0] == ["learner", "gpu-memory-math"]
+    assert rows[0] == [
+        "learner",
+        "gpu-memory-math skills mastered",
+        "gpu-memory-math weakest estimate",
+    ]
     assert [r[0] for r in rows[1:]] == ["l0", "l1", "l2"]
-    values = {r[0]: float(r[1]) for r in rows[1:]}
-    assert values["l0"] > values["l1"] == values["l2"]
-    assert all(0 <= v <= 1 for v in values.values())
+    shares = {r[0]: float(r[1]) for r in rows[1:]}
+    weakest = {r[0]: float(r[2]) for r in rows[1:]}
+    assert set(shares.values()) == {0.0}  # one answer masters no skill
+    assert weakest["l0"] > weakest["l1"] == weakest["l2"]  # right vs the GB/GiB slip
+    assert all(0 <= v <= 1 for v in weakest.values())
 
 
 def test_teach_index_lists_courses_and_quizzes(login, instructor, exam):
     html = login(instructor).get("/teach/").content.decode()
     assert "AI Infra" in html and "Sizing exam" in html
+    assert 'href="/teach/courses/ai-infra/learners/"' in html
     assert f'href="/teach/quizzes/{exam.pk}/items/"' in html

@@ -1,8 +1,11 @@
 """Demo accounts and two quizzes, so a fresh `make run` has something to click through.
 
 Idempotent: users are created or reset to the documented passwords, the instructor role
-is ensured, and each quiz is created through quiz_create only if no quiz of that title
-exists on the course. Needs load_curricula first (the course must exist).
+is ensured, each quiz is created through quiz_create only if no quiz of that title
+exists on the course, and the demo learner is enrolled (through enrolment_add, by the
+staff account, so it works whether or not the course takes self-enrolment) in every
+course the demo quizzes belong to: quizzes list only for enrolled learners. Needs
+load_curricula first (the course must exist).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from assess.models import CourseRole, Quiz
+from assess.services.enrolments import enrolment_add
 from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
 from curricula.models import Course
 
@@ -73,13 +77,21 @@ class Command(BaseCommand):
         CourseRole.objects.get_or_create(
             user=users["instructor"], course=course, role=CourseRole.Role.INSTRUCTOR
         )
+        courses = {}
         for spec in (PRACTICE, EXAM):
             quiz = Quiz.objects.filter(title=spec.title, course=course).first()
             state = "exists"
             if quiz is None:
                 quiz = quiz_create(user=users["instructor"], spec=spec)
                 state = "created"
+            courses[quiz.course.slug] = quiz.course
             self.stdout.write(f"quiz {quiz.pk} ({quiz.get_mode_display()}): {quiz.title} [{state}]")
+        for demo_course in courses.values():
+            _, created = enrolment_add(
+                actor=users["admin"], course=demo_course, username=users["learner"].username
+            )
+            state = "created" if created else "exists"
+            self.stdout.write(f"learner enrolled in {demo_course.slug} [{state}]")
         self.stdout.write("Demo accounts (sign in at /accounts/login/):")
         for username, password, _staff, what in ACCOUNTS:
             self.stdout.write(f"  {username:<11} {password:<22} {what}")

@@ -1,21 +1,24 @@
 """An instructor builds a quiz in the browser with a live preview, then reads its item
-analysis once learners have answered; the hardware pages are captured on the way."""
+analysis once learners have answered, the progress of the enrolled learners, and adds a
+learner to the course; the hardware pages are captured on the way."""
 
 import pytest
 
-from assess.models import Quiz
+from assess.models import Enrolment, Quiz
 from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.responses import response_submit
 from curricula.models import Course
 from curricula.services import curricula_load
-from tests.factories import CourseRoleFactory, UserFactory
+from tests.factories import CourseRoleFactory, EnrolmentFactory, UserFactory
 from tests.frontend.helpers import gib_slip_text, right_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def answer_as(username: str, quiz: Quiz, right: bool) -> None:
-    attempt, _ = attempt_start(quiz=quiz, learner=UserFactory(username=username))
+    learner = UserFactory(username=username)
+    EnrolmentFactory(user=learner, course=quiz.course)
+    attempt, _ = attempt_start(quiz=quiz, learner=learner)
     for question in attempt.questions.order_by("order"):
         part = question.answers[0]
         if question.template_slug == "weights-memory":
@@ -71,9 +74,22 @@ def test_instructor_builds_a_quiz_and_reads_its_item_analysis(page, shot, sign_i
     assert "gb-vs-gib" in page.locator("table").inner_text()
     shot(page, "item-analysis")
 
+    UserFactory(username="outsider")  # answered nothing here, not enrolled
     page.goto("/teach/courses/learn-ai-infrastructure/progress/")
     assert page.get_by_role("row", name="learner0").is_visible()
+    assert page.get_by_role("row", name="outsider").count() == 0
     shot(page, "progress")
+
+    page.get_by_role("link", name="manage them").click()
+    page.get_by_label("Username").fill("outsider")
+    page.get_by_role("button", name="Enrol this learner").click()
+    page.get_by_text("outsider is now enrolled.").wait_for()
+    assert page.get_by_role("row", name="outsider").is_visible()
+    assert Enrolment.objects.filter(user__username="outsider").exists()
+    shot(page, "learners")
+    page.get_by_role("button", name="Remove outsider").click()
+    page.get_by_text("outsider is no longer enrolled.").wait_for()
+    assert not Enrolment.objects.filter(user__username="outsider").exists()
 
     page.goto("/hardware/compare/")
     page.get_by_label("First accelerator").select_option("h100-sxm")

@@ -1,9 +1,11 @@
-"""A learner practises a lesson in the browser: a GB/GiB slip, its message and worked
-solution, then the right answer, and mastery rising on the course page."""
+"""A learner practises a lesson in the browser: a GB/GiB slip is told its mistake but not
+the answer; the right answer then shows the worked solution; a later question answered
+right at once raises the skill estimates; "Show the answer" closes a part in place; and
+the course page, lesson page and dashboard read back the honest evidence."""
 
 import pytest
 
-from assess.models import Question
+from assess.models import Enrolment, Question
 from curricula.services import curricula_load
 from tests.factories import UserFactory
 from tests.frontend.helpers import gib_slip_text, right_text
@@ -14,9 +16,15 @@ LESSON = "what-a-model-is"  # its only template is weights-memory: a GB or GiB p
 COURSE = "ai-infrastructure-llm-d-vllm-and-gpus"
 
 
-def mastery_on_course_page(page) -> float:
-    page.goto(f"/courses/{COURSE}/")
-    return float(page.locator(f'.mastery[data-lesson="{LESSON}"]').inner_text())
+def skill_cells(page, skill: str) -> tuple[float, int]:
+    """(estimate, answers) of one skill in the lesson page's table."""
+    row = page.locator("table.skills tr").filter(has=page.locator(f'th:text-is("{skill}")'))
+    cells = row.locator("td")
+    return float(cells.nth(0).inner_text()), int(cells.nth(1).inner_text())
+
+
+def latest_question(learner) -> Question:
+    return Question.objects.filter(attempt__learner=learner).order_by("-id").first()
 
 
 def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
@@ -27,9 +35,11 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     shot(page, "home")
     sign_in(page, "learner", f"/lessons/{LESSON}/")
     assert page.get_by_role("heading", name="What a Model Is").is_visible()
+    assert page.get_by_text("Not started: you have not practised this lesson yet.").is_visible()
 
     page.get_by_role("button", name="Practice this lesson").click()
     page.wait_for_url("**/q/*/")
+    assert Enrolment.objects.get(user=learner).course.slug == COURSE  # enrolled on first use
     question = Question.objects.get(attempt__learner=learner)
     assert question.template_slug == "weights-memory"
     part = question.answers[0]
@@ -43,12 +53,12 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     feedback.wait_for()
     other = "GiB" if part["unit"] == "GB" else "GB"
     assert f"That is the size in {other}." in feedback.inner_text()
-    assert page.get_by_text("Worked solution").is_visible()
-    assert page.locator(".solution math").count() > 0  # MathML rendered on the server
+    # A wrong try: the mistake is named, the answer and the solution wait.
+    assert page.get_by_text("Worked solution").count() == 0
+    assert page.locator("span.answer").count() == 0
+    assert page.get_by_role("button", name="Show the answer").is_visible()
     shot(page, "question-feedback")
 
-    after_slip = mastery_on_course_page(page)
-    page.go_back()
     page.reload()  # the box keeps the last answer
     box = page.get_by_label(f"Weights memory ({part['unit']})")
     assert box.input_value() == gib_slip_text(part)
@@ -56,20 +66,57 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     box.press("Enter")  # keyboard submit
     page.locator(".feedback.ok").wait_for()
     assert "Correct" in page.locator(".feedback.ok").inner_text()
+    assert page.get_by_text("Worked solution").is_visible()
+    assert page.locator(".solution math").count() > 0  # MathML rendered on the server
+    assert page.get_by_text("This part was answered correctly already").is_visible()
+    assert page.locator(f"#a{question.pk}-weights").count() == 0  # the box is gone
+    shot(page, "question-solved")
 
-    after_right = mastery_on_course_page(page)
-    assert after_right > after_slip
+    # Only the first try is evidence: one answer behind each skill, from the slip.
+    page.goto(f"/lessons/{LESSON}/")
+    after_slip, answers = skill_cells(page, "weights-bytes")
+    assert answers == 1
+    assert page.get_by_role("cell", name="correct", exact=True).is_visible()
+
+    # The next question, right at the first try: the estimate rises, two answers behind.
+    page.get_by_role("button", name="Practice this lesson").click()
+    page.wait_for_url("**/q/*/")
+    second = latest_question(learner)
+    box = page.get_by_label(f"Weights memory ({second.answers[0]['unit']})")
+    box.fill(right_text(second.answers[0]))
+    page.get_by_role("button", name="Check answer").click()
+    page.locator(".feedback.ok").wait_for()
+    page.goto(f"/lessons/{LESSON}/")
+    after_right, answers = skill_cells(page, "weights-bytes")
+    assert answers == 2 and after_right > after_slip
+    assert "of 2 skills mastered" in page.locator("#lesson-mastery").inner_text()
+    shot(page, "lesson")
+
+    # A third question: "Show the answer" closes the part in place (htmx), no try spent.
+    page.get_by_role("button", name="Practice this lesson").click()
+    page.wait_for_url("**/q/*/")
+    third = latest_question(learner)
+    page.get_by_role("button", name="Show the answer").click()
+    page.locator("span.answer").wait_for()
+    assert page.get_by_text("You asked for this part's answer").is_visible()
+    assert page.get_by_text("Worked solution").is_visible()
+    assert page.locator(f"#a{third.pk}-weights").count() == 0
+    assert not third.responses.exists()
+    shot(page, "question-revealed")
+
+    page.goto(f"/courses/{COURSE}/")
+    assert page.get_by_text("You are enrolled in this course").is_visible()
+    mastery = page.locator(f'.mastery[data-lesson="{LESSON}"]')
+    assert "of 2 skills mastered" in mastery.inner_text()
     assert page.locator("svg.mastery rect.bar").count() >= 1
     shot(page, "course")
 
-    page.goto(f"/lessons/{LESSON}/")
-    assert page.get_by_role("cell", name="correct", exact=True).is_visible()
-    shot(page, "lesson")
-
     page.goto("/dashboard/")
-    # Every lesson that uses weights-memory moved twice: two points per line.
-    assert page.locator("svg.history circle").count() % 2 == 0
-    assert "What a Model Is" in page.locator("svg.history").inner_html()
+    # One line per skill of weights-memory, one point per evidence answer (2 each).
+    assert page.locator("svg.history polyline.series").count() == 2
+    assert page.locator("svg.history circle").count() == 4
+    assert "weights-bytes" in page.locator("svg.history").inner_html()
+    assert page.get_by_role("link", name="What a Model Is").first.is_visible()
     shot(page, "dashboard")
 
 
