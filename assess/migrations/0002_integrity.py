@@ -127,7 +127,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddConstraint(
             model_name='enrolment',
-            constraint=models.UniqueConstraint(fields=('user', 'course'), name='assess_enrolment'),
+            constraint=models.UniqueConstraint(fields=('user', 'course'), name='assess_enrolment_once'),
         ),
         migrations.AddConstraint(
             model_name='reveal',

@@ -51,7 +51,11 @@ class Enrolment(models.Model):
 
     class Meta:
         ordering = ["course", "user"]
-        constraints = [models.UniqueConstraint(fields=["user", "course"], name="assess_enrolment")]
+        constraints = [
+            # Not "assess_enrolment": on PostgreSQL the constraint's index would take the
+            # table's name.
+            models.UniqueConstraint(fields=["user", "course"], name="assess_enrolment_once")
+        ]
 
     def __str__(self) -> str:
         return f"{self.user} in {self.course}"

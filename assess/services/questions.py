@@ -196,9 +196,12 @@ def practice_question_add(
                         quiz=quiz, learner=learner, number=number, started_at=now
                     )
             except IntegrityError:
-                # A racing request opened it first: use that one.
-                attempt = Attempt.objects.select_related("quiz").get(
-                    quiz=quiz, learner=learner, status=Attempt.Status.OPEN
+                # A racing request opened it first: use that one, locked like any other,
+                # so racers number their questions one after another.
+                attempt = (
+                    Attempt.objects.select_for_update(of=("self",))
+                    .select_related("quiz")
+                    .get(quiz=quiz, learner=learner, status=Attempt.Status.OPEN)
                 )
         skill_ps = dict(
             SkillMastery.objects.filter(learner=learner, skill__in=skills).values_list(

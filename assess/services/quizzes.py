@@ -96,11 +96,14 @@ def quiz_create(*, user, spec: QuizSpec) -> Quiz:
         errors["time_limit"] = ["The time limit must be positive and at most 7 days."]
     tries = spec.tries_per_part
     if feedback != Quiz.Feedback.IMMEDIATELY:
-        if tries is not None or spec.penalty_per_try:
-            errors["tries_per_part"] = [
-                "Tries and penalties apply with immediate feedback; with later feedback "
-                "the last saved answer counts."
-            ]
+        message = (
+            "Tries and penalties apply with immediate feedback; with later feedback "
+            "the last saved answer counts."
+        )
+        if tries is not None:
+            errors["tries_per_part"] = [message]
+        if spec.penalty_per_try:
+            errors["penalty_per_try"] = [message]
     else:
         tries = tries if tries is not None else _DEFAULT_TRIES.get(spec.mode)
         if tries is not None and not 1 <= tries <= MAX_TRIES:

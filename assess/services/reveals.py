@@ -9,6 +9,8 @@ from django.utils import timezone
 
 from assess.errors import Conflict, InvalidInput
 from assess.models import Attempt, Question, Reveal
+from assess.policy import part_policy
+from assess.scoring import Rules
 from assess.services.questions import lock_open_attempt
 
 
@@ -34,9 +36,21 @@ def part_reveal(
     if not question.active:
         raise Conflict("This question was replaced by a new variant.")
     with transaction.atomic():
-        lock_open_attempt(attempt, now)
+        locked = lock_open_attempt(attempt, now)
         if Reveal.objects.filter(question=question, part=part).exists():
             return False
+        tries = list(question.responses.filter(part=part, valid=True).order_by("created_at", "id"))
+        policy = part_policy(
+            name=part,
+            tries=tries,
+            revealed=False,
+            rules=Rules.of(locked.quiz),
+            over=False,
+            grades=True,
+            learner=True,
+        )
+        if policy.closed is not None:
+            return False  # solved or out of tries: its answer shows already
         try:
             with transaction.atomic():
                 Reveal.objects.create(question=question, part=part, created_at=now)

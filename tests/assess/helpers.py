@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from assess.models import Question
 
 
@@ -46,3 +48,133 @@ def answer_all(client, attempt_id: int, question_ids, *, correct=True) -> None:
         for part in parts_of(qid):
             r = answer(client, attempt_id, qid, part, correct=correct)
             assert r.status_code == 201, r.content
+
+
+def misconception_text(part: dict) -> str:
+    """A GB/GiB part answered with the right bytes in the other unit: the "gb-vs-gib"
+    slip, typed as a bare number (the reader takes it in the part's unit)."""
+    value = float(part["value"])
+    if part["unit"] == "GB":
+        return repr(value * 1e9 / 2**30)
+    if part["unit"] == "GiB":
+        return repr(value * 2**30 / 1e9)
+    raise AssertionError(f"not a GB/GiB part: {part}")
+
+
+def send(client, attempt_id: int, question_id: int, part: str, text: str, key: str):
+    return client.post(
+        f"/api/attempts/{attempt_id}/responses/",
+        {"question": question_id, "part": part, "answer": text, "idempotency_key": key},
+        format="json",
+    )
+
+
+def reveal(client, attempt_id: int, question_id: int, part: str):
+    return client.post(
+        f"/api/attempts/{attempt_id}/questions/{question_id}/reveal/", {"part": part}, format="json"
+    )
+
+
+# ------------------------------------------------------------------------------ leaks
+
+
+def value_spellings(value: float) -> set[str]:
+    """Ways a number could be printed: repr, str, %g, 4 to 15 significant figures, fixed
+    decimals, thousands separators (plain and LaTeX's {,}), scientific notation, and the
+    engine's own sig() and tex(). Spellings of fewer than 4 digits are dropped: they
+    would match ids and counts by chance."""
+    from problems.engine.numbers import sig, tex
+
+    v = float(value)
+    out = {repr(v), str(v), f"{v:g}", f"{v:e}", tex(v), f"{v:,}"}
+    for digits in (4, 5, 6, 7, 8, 10, 12, 15):
+        out.add(f"{v:.{digits}g}")
+        out.add(sig(v, digits))
+        out.add(tex(v, digits))
+        out.add(f"{v:.{digits - 1}e}")
+    for decimals in (1, 2, 3, 4):
+        out.add(f"{v:.{decimals}f}")
+        out.add(f"{v:,.{decimals}f}")
+    if v.is_integer():
+        out.add(str(int(v)))
+        out.add(f"{int(v):,}")
+    out |= {s.replace(",", "{,}") for s in out}
+    return {s for s in out if sum(c.isdigit() for c in s) >= 4}
+
+
+_TIMES = ("started_at", "deadline", "finished_at", "created_at")
+_IDS = ("id", "quiz", "question", "attempt", "number")
+
+
+def _scrub(node):
+    """What the learner already knows or cannot be the answer: the statement, their own
+    typed answers, timestamps and row ids (which could equal an integer answer) are
+    blanked."""
+    if isinstance(node, list):
+        return [_scrub(x) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {}
+    for key, value in node.items():
+        own_text = key == "answer" and "valid" in node  # a stored response's text
+        if key == "statement_html" or key in _TIMES or own_text:
+            out[key] = ""
+        elif key in _IDS and isinstance(value, int):
+            out[key] = 0
+        else:
+            out[key] = _scrub(value)
+    return out
+
+
+def _about(body: dict, question_id: int) -> dict:
+    """The body with only the given question kept in a `questions` list."""
+    if "questions" not in body:
+        return body
+    return {**body, "questions": [q for q in body["questions"] if q["id"] == question_id]}
+
+
+def _question_nodes(body: dict, question_id: int) -> list[dict]:
+    nodes = []
+    if "question_state" in body and body["question_state"]["id"] == question_id:
+        nodes.append(body["question_state"])
+    if body.get("id") == question_id and "parts" in body:
+        nodes.append(body)
+    if isinstance(body.get("question"), dict) and body["question"].get("id") == question_id:
+        nodes.append(body["question"])
+    nodes += [q for q in body.get("questions", []) if q["id"] == question_id]
+    return nodes
+
+
+def assert_hidden(body: dict, question_id: int, parts: tuple[str, ...] | None = None) -> None:
+    """No part of the question (or only the named parts) shows its value anywhere in
+    the body, under any spelling, and its worked solution is nowhere in it."""
+    from assess.selectors import solution_html
+
+    question = Question.objects.get(pk=question_id)
+    text = json.dumps(_scrub(_about(body, question_id)), ensure_ascii=False)
+    assert "seed" not in text and '"params"' not in text
+    assert str(question.seed) not in text
+    for part in question.answers:
+        if parts is not None and part["name"] not in parts:
+            continue
+        if part["kind"] == "choice":  # its value is one of the listed choices
+            continue
+        for spelling in value_spellings(part["value"]):
+            assert spelling not in text, (part, spelling)
+    solution = solution_html(question)
+    assert solution and solution not in text
+    for node in _question_nodes(body, question_id):
+        assert node.get("solution_html") is None
+        for shown in node["parts"]:
+            if parts is None or shown["name"] in parts:
+                assert shown.get("answer") is None, shown
+
+
+def assert_shown(body: dict, question_id: int, part: str) -> None:
+    """The part's value shows in the question's entry (and the review is consistent)."""
+    stored = Question.objects.get(pk=question_id).part(part)
+    nodes = _question_nodes(body, question_id)
+    assert nodes
+    for node in nodes:
+        [shown] = [p for p in node["parts"] if p["name"] == part]
+        assert shown["answer"] == {"value": stored["value"], "unit": stored["unit"]}

@@ -7,16 +7,31 @@ at the end; transactional_db lets the threads see the committed setup.
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.utils import timezone
+from rest_framework.test import APIClient
 
 from assess.errors import Conflict
-from assess.models import Attempt, MasteryEvent, Response, SkillMastery
+from assess.models import (
+    Attempt,
+    Enrolment,
+    MasteryEvent,
+    Question,
+    Quiz,
+    Response,
+    Reveal,
+    SkillMastery,
+)
 from assess.services.attempts import attempt_finish, attempt_start
+from assess.services.mastery import mastery_release_due
+from assess.services.questions import practice_question_add
 from assess.services.responses import response_submit
-from tests.assess.helpers import correct_text
-from tests.factories import QuizFactory, UserFactory
+from assess.services.reveals import part_reveal
+from tests.assess.helpers import correct_text, wrong_text
+from tests.factories import LessonFactory, QuizFactory, UserFactory
 
 
 def run_together(n: int, fn) -> list:
@@ -114,15 +129,198 @@ def test_finish_racing_a_submission_never_loses_a_counted_answer(started):
         assert stored == 1 and final.score == 1.0
 
 
-def test_concurrent_starts_respect_attempts_allowed(services_ready, transactional_db):
+def _one_open_attempt(results, quiz, learner) -> Attempt:
+    """Every racing start returned the same open attempt: one created it, the others
+    resumed it; its questions were drawn once."""
+    assert not [r for r in results if isinstance(r, Exception)], results
+    [attempt] = Attempt.objects.filter(quiz=quiz, learner=learner)
+    assert attempt.status == Attempt.Status.OPEN and attempt.number == 1
+    assert {a.pk for a, _ in results} == {attempt.pk}
+    assert sorted(created for _, created in results) == [False] * (len(results) - 1) + [True]
+    assert attempt.questions.count() == quiz.slots.count()
+    return attempt
+
+
+@pytest.mark.parametrize("attempts_allowed", [None, 1])
+def test_concurrent_starts_open_one_attempt(services_ready, transactional_db, attempts_allowed):
     learner = UserFactory(username="starter")
-    quiz = QuizFactory(attempts_allowed=1, slots=[["gb-gib"]])
+    quiz = QuizFactory(attempts_allowed=attempts_allowed, slots=[["gb-gib"], ["gb-gib"]])
 
     def start(i):
-        return attempt_start(quiz=quiz, learner=learner)
+        return attempt_start(quiz=Quiz.objects.get(pk=quiz.pk), learner=learner)
 
-    results = run_together(3, start)
+    _one_open_attempt(run_together(4, start), quiz, learner)
+
+
+@pytest.mark.urls("tests.assess.urls")
+def test_concurrent_starts_through_the_api_one_created_one_resumed(
+    services_ready, transactional_db
+):
+    learner = UserFactory(username="starter")
+    quiz = QuizFactory(mode=Quiz.Mode.EXAM, slots=[["gb-gib"], ["weights-memory"]])
+
+    def start(i):
+        client = APIClient()
+        client.force_authenticate(learner)
+        return client.post(f"/api/quizzes/{quiz.pk}/attempts/")
+
+    results = run_together(2, start)
+    assert sorted(r.status_code for r in results) == [200, 201], results
+    first, second = (r.json() for r in results)
+    assert first["id"] == second["id"]
+    assert first["questions"] == second["questions"]
     assert Attempt.objects.filter(quiz=quiz, learner=learner).count() == 1
-    for r in results:
-        # Resumed, or refused; never a second attempt.
-        assert isinstance(r, Conflict) or r[0].number == 1, r
+
+
+@pytest.mark.parametrize("first_practice", [True, False])
+def test_concurrent_practice_starts_share_one_attempt(
+    services_ready, transactional_db, first_practice
+):
+    """Racing "practise this lesson" requests of one learner: one attempt, one enrolment,
+    and every request's question stored with its own number, whether the lesson's
+    practice quiz is created by the race or existed already (then the racers meet on
+    the attempt's insert)."""
+    learner = UserFactory(username="practiser")
+    lesson = LessonFactory(templates=["gb-gib", "weights-memory"])
+    if not first_practice:
+        practice_question_add(learner=UserFactory(username="earlier"), lesson=lesson)
+    n = 4
+
+    def practise(i):
+        return practice_question_add(learner=learner, lesson=lesson)
+
+    results = run_together(n, practise)
+    assert not [r for r in results if isinstance(r, Exception)], results
+    [attempt] = Attempt.objects.filter(learner=learner)
+    assert (
+        attempt.number == 1
+        and attempt.quiz.adaptive
+        and attempt.quiz.practice_lesson_id == lesson.pk
+    )
+    assert {r.attempt.pk for r in results} == {attempt.pk}
+    assert Quiz.objects.filter(practice_lesson=lesson).count() == 1
+    # Each request added its own question: none lost, none numbered twice.
+    questions = list(Question.objects.filter(attempt=attempt))
+    assert sorted(q.pk for q in questions) == sorted(r.question.pk for r in results)
+    assert sorted(q.order for q in questions) == list(range(1, n + 1))
+    assert len({q.variant_number for q in questions}) == n
+    [enrolment] = Enrolment.objects.filter(user=learner)
+    assert enrolment.course_id == lesson.module.course_id
+    assert enrolment.source == Enrolment.Source.PRACTICE
+
+
+def _started(quiz: Quiz, username: str) -> tuple[Attempt, Question, dict]:
+    attempt, _ = attempt_start(quiz=quiz, learner=UserFactory(username=username))
+    question = attempt.questions.get()
+    return attempt, question, question.answers[0]
+
+
+def _fresh(attempt: Attempt) -> Attempt:
+    return Attempt.objects.select_related("quiz").get(pk=attempt.pk)
+
+
+def test_concurrent_tries_never_pass_the_limit(services_ready, transactional_db):
+    quiz = QuizFactory(mode=Quiz.Mode.HOMEWORK, tries_per_part=3, slots=[["gb-gib"]])
+    attempt, question, part = _started(quiz, "trier")
+
+    def try_(i):
+        text = f"{part['value'] * (37 + i)!r} {part['unit']}"  # wrong, and distinct
+        return response_submit(
+            attempt=_fresh(attempt),
+            question=question,
+            part=part["name"],
+            text=text,
+            idempotency_key=f"try-{i}",
+        )
+
+    results = run_together(8, try_)
+    stored = [r for r in results if not isinstance(r, Exception)]
+    refused = [r for r in results if isinstance(r, Conflict)]
+    assert (len(stored), len(refused)) == (3, 5), results
+    assert Response.objects.filter(attempt=attempt).count() == 3
+    # Mastery learned from the first try only, once.
+    assert Response.objects.filter(attempt=attempt, evidence=True).count() == 1
+    assert SkillMastery.objects.get(learner=attempt.learner).responses == 1
+    assert MasteryEvent.objects.filter(learner=attempt.learner).count() == 1
+
+
+def test_concurrent_correct_answers_with_fresh_keys_store_one(services_ready, transactional_db):
+    quiz = QuizFactory(mode=Quiz.Mode.PRACTICE, slots=[["weights-memory"]])
+    attempt, question, part = _started(quiz, "solver")
+
+    def solve(i):
+        return response_submit(
+            attempt=_fresh(attempt),
+            question=question,
+            part=part["name"],
+            text=correct_text(part),
+            idempotency_key=f"fresh-{i}",
+        )
+
+    results = run_together(8, solve)
+    assert sum(not isinstance(r, Exception) for r in results) == 1, results
+    assert sum(isinstance(r, Conflict) for r in results) == 7, results
+    assert Response.objects.filter(attempt=attempt).count() == 1
+    skills = SkillMastery.objects.filter(learner=attempt.learner)
+    assert skills.count() == 2 and {s.responses for s in skills} == {1}  # two skills, once
+    assert MasteryEvent.objects.filter(learner=attempt.learner).count() == 2
+
+
+def test_a_reveal_racing_a_correct_try(services_ready, transactional_db):
+    """Either the try lands first (solved: the reveal records nothing) or the reveal
+    does (the try is refused): never both, never a try after a reveal."""
+    quiz = QuizFactory(mode=Quiz.Mode.PRACTICE, slots=[["gb-gib"]])
+    attempt, question, part = _started(quiz, "peeker")
+
+    def act(i):
+        if i == 0:
+            return part_reveal(attempt=_fresh(attempt), question=question, part=part["name"])
+        return response_submit(
+            attempt=_fresh(attempt),
+            question=question,
+            part=part["name"],
+            text=correct_text(part),
+            idempotency_key="k",
+        )
+
+    revealed, submitted = run_together(2, act)
+    assert not isinstance(revealed, Exception), revealed
+    responses = Response.objects.filter(attempt=attempt).count()
+    reveals = Reveal.objects.filter(question=question).count()
+    if isinstance(submitted, Conflict):
+        assert (revealed, responses, reveals) == (True, 0, 1)
+    else:
+        assert (revealed, responses, reveals) == (False, 1, 0), submitted
+
+
+def test_concurrent_releases_apply_held_answers_once(services_ready, transactional_db):
+    closes = timezone.now() + timedelta(hours=1)
+    quiz = QuizFactory(
+        mode=Quiz.Mode.EXAM,
+        feedback=Quiz.Feedback.AFTER_CLOSE,
+        closes_at=closes,
+        slots=[["gb-gib"]],
+    )
+    attempts = []
+    for i in range(3):
+        attempt, question, part = _started(quiz, f"examinee{i}")
+        for key, text in (("a", wrong_text(part)), ("b", correct_text(part))):
+            response_submit(
+                attempt=attempt,
+                question=question,
+                part=part["name"],
+                text=text,
+                idempotency_key=key,
+            )
+        attempt_finish(attempt=attempt)
+        attempts.append(attempt)
+    assert mastery_release_due() == 0  # not closed yet
+    Quiz.objects.filter(pk=quiz.pk).update(closes_at=timezone.now() - timedelta(seconds=1))
+
+    results = run_together(4, lambda i: mastery_release_due())
+    assert not [r for r in results if isinstance(r, Exception)], results
+    assert sum(results) == 3  # one counted answer per attempt, applied once in all
+    assert MasteryEvent.objects.count() == 3
+    assert Response.objects.filter(evidence=True).count() == 3
+    assert not Response.objects.filter(evidence=True, correct=False).exists()
+    assert set(SkillMastery.objects.values_list("responses", flat=True)) == {1}

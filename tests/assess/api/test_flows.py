@@ -74,9 +74,15 @@ def test_practice_flow_with_immediate_feedback_and_new_variant(api):
     review = api.get(f"/api/attempts/{body['id']}/").json()
     assert [q["id"] for q in review["questions"]] == [fresh["id"], body["questions"][1]["id"]]
     assert review["feedback_visible"] is True
+    # The fresh variant is unanswered: its answer and solution wait for a closing try.
+    assert review["questions"][0]["solution_html"] is None
+    assert review["questions"][0]["parts"][0]["answer"] is None
+    new_part = new.answers[0]
+    assert answer(api, body["id"], fresh["id"], new_part).status_code == 201
+    review = api.get(f"/api/attempts/{body['id']}/").json()
     assert review["questions"][0]["solution_html"]
     shown = review["questions"][0]["parts"][0]["answer"]
-    assert shown == {"value": new.answers[0]["value"], "unit": new.answers[0]["unit"]}
+    assert shown == {"value": new_part["value"], "unit": new_part["unit"]}
 
 
 def test_homework_flow_limits_attempts(api):
@@ -203,10 +209,14 @@ def test_same_idempotency_key_replays_the_first_result(api):
     qid = body["questions"][0]["id"]
     part = parts_of(qid)[0]
     first = answer(api, body["id"], qid, part, key="same")
-    replay = answer(api, body["id"], qid, part, correct=False, key="same")
+    replay = answer(api, body["id"], qid, part, key="same")
     assert (first.status_code, replay.status_code) == (201, 200)
     assert replay.json() == first.json()
+    # The same key with another answer is a client bug: 422, and the first stands.
+    other = answer(api, body["id"], qid, part, correct=False, key="same")
+    assert other.status_code == 422
     assert Response.objects.filter(attempt_id=body["id"]).count() == 1
+    assert answer(api, body["id"], qid, part, key="same").json() == first.json()
 
 
 def test_after_the_deadline_a_submission_is_409_and_changes_nothing(api):

@@ -29,15 +29,25 @@ def test_practice_then_mastery(api):
     result = answer(api, body["attempt"], qid, part).json()
     assert result["correct"] is True  # practice: immediate feedback
 
-    rows = api.get("/api/me/mastery/").json()
+    body = api.get("/api/me/mastery/").json()
     p = bkt.update(bkt.DEFAULT_PARAMS.p_init, True)
-    assert rows == [
+    skill = {"skill": "units-gb-gib", "p_mastery": pytest.approx(p), "mastered": False}
+    assert body["skills"] == [{**skill, "evidence": 1}]
+    # Practice enrolled the learner in the lesson's course; "untouched" is another
+    # course's lesson, so it is not listed.
+    assert body["lessons"] == [
         {
+            "course": lesson.module.course.slug,
             "lesson": lesson.slug,
             "title": "Memory math",
-            "p_mastery": pytest.approx(p),
+            "skills_total": 1,
+            "skills_mastered": 0,
+            "share_mastered": 0.0,
             "mastered": False,
-            "responses": 1,
+            "weakest_skill": "units-gb-gib",
+            "weakest_p_mastery": pytest.approx(p),
+            "evidence": 1,
+            "skills": [{**skill, "evidence": 1}],
         }
     ]
 

@@ -7,13 +7,23 @@ from rest_framework.test import APIClient
 
 from assess.models import Quiz, Response
 from tests.assess.helpers import answer, answer_all, parts_of
-from tests.factories import PASSWORD, CourseFactory, CourseRoleFactory, QuizFactory
+from tests.factories import (
+    PASSWORD,
+    CourseFactory,
+    CourseRoleFactory,
+    EnrolmentFactory,
+    QuizFactory,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.assess.urls")]
 
 
 @pytest.fixture
-def course_quiz(course):
+def course_quiz(course, learner, other_learner):
+    """A homework of the course both learners are enrolled in (the gate on enrolment
+    itself is tested in test_enrolment.py)."""
+    for user in (learner, other_learner):
+        EnrolmentFactory(user=user, course=course)
     return QuizFactory(mode=Quiz.Mode.HOMEWORK, course=course, slots=[["gb-gib"]])
 
 
@@ -65,7 +75,8 @@ def test_instructor_of_another_course_gets_404(client_for, learners_attempt, cou
     stranger = client_for(CourseRoleFactory(course=CourseFactory()).user)
     assert stranger.get(f"/api/attempts/{learners_attempt['id']}/").status_code == 404
     assert stranger.get(f"/api/quizzes/{course_quiz.pk}/items/").status_code == 404
-    assert stranger.get(f"/api/quizzes/{course_quiz.pk}/attempts/").json() == []
+    # Not enrolled in the course and not its instructor: the quiz itself is not there.
+    assert stranger.get(f"/api/quizzes/{course_quiz.pk}/attempts/").status_code == 404
 
 
 def test_learner_cannot_see_item_analysis(api, course_quiz):
@@ -103,7 +114,7 @@ def test_token_auth(learner):
     token = r.json()["token"]
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     assert client.get("/api/quizzes/").status_code == 200
-    assert client.get("/api/me/mastery/").json() == []
+    assert client.get("/api/me/mastery/").json() == {"skills": [], "lessons": []}
 
 
 def test_session_auth(client, learner):

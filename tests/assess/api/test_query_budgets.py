@@ -1,5 +1,6 @@
-"""Query budgets: starting an attempt and submitting an answer cost the same number of
-queries for a 2-question and a 10-question quiz."""
+"""Query budgets: starting an attempt, submitting an answer, reading the attempt,
+revealing a part and finishing cost the same number of queries for a 2-question and a
+10-question quiz."""
 
 from __future__ import annotations
 
@@ -57,3 +58,60 @@ def test_query_counts_do_not_grow_with_questions(client_for):
         counts[n_slots] = (start, first, second)
     print("queries (start, first answer, later answer):", counts)
     assert counts[2] == counts[10]
+
+
+# GET attempt: the attempt, its questions, responses and reveals. Reveal: the gates,
+# the lock, the reveal and the question's tries read under it, the question's review.
+# Finish: the lock, scoring, and (exams) the held answers applied to mastery in bulk.
+REVIEW_BUDGET = 4
+REVEAL_BUDGET = 13
+FINISH_BUDGET = 22
+
+
+def _count(fn) -> tuple[int, object]:
+    with CaptureQueriesContext(connection) as ctx:
+        r = fn()
+    assert r.status_code in (200, 201), r.content
+    return len(ctx.captured_queries), r
+
+
+def _walk(api, quiz) -> tuple[int, int, int]:
+    """(GET attempt, reveal, finish) query counts on a quiz whose questions all have a
+    try but the last; GET attempt with every solution rendered (after the finish) too."""
+    body = api.post(f"/api/quizzes/{quiz.pk}/attempts/").json()
+    aid = body["id"]
+    for i, q in enumerate(body["questions"][:-1]):
+        part = parts_of(q["id"])[0]
+        assert answer(api, aid, q["id"], part, correct=i % 2 == 0).status_code == 201
+    last = body["questions"][-1]["id"]
+    review, _ = _count(lambda: api.get(f"/api/attempts/{aid}/"))
+    if quiz.feedback == "immediately":
+        reveal, r = _count(
+            lambda: api.post(
+                f"/api/attempts/{aid}/questions/{last}/reveal/",
+                {"part": parts_of(last)[0]["name"]},
+                format="json",
+            )
+        )
+        assert r.json()["parts"][0]["answer"] is not None
+    else:
+        reveal = 0
+    finish, _ = _count(lambda: api.post(f"/api/attempts/{aid}/finish/"))
+    after, _ = _count(lambda: api.get(f"/api/attempts/{aid}/"))
+    assert after == review
+    return review, reveal, finish
+
+
+@pytest.mark.parametrize("mode", ["practice", "exam"])
+def test_review_reveal_and_finish_do_not_grow_with_questions(client_for, mode):
+    counts = {}
+    for n_slots in (2, 10):
+        api = client_for(UserFactory())
+        quiz = QuizFactory(mode=mode, slots=[["gb-gib", "weights-memory"]] * n_slots)
+        counts[n_slots] = _walk(api, quiz)
+    print(f"{mode} queries (GET attempt, reveal, finish):", counts)
+    assert counts[2] == counts[10]
+    review, reveal, finish = counts[10]
+    assert review <= REVIEW_BUDGET
+    assert reveal <= REVEAL_BUDGET
+    assert finish <= FINISH_BUDGET

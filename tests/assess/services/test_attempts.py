@@ -55,21 +55,44 @@ def test_attempts_allowed_counts_expired_attempts(learner):
 def test_scores_weight_parts_and_points(learner):
     quiz = QuizFactory(
         mode=Quiz.Mode.HOMEWORK,
+        tries_per_part=3,
         slots=[{"templates": ["roofline-attainable"], "points": 3}, {"templates": ["gb-gib"]}],
     )
     attempt, _ = attempt_start(quiz=quiz, learner=learner)
     roofline, gb = attempt.questions.order_by("order")
     parts = roofline.answers
     assert len(parts) == 3 and all(p["weight"] == 1.0 for p in parts)
-    # Two of three parts right; the first try at one of them was wrong, then fixed.
+    # Two of three parts right; the first try at one of them was wrong, then fixed (no
+    # penalty by default, so it earns full credit).
     submit(attempt, roofline, parts[0]["name"], wrong_text(parts[0]), "1")
     submit(attempt, roofline, parts[0]["name"], correct_text(parts[0]), "2")
     submit(attempt, roofline, parts[1]["name"], correct_text(parts[1]), "3")
-    # The latest valid response counts, even when it is worse.
+    submit(attempt, gb, gb.answers[0]["name"], correct_text(gb.answers[0]), "4")
+    # A solved part takes no more tries: a worse one later cannot be stored.
+    with pytest.raises(Conflict):
+        submit(attempt, gb, gb.answers[0]["name"], wrong_text(gb.answers[0]), "5")
+    assert attempt.responses.count() == 4
+    done = attempt_finish(attempt=attempt)
+    assert done.status == Attempt.Status.FINISHED
+    assert done.points == pytest.approx(3 * 2 / 3 + 1)
+    assert done.score == pytest.approx(3 / 4)
+    assert done.passed is True
+
+
+def test_exam_counts_the_last_saved_answer_even_when_worse(learner):
+    quiz = QuizFactory(
+        mode=Quiz.Mode.EXAM,
+        slots=[{"templates": ["roofline-attainable"], "points": 3}, {"templates": ["gb-gib"]}],
+    )
+    attempt, _ = attempt_start(quiz=quiz, learner=learner)
+    roofline, gb = attempt.questions.order_by("order")
+    parts = roofline.answers
+    submit(attempt, roofline, parts[0]["name"], wrong_text(parts[0]), "1")
+    submit(attempt, roofline, parts[0]["name"], correct_text(parts[0]), "2")
+    submit(attempt, roofline, parts[1]["name"], correct_text(parts[1]), "3")
     submit(attempt, gb, gb.answers[0]["name"], correct_text(gb.answers[0]), "4")
     submit(attempt, gb, gb.answers[0]["name"], wrong_text(gb.answers[0]), "5")
     done = attempt_finish(attempt=attempt)
-    assert done.status == Attempt.Status.FINISHED
     assert done.points == pytest.approx(3 * 2 / 3)
     assert done.score == pytest.approx(2 / 4)
     assert done.passed is True

@@ -8,13 +8,13 @@ from assess import skills as skill_map
 from assess.errors import Conflict
 from assess.mastery import bkt
 from assess.models import MasteryEvent, Question, SkillMastery
-from assess.selectors import mastery_list_for_user
+from assess.selectors import mastery_for_user
 from assess.services.attempts import attempt_start
 from assess.services.questions import practice_question_add
 from assess.services.responses import response_submit
 from problems.engine import registry
 from tests.assess.helpers import correct_text, wrong_text
-from tests.factories import LessonFactory, QuizFactory
+from tests.factories import EnrolmentFactory, LessonFactory, QuizFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -36,28 +36,43 @@ def p_of(learner) -> dict[str, float]:
     return dict(SkillMastery.objects.filter(learner=learner).values_list("skill", "p_mastery"))
 
 
-def test_correct_response_updates_each_skill_exactly_as_bkt(learner):
+def test_first_try_updates_each_skill_exactly_as_bkt_and_later_tries_do_not(learner):
     attempt, question = first_question(learner, "weights-memory")
     skills = registry.get("weights-memory").skills
     assert len(skills) >= 2
     part = question.answers[0]
-    submit(attempt, question, part, correct_text(part), "a")
-    expected = bkt.update(P0, True, bkt.DEFAULT_PARAMS)
-    assert expected > P0
+    first = submit(attempt, question, part, wrong_text(part), "a")
+    expected = bkt.update(P0, False, bkt.DEFAULT_PARAMS)
+    assert expected != P0
     assert p_of(learner) == {skill: expected for skill in skills}
 
-    submit(attempt, question, part, wrong_text(part), "b")
-    after_wrong = bkt.update(expected, False, bkt.DEFAULT_PARAMS)
-    assert p_of(learner) == {skill: after_wrong for skill in skills}
+    # The second try follows the feedback on the first: graded, stored, not evidence.
+    second = submit(attempt, question, part, correct_text(part), "b")
+    assert second.response.correct
+    assert p_of(learner) == {skill: expected for skill in skills}
     rows = SkillMastery.objects.filter(learner=learner)
-    assert {row.responses for row in rows} == {2}
+    assert {row.responses for row in rows} == {1}
+    first.response.refresh_from_db()
+    second.response.refresh_from_db()
+    assert (first.response.evidence, second.response.evidence) == (True, False)
 
     events = list(MasteryEvent.objects.filter(learner=learner).order_by("id"))
-    assert len(events) == 2 * len(skills)
-    assert [(e.p_before, e.p_after) for e in events if e.skill == skills[0]] == [
-        (P0, expected),
-        (expected, after_wrong),
-    ]
+    assert len(events) == len(skills)
+    assert {e.skill for e in events} == set(skills)
+    assert {(e.p_before, e.p_after, e.response_id) for e in events} == {
+        (P0, expected, first.response.pk)
+    }
+
+
+def test_each_part_and_question_has_its_own_first_try(learner):
+    attempt, _ = attempt_start(quiz=QuizFactory(slots=[["gb-gib"], ["gb-gib"]]), learner=learner)
+    q1, q2 = attempt.questions.order_by("order")
+    submit(attempt, q1, q1.answers[0], wrong_text(q1.answers[0]), "1")
+    submit(attempt, q1, q1.answers[0], correct_text(q1.answers[0]), "2")
+    submit(attempt, q2, q2.answers[0], correct_text(q2.answers[0]), "3")
+    after = bkt.update(bkt.update(P0, False), True)
+    assert p_of(learner) == {"units-gb-gib": pytest.approx(after)}
+    assert SkillMastery.objects.get(learner=learner).responses == 2
 
 
 def test_replayed_key_does_not_update_twice(learner):
@@ -78,8 +93,9 @@ def test_choice_parts_use_the_blind_guess_prior(learner):
     assert set(p_of(learner).values()) == {expected}
 
 
-def test_lesson_mastery_is_the_min_over_the_union_of_template_skills(learner):
+def test_lesson_mastery_covers_the_union_of_template_skills(learner):
     lesson = LessonFactory(templates=["weights-memory", "gb-gib", "training-memory-adam"])
+    EnrolmentFactory(user=learner, course=lesson.module.course)
     skills = skill_map.lesson_skills(["weights-memory", "gb-gib", "training-memory-adam"])
     assert set(skills) == {
         *registry.get("weights-memory").skills,
@@ -89,20 +105,45 @@ def test_lesson_mastery_is_the_min_over_the_union_of_template_skills(learner):
     attempt, question = first_question(learner, "gb-gib")
     part = question.answers[0]
     submit(attempt, question, part, correct_text(part), "k")
-    [row] = mastery_list_for_user(user=learner)
-    assert row.lesson == lesson.slug and row.responses == 1
-    # Unseen skills of the lesson still count at p_init, so the minimum is p_init.
-    assert row.p_mastery == P0 and row.mastered is False
+    mastery = mastery_for_user(user=learner)
+    p = bkt.update(P0, True)
+    assert [(r.skill, r.p_mastery, r.evidence) for r in mastery.skills] == [("units-gb-gib", p, 1)]
+    [row] = mastery.lessons
+    assert row.lesson == lesson.slug and row.course == lesson.module.course.slug
+    assert row.evidence == 1 and row.started
+    assert [s.skill for s in row.skills] == list(skills)
+    # Unseen skills of the lesson still count at p_init, with no evidence behind them.
+    by_skill = {s.skill: s for s in row.skills}
+    assert by_skill["units-gb-gib"].p_mastery == p
+    assert all(
+        s.p_mastery == P0 and s.evidence == 0 for k, s in by_skill.items() if k != "units-gb-gib"
+    )
+    assert row.summary.skills == len(skills) and row.summary.mastered == 0
+    assert row.summary.weakest_p == P0 and row.summary.weakest != "units-gb-gib"
 
 
 def test_mastered_at_095(learner):
     lesson = LessonFactory(templates=["gb-gib"])
+    EnrolmentFactory(user=learner, course=lesson.module.course)
     attempt, question = first_question(learner, "gb-gib")
     part = question.answers[0]
     submit(attempt, question, part, correct_text(part), "k")
     SkillMastery.objects.filter(learner=learner).update(p_mastery=bkt.MASTERED)
-    [row] = mastery_list_for_user(user=learner)
-    assert row.lesson == lesson.slug and row.mastered is True
+    [row] = mastery_for_user(user=learner).lessons
+    assert row.lesson == lesson.slug and row.summary.complete is True
+    assert row.skills[0].mastered is True
+
+
+def test_lessons_only_of_enrolled_courses(learner):
+    enrolled = LessonFactory(templates=["gb-gib"])
+    LessonFactory(templates=["gb-gib"])  # another course
+    LessonFactory(templates=[], module=enrolled.module)  # no skills: not shown
+    EnrolmentFactory(user=learner, course=enrolled.module.course)
+    attempt, question = first_question(learner, "gb-gib")
+    submit(attempt, question, question.answers[0], correct_text(question.answers[0]), "k")
+    assert [row.lesson for row in mastery_for_user(user=learner).lessons] == [enrolled.slug]
+    # Skills are global: the evidence shows whatever the enrolment.
+    assert [r.skill for r in mastery_for_user(user=learner).skills] == ["units-gb-gib"]
 
 
 # --------------------------------------------------------------------- adaptive practice

@@ -49,6 +49,16 @@ def test_learner_may_not(learner, course):
         ({"pass_mark": 1.5}, "pass_mark"),
         ({"lesson_slugs": ["missing"]}, "lessons"),
         ({"time_limit": timedelta(0)}, "time_limit"),
+        ({"time_limit": timedelta(days=7, seconds=1)}, "time_limit"),
+        ({"attempts_allowed": 101}, "attempts_allowed"),
+        ({"tries_per_part": 101}, "tries_per_part"),
+        ({"tries_per_part": 0}, "tries_per_part"),
+        ({"penalty_per_try": 1.5}, "penalty_per_try"),
+        ({"mode": "exam", "tries_per_part": 3}, "tries_per_part"),
+        ({"mode": "exam", "penalty_per_try": 0.5}, "penalty_per_try"),
+        ({"feedback": "after_attempt", "tries_per_part": 2}, "tries_per_part"),
+        ({"slots": [SlotSpec(["gb-gib"], 1001)]}, "slots"),
+        ({"slots": [SlotSpec(["gb-gib"])] * 101}, "slots"),
     ],
 )
 def test_refuses(staff, kw, field):
@@ -61,3 +71,12 @@ def test_window_order(staff):
     now = timezone.now()
     with pytest.raises(ValidationError):
         quiz_create(user=staff, spec=spec(opens_at=now, closes_at=now - timedelta(hours=1)))
+
+
+@pytest.mark.parametrize(
+    ("mode", "feedback", "tries"),
+    [("homework", None, 3), ("practice", None, None), ("exam", None, None)],
+)
+def test_mode_defaults_for_tries(staff, mode, feedback, tries):
+    quiz = quiz_create(user=staff, spec=spec(mode=mode, feedback=feedback))
+    assert quiz.tries_per_part == tries and quiz.penalty_per_try == 0.0

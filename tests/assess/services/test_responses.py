@@ -7,12 +7,12 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from assess.errors import Conflict, InvalidInput, UnreadableAnswer
+from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, UnreadableAnswer
 from assess.models import Attempt, Response
 from assess.services import responses
 from assess.services.attempts import attempt_start
 from assess.services.responses import response_submit
-from tests.assess.helpers import correct_text
+from tests.assess.helpers import correct_text, wrong_text
 from tests.factories import QuizFactory
 
 pytestmark = pytest.mark.django_db
@@ -85,32 +85,83 @@ def test_replay_returns_the_first_even_after_finish(started):
     Attempt.objects.filter(pk=attempt.pk).update(status=Attempt.Status.FINISHED)
     attempt.refresh_from_db()
     again = response_submit(
-        attempt=attempt, question=question, part=part["name"], text="1 GB", idempotency_key="a"
-    )
-    assert again.replayed and again.response.pk == first.response.pk
-
-
-def test_a_lost_insert_race_returns_the_winner(started, monkeypatch):
-    """Both checks miss the other request's row (it committed in between): the unique
-    constraint refuses the insert inside a savepoint and the stored row is returned."""
-    attempt, question, part = started
-    first = response_submit(
         attempt=attempt,
         question=question,
         part=part["name"],
         text=correct_text(part),
         idempotency_key="a",
     )
-    real = responses._stored
+    assert again.replayed and again.response.pk == first.response.pk
+    # Another answer under the same key is refused, after the finish too.
+    with pytest.raises(IdempotencyMismatch):
+        response_submit(
+            attempt=attempt, question=question, part=part["name"], text="1 GB", idempotency_key="a"
+        )
+
+
+@pytest.mark.parametrize("change", ["text", "part", "question"])
+def test_a_key_reused_for_another_answer_is_refused_and_the_first_stands(learner, change):
+    quiz = QuizFactory(slots=[["roofline-attainable"], ["roofline-attainable"]])
+    attempt, _ = attempt_start(quiz=quiz, learner=learner)
+    q1, q2 = attempt.questions.order_by("order")
+    numeric = [p for p in q1.answers if p["kind"] != "choice"]
+    p1, p2 = numeric[0], numeric[1]
+    first = response_submit(
+        attempt=attempt, question=q1, part=p1["name"], text=wrong_text(p1), idempotency_key="k"
+    )
+    other = {
+        "text": (q1, p1["name"], correct_text(p1)),
+        "part": (q1, p2["name"], wrong_text(p1)),
+        "question": (q2, p1["name"], wrong_text(p1)),
+    }[change]
+    with pytest.raises(IdempotencyMismatch):
+        response_submit(
+            attempt=attempt,
+            question=other[0],
+            part=other[1],
+            text=other[2],
+            idempotency_key="k",
+        )
+    [stored] = Response.objects.all()
+    assert stored.pk == first.response.pk
+    assert (stored.question_id, stored.part, stored.raw, stored.correct) == (
+        q1.pk,
+        p1["name"],
+        wrong_text(p1),
+        False,
+    )
+
+
+def test_a_lost_insert_race_returns_the_winner(started, monkeypatch):
+    """Both checks miss the other request's row (it committed in between): the unique
+    constraint refuses the insert inside a savepoint and the stored row is returned."""
+    attempt, question, part = started
+    # A wrong first try, so the part (practice, unlimited tries) still takes tries.
+    first = response_submit(
+        attempt=attempt,
+        question=question,
+        part=part["name"],
+        text=wrong_text(part),
+        idempotency_key="a",
+    )
+    real = responses._replay
     misses = iter([None, None])
-    monkeypatch.setattr(responses, "_stored", lambda a, k: next(misses, None) or real(a, k))
+    monkeypatch.setattr(responses, "_replay", lambda *args: next(misses, None) or real(*args))
     again = response_submit(
-        attempt=attempt, question=question, part=part["name"], text="1 GB", idempotency_key="a"
+        attempt=attempt,
+        question=question,
+        part=part["name"],
+        text=wrong_text(part),
+        idempotency_key="a",
     )
     assert again.replayed and again.response.pk == first.response.pk
     assert Response.objects.count() == 1
     # The transaction survived the refused insert: the attempt still takes answers.
     response_submit(
-        attempt=attempt, question=question, part=part["name"], text="2 GB", idempotency_key="b"
+        attempt=attempt,
+        question=question,
+        part=part["name"],
+        text=correct_text(part),
+        idempotency_key="b",
     )
     assert Response.objects.count() == 2
