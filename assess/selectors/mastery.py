@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from django.db.models import Min
+
 from assess import skills as skill_map
 from assess.mastery import bkt
 from assess.models import Enrolment, Response, SkillMastery
@@ -109,7 +111,13 @@ def evidence_sequences() -> dict[str, dict[int, list[bool]]]:
     time order, for every skill of its template: exactly what the online updates saw,
     so the fitted parameters describe the same process. An all-learner read for the
     fitting command, not for any request."""
-    rows = Response.objects.filter(evidence=True).order_by("created_at", "id")
+    # In the order the updates were applied (a held exam answer counts when it was
+    # released, not when it was typed), then as stored.
+    rows = (
+        Response.objects.filter(evidence=True)
+        .annotate(applied=Min("mastery_events__created_at"))
+        .order_by("applied", "created_at", "id")
+    )
     out: dict[str, dict[int, list[bool]]] = {}
     fields = ("attempt__learner_id", "question__template_slug", "correct")
     for learner_id, slug, correct in rows.values_list(*fields).iterator():

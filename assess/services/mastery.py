@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from assess import skills as skill_map
@@ -137,10 +138,16 @@ def mastery_release_due(*, now: datetime | None = None) -> int:
     after its close, once it has closed); the beat task calls this. Returns answers
     applied."""
     now = now or timezone.now()
+    # Only attempts whose grades can be visible now: an after_attempt quiz's (released at
+    # the finish already, unless that failed) and a closed after_close quiz's. Attempts
+    # of quizzes still open are not read at all, however many pile up.
     due = (
         Attempt.objects.filter(mastery_applied_at__isnull=True)
         .exclude(status=Attempt.Status.OPEN)
-        .exclude(quiz__feedback=Quiz.Feedback.IMMEDIATELY)
+        .filter(
+            Q(quiz__feedback=Quiz.Feedback.AFTER_ATTEMPT)
+            | Q(quiz__feedback=Quiz.Feedback.AFTER_CLOSE, quiz__closes_at__lte=now)
+        )
     )
     applied = 0
     for attempt in due.select_related("quiz"):

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.utils import timezone
 
 from assess import skills as skill_map
 from assess.errors import Conflict
 from assess.mastery import bkt
-from assess.models import MasteryEvent, Question, SkillMastery
-from assess.selectors import mastery_for_user
-from assess.services.attempts import attempt_start
+from assess.models import MasteryEvent, Question, Quiz, SkillMastery
+from assess.selectors import evidence_sequences, mastery_for_user
+from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.questions import practice_question_add
 from assess.services.responses import response_submit
 from problems.engine import registry
 from tests.assess.helpers import correct_text, wrong_text
-from tests.factories import EnrolmentFactory, LessonFactory, QuizFactory
+from tests.factories import EnrolmentFactory, LessonFactory, QuizFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -201,3 +204,37 @@ def test_practice_questions_are_answered_like_any_other(learner, lesson):
     part = question.answers[0]
     result = submit(practice.attempt, question, part, correct_text(part), "p")
     assert result.response.correct
+
+
+def test_evidence_is_fitted_in_the_order_it_was_applied():
+    """A held exam answer typed before some practice reaches mastery at the finish, after
+    the practice: the fitting command sees it where the live updates did."""
+    learner = UserFactory()
+    exam = QuizFactory(mode=Quiz.Mode.EXAM, slots=[["gb-gib"]])
+    practice = QuizFactory(mode=Quiz.Mode.PRACTICE, slots=[["gb-gib"]])
+    t0 = timezone.now()
+    exam_attempt, _ = attempt_start(quiz=exam, learner=learner, now=t0)
+    question = exam_attempt.questions.get()
+    part = question.answers[0]
+    response_submit(
+        attempt=exam_attempt,
+        question=question,
+        part=part["name"],
+        text=correct_text(part),
+        idempotency_key="exam",
+        now=t0,
+    )
+    practice_attempt, _ = attempt_start(quiz=practice, learner=learner, now=t0)
+    question = practice_attempt.questions.get()
+    part = question.answers[0]
+    response_submit(
+        attempt=practice_attempt,
+        question=question,
+        part=part["name"],
+        text=wrong_text(part),
+        idempotency_key="practice",
+        now=t0 + timedelta(seconds=1),
+    )
+    attempt_finish(attempt=exam_attempt, now=t0 + timedelta(seconds=2))
+    sequences = evidence_sequences()
+    assert sequences and all(seqs[learner.pk] == [False, True] for seqs in sequences.values())
