@@ -18,7 +18,12 @@ class UnreadableAnswer(AssessError):
 
 
 class InvalidInput(AssessError):
-    """The request names something that does not exist in it, e.g. an unknown part (400)."""
+    """The request names something that does not exist in it, e.g. an unknown part (400).
+    `field` is the request field at fault, when there is one."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 class NotPermitted(AssessError):

@@ -48,6 +48,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "drf_standardized_errors",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
@@ -194,19 +195,26 @@ DEFAULT_FROM_EMAIL = (
 SERVER_EMAIL = os.environ.get("SERVER_EMAIL") or _email.get("SERVER_EMAIL") or DEFAULT_FROM_EMAIL
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # drf-standardized-errors' AutoSchema documents its error bodies on every operation.
+    "DEFAULT_SCHEMA_CLASS": "drf_standardized_errors.openapi.AutoSchema",
+    # Token first: an unauthenticated request is then a 401 with WWW-Authenticate, and a
+    # signed-in user without the right is a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": None,
-    # Unreadable or too deeply nested JSON is a 400, never a 500 (config/parsers.py).
-    "DEFAULT_PARSER_CLASSES": [
-        "config.parsers.JSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
-    ],
+    "DEFAULT_PAGINATION_CLASS": "config.pagination.Pagination",
+    # One error format for every endpoint (config/api_errors.py).
+    "EXCEPTION_HANDLER": "drf_standardized_errors.handler.exception_handler",
+    # `Accept: application/json; version=1`; no version means the newest (README: API
+    # versions and compatibility).
+    "DEFAULT_VERSIONING_CLASS": "rest_framework.versioning.AcceptHeaderVersioning",
+    "DEFAULT_VERSION": "1",
+    "ALLOWED_VERSIONS": ["1"],
+    # Request bodies are JSON only; unreadable or too deeply nested JSON is a 400, never a
+    # 500 (config/parsers.py).
+    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
     # Sign-in throttles (config/throttles.py): every POST to the token endpoint, the login
     # page and the password reset counts, per posted username (email) and per client IP.
     "DEFAULT_THROTTLE_RATES": {
@@ -218,19 +226,58 @@ REST_FRAMEWORK = {
     "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
 }
 
+DRF_STANDARDIZED_ERRORS = {
+    "EXCEPTION_HANDLER_CLASS": "config.api_errors.ApiExceptionHandler",
+    "EXCEPTION_FORMATTER_CLASS": "config.api_errors.ApiExceptionFormatter",
+    # Unhandled exceptions are 500s in the same format, also while debugging, so a client
+    # never has to parse an HTML page.
+    "ENABLE_IN_DEBUG_FOR_UNHANDLED_EXCEPTIONS": True,
+}
+
+_ERRORS = "drf_standardized_errors.openapi_serializers"
 SPECTACULAR_SETTINGS = {
     "TITLE": "Burn-in API",
-    "DESCRIPTION": "Problems, hardware, curricula and assessments for AI-infrastructure engineers.",
-    "VERSION": "0.1.0",
+    "DESCRIPTION": (
+        "Problems, hardware, curricula and assessments for AI-infrastructure engineers.\n\n"
+        "**Authentication.** `POST /api/auth/token/` with a username and password gives a "
+        "token; send it as `Authorization: Token <token>`. Without it a protected operation "
+        "answers 401; a signed-in user without the right answers 403 (or 404 where even the "
+        "object's existence is private, such as another learner's attempt).\n\n"
+        "**Versions.** This is version 1. Ask for it with "
+        "`Accept: application/json; version=1`; without a version the newest is served, and "
+        "an unknown one is 406. Within a version fields and operations are only added, "
+        "never removed or changed in meaning.\n\n"
+        "**Errors.** Every error body is `{type, errors: [{code, detail, attr}]}`; `attr` "
+        "names the request field at fault (nested fields joined by `.`), or is null.\n\n"
+        "**Lists** are paginated: `{count, next, previous, results}`, with `?page=` and "
+        "`?page_size=` (at most 200)."
+    ),
+    "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Request and response components apart, so read-only fields stay out of requests.
+    "COMPONENT_SPLIT_REQUEST": True,
     "ENUM_NAME_OVERRIDES": {
         "LessonStatusEnum": "curricula.models.Lesson.Status",
         "LinkKindEnum": "hardware_db.models.Link.Kind",
         "PartKindEnum": ["numeric", "integer", "choice"],
+        "ValidationErrorEnum": f"{_ERRORS}.ValidationErrorEnum.choices",
+        "ClientErrorEnum": f"{_ERRORS}.ClientErrorEnum.choices",
+        "ServerErrorEnum": f"{_ERRORS}.ServerErrorEnum.choices",
+        "ErrorCode401Enum": f"{_ERRORS}.ErrorCode401Enum.choices",
+        "ErrorCode403Enum": f"{_ERRORS}.ErrorCode403Enum.choices",
+        "ErrorCode404Enum": f"{_ERRORS}.ErrorCode404Enum.choices",
+        "ErrorCode405Enum": f"{_ERRORS}.ErrorCode405Enum.choices",
+        "ErrorCode406Enum": f"{_ERRORS}.ErrorCode406Enum.choices",
+        "ErrorCode415Enum": f"{_ERRORS}.ErrorCode415Enum.choices",
+        "ErrorCode429Enum": f"{_ERRORS}.ErrorCode429Enum.choices",
+        "ErrorCode500Enum": f"{_ERRORS}.ErrorCode500Enum.choices",
     },
+    # drf-standardized-errors' copy of drf-spectacular's enum hook (it leaves the
+    # per-operation error components alone).
+    "POSTPROCESSING_HOOKS": ["drf_standardized_errors.openapi_hooks.postprocess_schema_enums"],
 }
 
 # Celery: with no broker configured, tasks run in-process (the embedded default).

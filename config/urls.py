@@ -1,6 +1,8 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from config.api_views import ApiNotFound
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -9,5 +11,6 @@ urlpatterns = [
     path("api/hardware/", include("hardware_db.urls")),
     path("api/", include("curricula.urls")),
     path("api/", include("assess.api.urls")),
+    re_path(r"^api(?:/.*)?$", ApiNotFound.as_view(), name="api-not-found"),
     path("", include("frontend.urls")),
 ]

@@ -6,10 +6,9 @@ Objects the user may not see are 404 (selectors raise DoesNotExist); state confl
 
 from __future__ import annotations
 
-from django.core.exceptions import ObjectDoesNotExist
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_standardized_errors.openapi_serializers import ErrorResponse403Serializer
 from rest_framework import exceptions, status
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
@@ -22,11 +21,7 @@ from assess import selectors
 from assess.analysis import item_analysis
 from assess.api import serializers as s
 from assess.errors import (
-    Conflict,
-    IdempotencyMismatch,
     InvalidInput,
-    NotPermitted,
-    UnreadableAnswer,
 )
 from assess.policy import feedback_visible
 from assess.services.attempts import attempt_finish, attempt_start
@@ -35,52 +30,22 @@ from assess.services.questions import practice_question_add, question_new_varian
 from assess.services.quizzes import quiz_create
 from assess.services.responses import response_submit
 from assess.services.reveals import part_reveal
+from config.api_errors import error_responses
 from config.parsers import JSONParser as SafeJSONParser
 from config.throttles import SIGN_IN_THROTTLES
 from curricula.models import Course
 from curricula.selectors import lesson_get
 
-
-class ConflictError(exceptions.APIException):
-    status_code = status.HTTP_409_CONFLICT
-    default_code = "conflict"
-
-
-class UnprocessableError(exceptions.APIException):
-    status_code = status.HTTP_422_UNPROCESSABLE_ENTITY
-    default_code = "idempotency_key_reused"
-
-
-_404 = OpenApiResponse(s.DetailSerializer, description="Not found, or not yours.")
-_409 = OpenApiResponse(s.DetailSerializer, description="The attempt or quiz forbids it now.")
-_403 = OpenApiResponse(s.DetailSerializer, description="Not allowed to do this.")
-_422 = OpenApiResponse(
-    s.DetailSerializer, description="The idempotency key was used for another answer."
-)
+_403 = OpenApiResponse(ErrorResponse403Serializer, description="Not allowed to do this.")
+_409 = error_responses(409)[409]
+_422 = error_responses(422)[422]
 
 
 class AssessAPIView(APIView):
-    permission_classes = [IsAuthenticated]
+    """Errors (the services' exceptions included) are mapped and formatted by the one
+    API exception handler, config.api_errors."""
 
-    def handle_exception(self, exc):
-        if isinstance(exc, ObjectDoesNotExist):
-            exc = exceptions.NotFound()
-        elif isinstance(exc, Conflict):
-            exc = ConflictError(str(exc))
-        elif isinstance(exc, IdempotencyMismatch):
-            exc = UnprocessableError(str(exc))
-        elif isinstance(exc, UnreadableAnswer):
-            body = {"valid": False, "detail": str(exc)}
-            return Response(body, status=status.HTTP_400_BAD_REQUEST)
-        elif isinstance(exc, InvalidInput):
-            exc = exceptions.ValidationError({"detail": str(exc)})
-        elif isinstance(exc, NotPermitted):
-            exc = exceptions.PermissionDenied(str(exc))
-        elif isinstance(exc, DjangoValidationError):
-            exc = exceptions.ValidationError(
-                exc.message_dict if hasattr(exc, "error_dict") else exc.messages
-            )
-        return super().handle_exception(exc)
+    permission_classes = [IsAuthenticated]
 
 
 @extend_schema(request=AuthTokenSerializer, responses=s.TokenSerializer)
@@ -109,14 +74,14 @@ class QuizListView(AssessAPIView):
 
 
 class QuizDetailView(AssessAPIView):
-    @extend_schema(responses={200: s.QuizSerializer, 404: _404})
+    @extend_schema(responses={200: s.QuizSerializer})
     def get(self, request, pk: int):
         quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
         return Response(s.QuizSerializer(quiz).data)
 
 
 class QuizAttemptsView(AssessAPIView):
-    @extend_schema(responses={200: s.AttemptSummarySerializer(many=True), 404: _404})
+    @extend_schema(responses={200: s.AttemptSummarySerializer(many=True)})
     def get(self, request, pk: int):
         quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
         attempts = selectors.attempt_list_for_user(user=request.user, quiz=quiz)
@@ -136,7 +101,6 @@ class QuizAttemptsView(AssessAPIView):
         responses={
             201: s.AttemptStartSerializer,
             200: OpenApiResponse(s.AttemptStartSerializer, description="An open one, resumed."),
-            404: _404,
             409: _409,
         },
     )
@@ -149,7 +113,7 @@ class QuizAttemptsView(AssessAPIView):
 
 
 class QuizItemsView(AssessAPIView):
-    @extend_schema(responses={200: s.ItemStatsSerializer(many=True), 404: _404})
+    @extend_schema(responses={200: s.ItemStatsSerializer(many=True)})
     def get(self, request, pk: int):
         quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
         return Response(s.ItemStatsSerializer(item_analysis(quiz=quiz), many=True).data)
@@ -161,13 +125,13 @@ def _review(request, attempt) -> Response:
 
 
 class AttemptDetailView(AssessAPIView):
-    @extend_schema(responses={200: s.AttemptReviewSerializer, 404: _404})
+    @extend_schema(responses={200: s.AttemptReviewSerializer})
     def get(self, request, pk: int):
         return _review(request, selectors.attempt_get_for_user(user=request.user, pk=pk))
 
 
 class AttemptFinishView(AssessAPIView):
-    @extend_schema(request=None, responses={200: s.AttemptReviewSerializer, 404: _404, 409: _409})
+    @extend_schema(request=None, responses={200: s.AttemptReviewSerializer, 409: _409})
     def post(self, request, pk: int):
         attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
         return _review(request, attempt_finish(attempt=attempt))
@@ -179,8 +143,6 @@ class AttemptResponsesView(AssessAPIView):
         responses={
             201: s.AnswerResultSerializer,
             200: OpenApiResponse(s.AnswerResultSerializer, description="Replay of a key."),
-            400: OpenApiResponse(s.UnreadableAnswerSerializer, description="Unreadable."),
-            404: _404,
             409: _409,
             422: _422,
         },
@@ -214,7 +176,7 @@ class AttemptResponsesView(AssessAPIView):
 
 
 class NewVariantView(AssessAPIView):
-    @extend_schema(request=None, responses={201: s.QuestionSerializer, 404: _404, 409: _409})
+    @extend_schema(request=None, responses={201: s.QuestionSerializer, 409: _409})
     def post(self, request, pk: int, qid: int):
         attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
         question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
@@ -229,8 +191,6 @@ class RevealView(AssessAPIView):
             200: OpenApiResponse(
                 s.ReviewQuestionSerializer, description="The question with the part's answer."
             ),
-            400: OpenApiResponse(s.DetailSerializer, description="Unknown part."),
-            404: _404,
             409: _409,
         },
     )
@@ -263,7 +223,6 @@ class CourseEnrolView(AssessAPIView):
             201: s.EnrolmentSerializer,
             200: OpenApiResponse(s.EnrolmentSerializer, description="Already enrolled."),
             403: _403,
-            404: _404,
         },
     )
     def post(self, request, slug: str):
@@ -274,7 +233,7 @@ class CourseEnrolView(AssessAPIView):
 
 
 class CourseEnrolmentsView(AssessAPIView):
-    @extend_schema(responses={200: s.EnrolmentSerializer(many=True), 404: _404})
+    @extend_schema(responses={200: s.EnrolmentSerializer(many=True)})
     def get(self, request, slug: str):
         """The course's learners: its instructors and staff only (404 for others)."""
         rows = selectors.enrolments_for_instructor(user=request.user, course=_course(slug))
@@ -285,8 +244,6 @@ class CourseEnrolmentsView(AssessAPIView):
         responses={
             201: s.EnrolmentSerializer,
             200: OpenApiResponse(s.EnrolmentSerializer, description="Already enrolled."),
-            400: OpenApiResponse(s.DetailSerializer, description="No such user."),
-            404: _404,
         },
     )
     def post(self, request, slug: str):
@@ -303,7 +260,7 @@ class CourseEnrolmentsView(AssessAPIView):
 
 
 class CourseEnrolmentDetailView(AssessAPIView):
-    @extend_schema(responses={204: None, 404: _404})
+    @extend_schema(responses={204: None})
     def delete(self, request, slug: str, username: str):
         """Remove a learner; their attempts and mastery stay."""
         course = _course(slug)
@@ -318,7 +275,7 @@ class CourseEnrolmentDetailView(AssessAPIView):
 
 
 class LessonPracticeView(AssessAPIView):
-    @extend_schema(request=None, responses={201: s.PracticeQuestionSerializer, 404: _404})
+    @extend_schema(request=None, responses={201: s.PracticeQuestionSerializer})
     def post(self, request, slug: str):
         practice = practice_question_add(learner=request.user, lesson=lesson_get(slug=slug))
         return Response(s.PracticeQuestionSerializer(practice).data, status=201)

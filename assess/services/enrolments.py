@@ -44,7 +44,7 @@ def _check_manager(actor, course: Course) -> None:
 def _learner(username: str):
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
-        raise InvalidInput(f"No user is called {username!r}.")
+        raise InvalidInput(f"No user is called {username!r}.", field="username")
     return user
 
 

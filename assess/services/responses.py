@@ -95,7 +95,7 @@ def response_submit(
     if replay is not None:
         return replay
     if question.attempt_id != attempt.pk:
-        raise InvalidInput("That question is not part of this attempt.")
+        raise InvalidInput("That question is not part of this attempt.", field="question")
     if not attempt.is_open:
         raise Conflict("This attempt is finished; it takes no more answers.")
     if attempt.past_deadline(now):
@@ -104,7 +104,9 @@ def response_submit(
         raise Conflict("This question was replaced by a new variant; answer that one.")
     if question.part(part) is None:
         names = ", ".join(p["name"] for p in question.answers)
-        raise InvalidInput(f"Unknown part {part!r}; this question's parts are: {names}.")
+        raise InvalidInput(
+            f"Unknown part {part!r}; this question's parts are: {names}.", field="part"
+        )
 
     result = Variant.from_params(question.template_slug, question.params).grade(part, text)
     if not result.valid:

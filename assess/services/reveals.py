@@ -27,10 +27,12 @@ def part_reveal(
     """
     now = now or timezone.now()
     if question.attempt_id != attempt.pk:
-        raise InvalidInput("That question is not part of this attempt.")
+        raise InvalidInput("That question is not part of this attempt.", field="question")
     if question.part(part) is None:
         names = ", ".join(p["name"] for p in question.answers)
-        raise InvalidInput(f"Unknown part {part!r}; this question's parts are: {names}.")
+        raise InvalidInput(
+            f"Unknown part {part!r}; this question's parts are: {names}.", field="part"
+        )
     if attempt.quiz.feedback_deferred:
         raise Conflict("Answers of this quiz show when its feedback is released, not before.")
     if not question.active:

@@ -1,0 +1,28 @@
+"""Every list endpoint of the API answers one page: `{count, next, previous, results}`.
+
+`?page=N` (from 1) and `?page_size=N` (at most MAX_PAGE_SIZE). An out-of-range page is
+a 404 in the API's error format, as DRF does it. Views built on APIView page through
+`paginate()`, viewsets through DEFAULT_PAGINATION_CLASS.
+"""
+
+from __future__ import annotations
+
+from rest_framework.pagination import PageNumberPagination
+
+MAX_PAGE_SIZE = 200
+
+
+class Pagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = MAX_PAGE_SIZE
+
+
+def paginate(view, queryset, serializer_class, **serializer_kwargs):
+    """One page of `queryset` serialized by `serializer_class`, as a paginated Response.
+    For APIView subclasses: `return paginate(self, rows, RowSerializer, context=...)`."""
+    paginator = Pagination()
+    page = paginator.paginate_queryset(queryset, view.request, view=view)
+    return paginator.get_paginated_response(
+        serializer_class(page, many=True, **serializer_kwargs).data
+    )
