@@ -3,6 +3,8 @@ and the spellings a leaked value could take on a page."""
 
 from __future__ import annotations
 
+import re
+
 from assess.models import Question
 from problems.engine.numbers import sig
 from tests.assess.helpers import misconception_text
@@ -35,3 +37,22 @@ def value_spellings(value: float) -> set[str]:
         out.add(f"{value:.{decimals}f}")
         out.add(f"{value:,.{decimals}f}")
     return {s for s in out if len(s.replace(",", "").replace(".", "")) >= 3}
+
+
+# Clock times (an exam's deadline and countdown) can spell a value by chance:
+# 10:05:29.016 holds "29.0".
+CLOCK = re.compile(r"\b(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[+-]\d\d:\d\d|Z)?")
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"')
+
+
+def assert_no_answer_in(html: str, question: Question, *, typed: bool = False) -> None:
+    """No solved value of any part in any usual spelling outside the statement (which may
+    print the question's own inputs), the CSRF token and clock times; no seed at all.
+    typed=True also drops every input's value (the learner's own text)."""
+    assert "seed" not in html.lower() and str(question.seed) not in html
+    rest = CLOCK.sub("", CSRF.sub("", html.replace(question.statement_html, "")))
+    if typed:
+        rest = re.sub(r'value="[^"]*"', "", rest)
+    for part in question.answers:
+        for spelling in value_spellings(float(part["value"])):
+            assert spelling not in rest, (spelling, part)
