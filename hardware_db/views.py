@@ -1,68 +1,153 @@
-"""Read-only REST endpoints over the hardware tables (list + detail by slug)."""
+"""Read-only REST endpoints over the hardware tables: a paginated list and a detail by slug.
 
+Lists check their query parameters first (hardware_db.filters): an unknown enum value is a
+400 naming the parameter. Detail reads ignore the list filters, so a record is found by
+its slug alone. Pagination comes from DEFAULT_PAGINATION_CLASS (config.pagination).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db.models import QuerySet
+from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import viewsets
+from drf_standardized_errors.openapi_validation_errors import extend_validation_errors
+from rest_framework import exceptions, serializers, viewsets
 
-from hardware_db import selectors
-from hardware_db.models import Link, ModelArchitecture
+from hardware_db import api_examples, filters, selectors
 from hardware_db.serializers import (
+    SLUG_REGEX,
     AcceleratorSerializer,
     LinkSerializer,
     ModelArchitectureSerializer,
     ServerSerializer,
 )
 
-# Model slugs contain dots ("llama-3.1-8b"); DRF's default lookup pattern excludes them.
-SLUG_PATTERN = r"[a-z0-9]+(?:[.-][a-z0-9]+)*"
+# The data files' slug rule without anchors, for the router: model slugs contain dots
+# ("llama-3.1-8b"), which DRF's default lookup pattern refuses.
+SLUG_PATTERN = SLUG_REGEX.removeprefix("^").removesuffix("$")
 
-_VENDOR = OpenApiParameter(
-    "vendor", OpenApiTypes.STR, description="Case-insensitive exact vendor name, e.g. NVIDIA."
+UNITS = (
+    "Units are in the field names: `_bytes` bytes, `_bytes_per_s` bytes per second, "
+    "`_bits_per_s` bits per second, `_watts` watts, `_gib` GiB (2^30 bytes); `dense_flops` "
+    "and `sparse_flops` are operations per second. Every record names its `source` and the "
+    "date it was checked (`as_of`); `notes` holds the caveats."
 )
+_PAGE = "One page of records in the data file's order (related records sit together)."
+_DETAIL_404 = "An unknown slug is a 404 in the API's error format."
 
 
-class _SlugViewSet(viewsets.ReadOnlyModelViewSet):
+def _docs(resource: str, noun: str, what: str):
+    """Class decorator: summaries, descriptions, parameters, example and the documented
+    400s of one resource's list and retrieve operations, kept together for all four. The
+    400s follow from the view's query_class: each enum parameter can be refused."""
+    slug = OpenApiParameter(
+        "slug",
+        OpenApiTypes.STR,
+        OpenApiParameter.PATH,
+        description=f"The {noun}'s `slug`, as listed by /api/hardware/{resource}/.",
+        pattern=SLUG_REGEX,
+    )
+
+    def decorate(view):
+        view = extend_schema_view(
+            list=extend_schema(
+                summary=f"List {resource}",
+                description=f"{what}\n\n{_PAGE} {UNITS}",
+                parameters=[view.query_class],
+                examples=[api_examples.example(resource)],
+            ),
+            retrieve=extend_schema(
+                summary=f"One {noun}",
+                description=f"{what}\n\nOne {noun} by its slug. {UNITS} {_DETAIL_404}",
+                parameters=[slug],
+            ),
+        )(view)
+        enums = [
+            name
+            for name, field in view.query_class().fields.items()
+            if isinstance(field, filters.StrictChoiceField)
+        ]
+        for name in enums:
+            view = extend_validation_errors(
+                filters.ENUM_ERROR_CODES, field_name=name, actions=["list"]
+            )(view)
+        return view
+
+    return decorate
+
+
+class _CatalogViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "slug"
     lookup_value_regex = SLUG_PATTERN
+    query_class: type[serializers.Serializer]
+    selector: Callable[..., QuerySet]
+
+    def get_queryset(self) -> QuerySet:
+        found = type(self).selector
+        if self.action != "list":
+            return found()
+        query = self.query_class(data=self.request.query_params)
+        query.is_valid(raise_exception=True)
+        return found(**query.validated_data)
+
+    def get_object(self):
+        try:
+            return super().get_object()
+        except Http404:
+            noun = self.get_queryset().model._meta.verbose_name
+            raise exceptions.NotFound(f"No {noun} with that slug.") from None
 
 
-@extend_schema_view(list=extend_schema(parameters=[_VENDOR]))
-class AcceleratorViewSet(_SlugViewSet):
+@_docs(
+    "accelerators",
+    "accelerator",
+    "GPUs and other AI accelerators: memory (as labelled, read literally, and as the driver "
+    "reports it), memory bandwidth, dense and sparse peak throughput by precision, power, "
+    "and the links to other accelerators and to the host.",
+)
+class AcceleratorViewSet(_CatalogViewSet):
     serializer_class = AcceleratorSerializer
+    query_class = filters.VendorQuery
+    selector = staticmethod(selectors.accelerator_list)
 
-    def get_queryset(self):
-        return selectors.accelerator_list(vendor=self.request.query_params.get("vendor"))
 
-
-@extend_schema_view(
-    list=extend_schema(
-        parameters=[OpenApiParameter("kind", OpenApiTypes.STR, enum=Link.Kind.values)]
-    )
+@_docs(
+    "links",
+    "link",
+    "Interconnects: scale-up fabrics (NVLink, Infinity Fabric, ICI) per accelerator, "
+    "scale-out networks (InfiniBand, RoCE, Ethernet) per NIC port, and host links (PCIe). "
+    "Bandwidth is given one way and both ways added; use the per-direction figure for "
+    "transfer times.",
 )
-class LinkViewSet(_SlugViewSet):
+class LinkViewSet(_CatalogViewSet):
     serializer_class = LinkSerializer
-
-    def get_queryset(self):
-        return selectors.link_list(kind=self.request.query_params.get("kind"))
-
-
-@extend_schema_view(list=extend_schema(parameters=[_VENDOR]))
-class ServerViewSet(_SlugViewSet):
-    serializer_class = ServerSerializer
-
-    def get_queryset(self):
-        return selectors.server_list(vendor=self.request.query_params.get("vendor"))
+    query_class = filters.LinkQuery
+    selector = staticmethod(selectors.link_list)
 
 
-@extend_schema_view(
-    list=extend_schema(
-        parameters=[
-            OpenApiParameter("arch_type", OpenApiTypes.STR, enum=ModelArchitecture.ArchType.values)
-        ]
-    )
+@_docs(
+    "servers",
+    "server",
+    "Whole systems: which accelerator and how many, the compute-fabric NICs, CPUs and the "
+    "maximum system power.",
 )
-class ModelArchitectureViewSet(_SlugViewSet):
-    serializer_class = ModelArchitectureSerializer
+class ServerViewSet(_CatalogViewSet):
+    serializer_class = ServerSerializer
+    query_class = filters.VendorQuery
+    selector = staticmethod(selectors.server_list)
 
-    def get_queryset(self):
-        return selectors.model_list(arch_type=self.request.query_params.get("arch_type"))
+
+@_docs(
+    "models",
+    "model",
+    "Language-model architectures as their published configs give them (layers, heads, "
+    "KV heads, experts, MLA ranks), with exact parameter counts and the KV-cache bytes "
+    "per token in BF16.",
+)
+class ModelArchitectureViewSet(_CatalogViewSet):
+    serializer_class = ModelArchitectureSerializer
+    query_class = filters.ModelQuery
+    selector = staticmethod(selectors.model_list)

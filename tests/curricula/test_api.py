@@ -19,11 +19,23 @@ def client() -> APIClient:
     return APIClient()  # anonymous
 
 
+NOT_FOUND = {"type": "client_error", "errors": [{"code": "not_found", "attr": None}]}
+
+
+def without_detail(body: dict) -> dict:
+    """An error body with the human `detail` texts left out, to compare the rest."""
+    errors = [{k: v for k, v in e.items() if k != "detail"} for e in body["errors"]]
+    return {**body, "errors": errors}
+
+
 def test_course_list(client, django_assert_max_num_queries):
-    with django_assert_max_num_queries(1):
+    # A page costs a count and one select with the sizes annotated, however many courses.
+    with django_assert_max_num_queries(2):
         response = client.get("/api/courses/")
     assert response.status_code == 200
-    body = response.json()
+    page = response.json()
+    assert (page["count"], page["next"], page["previous"]) == (4, None, None)
+    body = page["results"]
     assert [c["slug"] for c in body] == [
         "learn-ai-infrastructure",
         "foundations-of-ai-infrastructure",
@@ -90,9 +102,31 @@ def test_planned_lesson_has_no_templates_and_null_minutes_where_unknown(client):
     assert (body["status"], body["templates"], body["minutes"]) == ("planned", [], None)
 
 
+def test_course_list_pages(client):
+    first = client.get("/api/courses/", {"page_size": 3}).json()
+    assert (first["count"], len(first["results"]), first["previous"]) == (4, 3, None)
+    assert "page=2" in first["next"]
+    second = client.get(first["next"]).json()
+    assert ([c["slug"] for c in second["results"]], second["next"]) == (
+        ["ai-infrastructure-from-scratch"],
+        None,
+    )
+    assert second["previous"]
+
+
+@pytest.mark.parametrize("page", ["3", "0", "abc"])
+def test_out_of_range_page_is_a_json_404(client, page):
+    response = client.get("/api/courses/", {"page_size": 3, "page": page})
+    assert response.status_code == 404
+    assert without_detail(response.json()) == NOT_FOUND
+
+
 @pytest.mark.parametrize("url", ["/api/courses/no-such-course/", "/api/lessons/no-such-lesson/"])
-def test_unknown_slugs_are_404(client, url):
-    assert client.get(url).status_code == 404
+def test_unknown_slugs_are_json_404(client, url):
+    response = client.get(url)
+    assert response.status_code == 404
+    assert without_detail(response.json()) == NOT_FOUND
+    assert "slug" in response.json()["errors"][0]["detail"]
 
 
 @pytest.mark.parametrize(
@@ -112,6 +146,11 @@ def test_openapi_documents_the_shapes():
     assert lesson["templates"]["items"]["type"] == "string"
     assert lesson["objectives"]["items"]["type"] == "string"
     assert components["CourseList"]["properties"]["lesson_count"]["type"] == "integer"
+    ok = schema["paths"]["/api/courses/"]["get"]["responses"]["200"]["content"]
+    assert ok["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/PaginatedCourseListList"
+    }
+    assert components["Lesson"]["properties"]["minutes"]["nullable"] is True
     assert components["CourseDetail"]["properties"]["modules"]["items"] == {
         "$ref": "#/components/schemas/Module"
     }

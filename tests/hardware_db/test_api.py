@@ -1,4 +1,4 @@
-"""Read-only REST endpoints under /api/hardware/ (database)."""
+"""Read-only REST endpoints under /api/hardware/ (database): shapes, filters, pages."""
 
 import pytest
 from rest_framework.test import APIClient
@@ -14,14 +14,34 @@ def api() -> APIClient:
     return APIClient()
 
 
-@pytest.mark.parametrize("kind", ["accelerators", "links", "servers", "models"])
+RESOURCES = ("accelerators", "links", "servers", "models")
+NOT_FOUND = {"type": "client_error", "errors": [{"code": "not_found", "attr": None}]}
+
+
+def rows(api, url: str, **params) -> list[dict]:
+    """The records of a list that fits on one page (the catalogue is far below 200)."""
+    body = api.get(url, {"page_size": 200, **params}).json()
+    assert body["count"] == len(body["results"]) and body["next"] is None
+    return body["results"]
+
+
+def without_detail(body: dict) -> dict:
+    """An error body with the human `detail` texts left out, to compare the rest."""
+    return {
+        **body,
+        "errors": [{k: v for k, v in e.items() if k != "detail"} for e in body["errors"]],
+    }
+
+
+@pytest.mark.parametrize("kind", RESOURCES)
 def test_list_includes_sources(api, kind):
     response = api.get(f"/api/hardware/{kind}/")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("application/json")
-    rows = response.json()
-    assert rows
-    for row in rows:
+    body = response.json()
+    assert set(body) == {"count", "next", "previous", "results"}
+    assert body["results"] and body["count"] == len(body["results"])
+    for row in body["results"]:
         assert row["source"] and isinstance(row["source"], list)
         assert row["as_of"]
 
@@ -56,26 +76,105 @@ def test_server_and_link_detail(api):
     assert link["bw_bytes_per_s_per_direction"] * 2 == link["bw_bytes_per_s_bidirectional"]
 
 
-def test_unknown_slug_is_404(api):
-    assert api.get("/api/hardware/accelerators/h101/").status_code == 404
+@pytest.mark.parametrize("kind", RESOURCES)
+def test_unknown_slug_is_a_json_404(api, kind):
+    response = api.get(f"/api/hardware/{kind}/h101/")
+    assert response.status_code == 404
+    assert without_detail(response.json()) == NOT_FOUND
+    assert response.json()["errors"][0]["detail"].endswith("with that slug.")
 
 
 def test_vendor_filter_is_case_insensitive(api):
-    rows = api.get("/api/hardware/accelerators/", {"vendor": "nvidia"}).json()
-    assert rows and {row["vendor"] for row in rows} == {"NVIDIA"}
-    assert [r["slug"] for r in rows] == [
-        r["slug"] for r in api.get("/api/hardware/accelerators/", {"vendor": "NVIDIA"}).json()
+    nvidia = rows(api, "/api/hardware/accelerators/", vendor="nvidia")
+    assert nvidia and {row["vendor"] for row in nvidia} == {"NVIDIA"}
+    assert [r["slug"] for r in nvidia] == [
+        r["slug"] for r in rows(api, "/api/hardware/accelerators/", vendor="NVIDIA")
     ]
-    amd = api.get("/api/hardware/accelerators/", {"vendor": "amd"}).json()
+    amd = rows(api, "/api/hardware/accelerators/", vendor="amd")
     assert {row["slug"] for row in amd} == {"mi250x", "mi300x", "mi325x", "mi355x"}
-    servers = api.get("/api/hardware/servers/", {"vendor": "NVIDIA"}).json()
+    servers = rows(api, "/api/hardware/servers/", vendor="NVIDIA")
     assert {row["slug"] for row in servers} == {"dgx-a100", "dgx-h100", "dgx-b200"}
-    assert api.get("/api/hardware/accelerators/", {"vendor": "nobody"}).json() == []
+    # A vendor is data, not an enum: an unknown one is an empty page, not an error.
+    assert rows(api, "/api/hardware/accelerators/", vendor="nobody") == []
+    assert len(rows(api, "/api/hardware/accelerators/", vendor="")) == 18
 
 
 def test_list_keeps_file_order(api):
-    slugs = [row["slug"] for row in api.get("/api/hardware/accelerators/").json()]
+    slugs = [row["slug"] for row in rows(api, "/api/hardware/accelerators/")]
     assert slugs[:2] == ["a100-sxm-80gb", "h100-sxm"]
+
+
+@pytest.mark.parametrize(
+    ("resource", "name", "value", "expected"),
+    [
+        ("links", "kind", "scale-up", {"nvlink-3", "nvlink-4", "nvlink-5"}),
+        ("links", "kind", "host", {"pcie-gen4-x16", "pcie-gen5-x16"}),
+        ("models", "arch_type", "moe", {"mixtral-8x7b", "deepseek-v3"}),
+    ],
+)
+def test_enum_filters(api, resource, name, value, expected):
+    found = rows(api, f"/api/hardware/{resource}/", **{name: value})
+    assert {row[name] for row in found} == {value}
+    assert expected <= {row["slug"] for row in found}
+    if name == "arch_type":
+        assert {row["slug"] for row in found} == expected
+
+
+@pytest.mark.parametrize(
+    ("resource", "name", "value"),
+    [
+        ("links", "kind", "AAA"),
+        ("links", "kind", "SCALE-UP"),
+        ("links", "kind", ""),
+        ("models", "arch_type", "AAA"),
+        ("models", "arch_type", "Dense"),
+    ],
+)
+def test_unknown_enum_filter_value_is_400_naming_the_parameter(api, resource, name, value):
+    response = api.get(f"/api/hardware/{resource}/", {name: value})
+    assert response.status_code == 400
+    body = response.json()
+    assert without_detail(body) == {
+        "type": "validation_error",
+        "errors": [{"code": "invalid_choice", "attr": name}],
+    }
+    assert f'"{value}" is not' in body["errors"][0]["detail"]  # and says what is allowed:
+    assert ("scale-out" if name == "kind" else "moe") in body["errors"][0]["detail"]
+
+
+def test_detail_ignores_list_filters(api):
+    # A record is found by its slug alone, whatever a reused list URL carries.
+    assert api.get("/api/hardware/accelerators/h100-sxm/", {"vendor": "amd"}).status_code == 200
+    assert api.get("/api/hardware/links/nvlink-4/", {"kind": "AAA"}).status_code == 200
+
+
+def test_pagination(api):
+    first = api.get("/api/hardware/accelerators/", {"page_size": 5}).json()
+    assert (first["count"], len(first["results"]), first["previous"]) == (18, 5, None)
+    assert "page=2" in first["next"] and "page_size=5" in first["next"]
+    second = api.get(first["next"]).json()
+    assert second["previous"] and "page=3" in second["next"]
+    last = api.get("/api/hardware/accelerators/", {"page_size": 5, "page": 4}).json()
+    assert (len(last["results"]), last["next"]) == (3, None)
+    slugs = [r["slug"] for r in rows(api, "/api/hardware/accelerators/")]
+    paged = first["results"] + second["results"]
+    assert [r["slug"] for r in paged] == slugs[:10]  # pages follow the file order
+
+
+@pytest.mark.parametrize("page", ["5", "0", "abc"])
+def test_out_of_range_page_is_a_json_404(api, page):
+    response = api.get("/api/hardware/accelerators/", {"page_size": 5, "page": page})
+    assert response.status_code == 404
+    assert without_detail(response.json()) == NOT_FOUND
+
+
+@pytest.mark.parametrize("kind", RESOURCES)
+def test_query_budgets(api, kind, django_assert_max_num_queries):
+    # A page is a count and one select with its foreign keys joined; a detail one select.
+    with django_assert_max_num_queries(2):
+        slug = api.get(f"/api/hardware/{kind}/").json()["results"][0]["slug"]
+    with django_assert_max_num_queries(1):
+        assert api.get(f"/api/hardware/{kind}/{slug}/").status_code == 200
 
 
 def test_endpoints_are_read_only(api):
@@ -93,4 +192,12 @@ def test_openapi_schema_describes_the_endpoints():
     assert "/api/hardware/accelerators/" in paths
     assert "/api/hardware/models/{slug}/" in paths
     params = {p["name"] for p in paths["/api/hardware/accelerators/"]["get"]["parameters"]}
-    assert "vendor" in params
+    assert {"vendor", "page", "page_size"} <= params
+    ok = paths["/api/hardware/accelerators/"]["get"]["responses"]["200"]
+    assert ok["content"]["application/json"]["schema"] == {
+        "$ref": "#/components/schemas/PaginatedAcceleratorList"
+    }
+    links = {p["name"]: p for p in paths["/api/hardware/links/"]["get"]["parameters"]}
+    assert set(links["kind"]["schema"]["enum"]) == {"scale-up", "scale-out", "host"}
+    models = {p["name"]: p for p in paths["/api/hardware/models/"]["get"]["parameters"]}
+    assert set(models["arch_type"]["schema"]["enum"]) == {"dense", "moe"}

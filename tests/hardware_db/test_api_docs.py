@@ -1,0 +1,89 @@
+"""The hardware API explains itself in the schema: every operation, parameter and field
+is described, the enum filters and their 400 are documented, and the list examples are
+real records that still match the data."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+from hardware_db import api_examples, services
+from tests.hardware_db import openapi
+
+RESOURCES = ("accelerators", "links", "servers", "models")
+PATHS = [f"/api/hardware/{r}/" for r in RESOURCES] + [f"/api/hardware/{r}/x/" for r in RESOURCES]
+
+
+def test_every_hardware_operation_is_in_the_schema():
+    templates = {p for p in openapi.live().document["paths"] if p.startswith("/api/hardware/")}
+    assert templates == {openapi.live().template(p) for p in PATHS}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_operation_parameters_and_fields_are_described(path):
+    assert openapi.live().description_gaps(path) == []
+
+
+@pytest.mark.parametrize("resource", RESOURCES)
+def test_descriptions_say_what_a_figure_counts(resource):
+    description = openapi.live().operation(f"/api/hardware/{resource}/")["description"]
+    assert "Units are in the field names" in description
+
+
+def test_the_figures_that_are_easy_to_misread_are_explained():
+    schema = openapi.live()
+    accelerator = schema.component("Accelerator")["properties"]
+    assert "2:4" in accelerator["sparse_flops"]["description"]
+    assert "sizing" in accelerator["dense_flops"]["description"]
+    assert "literally" in accelerator["memory_bytes"]["description"]
+    assert "driver" in accelerator["memory_reported_bytes"]["description"]
+    assert "2^30" in accelerator["usable_gib"]["description"]
+    link = schema.component("Link")["properties"]
+    assert "one way" in link["bw_bytes_per_s_per_direction"]["description"]
+    assert "2 x" in link["bw_bytes_per_s_bidirectional"]["description"]
+    for name in ("source", "as_of", "notes"):
+        assert schema.component("Server")["properties"][name]["description"]
+
+
+@pytest.mark.parametrize(
+    ("resource", "name", "values"),
+    [
+        ("links", "kind", {"scale-up", "scale-out", "host"}),
+        ("models", "arch_type", {"dense", "moe"}),
+    ],
+)
+def test_enum_filters_and_their_400_are_documented(resource, name, values):
+    schema = openapi.live()
+    operation = schema.operation(f"/api/hardware/{resource}/")
+    (param,) = [p for p in operation["parameters"] if p["name"] == name]
+    assert set(param["schema"]["enum"]) == values
+    bad = {
+        "type": "validation_error",
+        "errors": [{"code": "invalid_choice", "detail": "no", "attr": name}],
+    }
+    assert schema.errors(f"/api/hardware/{resource}/", 400, bad) == []
+    wrong_attr = {**bad, "errors": [{**bad["errors"][0], "attr": "elsewhere"}]}
+    assert schema.errors(f"/api/hardware/{resource}/", 400, wrong_attr)
+
+
+@pytest.mark.parametrize("resource", RESOURCES)
+def test_list_example_fits_the_schema(resource):
+    schema = openapi.live()
+    (example,) = schema.examples(f"/api/hardware/{resource}/").values()
+    assert schema.errors(f"/api/hardware/{resource}/", 200, example) == []
+    assert example["results"] == [api_examples.EXAMPLES[resource]]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("resource", RESOURCES)
+def test_list_example_is_a_real_record(resource):
+    services.hardware_load()
+    example = api_examples.EXAMPLES[resource]
+    served = APIClient().get(f"/api/hardware/{resource}/{example['slug']}/").json()
+    abridged = ("source", "notes")
+    assert {k: v for k, v in example.items() if k not in abridged} == {
+        k: v for k, v in served.items() if k not in abridged
+    }
+    assert served["notes"].startswith(example["notes"])
+    for text in example["source"]:
+        assert any(full.startswith(text) for full in served["source"])
