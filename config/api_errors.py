@@ -12,21 +12,38 @@ too; this handler is the one place that turns them into statuses:
     IdempotencyMismatch -> 422    UnreadableAnswer -> 400 with "valid": false
 
 drf-standardized-errors documents 400/401/403/404/405/406/415/429/500 on every
-operation by itself; 409 and 422 are declared per operation with `error_responses()`.
+operation by itself where the view can raise them; 409 and 422 (and 403 on views that
+any signed-in user may call, where only the service knows the rule) are declared per
+operation with `error_responses()`, and an operation that may refuse an unreadable
+answer uses `UnreadableAnswerSchema` so its 400 documents `valid`.
 """
 
 from __future__ import annotations
 
+import re
+
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer
 from drf_standardized_errors.formatter import ExceptionFormatter
 from drf_standardized_errors.handler import ExceptionHandler
-from drf_standardized_errors.openapi_serializers import ClientErrorEnum, ValidationErrorEnum
+from drf_standardized_errors.openapi import AutoSchema as StandardizedAutoSchema
+from drf_standardized_errors.openapi_serializers import (
+    ClientErrorEnum,
+    ErrorResponse403Serializer,
+    ValidationErrorEnum,
+)
+from drf_standardized_errors.openapi_utils import InputDataField
+from drf_standardized_errors.settings import package_settings
+from inflection import camelize
 from rest_framework import exceptions, serializers, status
+from rest_framework.fields import empty
+from rest_framework.settings import api_settings
 
 from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, NotPermitted
 from assess.errors import UnreadableAnswer as UnreadableAnswerError
+
+_INDEX = package_settings.LIST_INDEX_IN_API_SCHEMA
 
 
 class ConflictError(exceptions.APIException):
@@ -86,43 +103,177 @@ class ApiExceptionFormatter(ExceptionFormatter):
 # ------------------------------------------------------------------ schema components
 
 
-class _Error(serializers.Serializer):
-    code = serializers.CharField()
-    detail = serializers.CharField()
+class Error409Serializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=[(ConflictError.default_code,) * 2])
+    detail = serializers.CharField(help_text="Which state forbids it, in words.")
     attr = serializers.CharField(allow_null=True)
 
 
 class ErrorResponse409Serializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
-    errors = _Error(many=True)
+    errors = Error409Serializer(many=True)
+
+
+class Error422Serializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=[(IdempotencyKeyReused.default_code,) * 2])
+    detail = serializers.CharField()
+    attr = serializers.CharField(allow_null=True)
 
 
 class ErrorResponse422Serializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
-    errors = _Error(many=True)
-
-
-class UnreadableAnswerResponseSerializer(serializers.Serializer):
-    type = serializers.ChoiceField(choices=ValidationErrorEnum.choices)
-    errors = _Error(many=True)
-    valid = serializers.BooleanField(help_text="Always false: the answer could not be read.")
+    errors = Error422Serializer(many=True)
 
 
 _DESCRIPTIONS = {
+    403: "Signed in, but your role does not allow this; `errors[0].detail` says why.",
     409: "The attempt's or quiz's state forbids this now (finished, past its deadline, "
     "a closed part, no attempts left); `errors[0].detail` says which.",
     422: "The idempotency key was already used for a different request; the first "
     "result stands. Send a new key for a new answer.",
 }
-_SERIALIZERS = {409: ErrorResponse409Serializer, 422: ErrorResponse422Serializer}
+_SERIALIZERS = {
+    403: ErrorResponse403Serializer,
+    409: ErrorResponse409Serializer,
+    422: ErrorResponse422Serializer,
+}
 
 
 def error_responses(*codes: int, **descriptions: str) -> dict[int, OpenApiResponse]:
-    """extend_schema responses for the statuses this handler adds beyond the library's
-    own (409, 422); `descriptions` overrides the text by "c409"/"c422"."""
+    """extend_schema responses for the statuses the library cannot infer from the view:
+    403 on views any signed-in user may call (it documents 401 only there), 409 and 422;
+    `descriptions` overrides the text by "c403"/"c409"/"c422"."""
     return {
         code: OpenApiResponse(
             _SERIALIZERS[code], description=descriptions.get(f"c{code}", _DESCRIPTIONS[code])
         )
         for code in codes
     }
+
+
+# ------------------------------------------------------------ validation error schemas
+
+
+class FlatErrorsListSerializer(serializers.ListSerializer):
+    """A nested list whose own errors (empty, too long, not a list) name the list's
+    path, `slots`, as its null and required errors already do, rather than
+    `slots.non_field_errors`. Set it as a child serializer's `list_serializer_class`."""
+
+    def run_validation(self, data=empty):
+        try:
+            return super().run_validation(data)
+        except exceptions.ValidationError as exc:
+            detail = exc.detail
+            if isinstance(detail, dict) and set(detail) == {api_settings.NON_FIELD_ERRORS_KEY}:
+                raise exceptions.ValidationError(
+                    detail[api_settings.NON_FIELD_ERRORS_KEY]
+                ) from None
+            raise
+
+
+def _attr_field(attr: str) -> serializers.Field:
+    """The documented `attr` of one error: the path itself, or for a path through a list
+    (the library writes its index as INDEX) a pattern the real paths match, `slots.0.points`
+    as much as `slots.99.points`."""
+    if _INDEX not in attr.split(package_settings.NESTED_FIELD_SEPARATOR):
+        return serializers.ChoiceField(choices=[(attr, attr)])
+    pattern = re.escape(attr).replace(_INDEX, "[0-9]+")
+    return serializers.RegexField(f"^{pattern}$", help_text=f"{attr}, INDEX a list position")
+
+
+class AutoSchema(StandardizedAutoSchema):
+    """drf-standardized-errors' schema, with validation errors as the handler sends them.
+
+    The library documents a nested field's `attr` as a literal such as
+    `slots.INDEX.points`, which no response carries (they say `slots.0.points`), and
+    discriminates on it; here such an attr is a pattern, and an operation that has one
+    lists its error shapes as a plain oneOf (they stay mutually exclusive). The errors of
+    a FlatErrorsListSerializer itself are documented on the list's own path, with the
+    length codes its bounds can raise, and a null item of a nested list on the item's
+    path (`slots.0`, code `null`), which the library leaves out.
+    """
+
+    def _determine_fields_with_error_codes(self):
+        fields = super()._determine_fields_with_error_codes()
+        sep = package_settings.NESTED_FIELD_SEPARATOR
+        suffix = sep + api_settings.NON_FIELD_ERRORS_KEY
+        items = []
+        for data_field in fields:
+            field = data_field.field
+            if not (
+                isinstance(field, serializers.ListSerializer) and data_field.name.endswith(suffix)
+            ):
+                continue
+            path = data_field.name.removesuffix(suffix)
+            if not getattr(field.child, "allow_null", False):  # `slots: [null]`
+                items.append(InputDataField(f"{path}{sep}{_INDEX}", field.child, {"null"}))
+            if isinstance(field, FlatErrorsListSerializer):
+                data_field.name = path
+                data_field.error_codes |= {"null", "required", "empty", "not_a_list"}
+                if field.min_length is not None:
+                    data_field.error_codes.add("min_length")
+                if field.max_length is not None:
+                    data_field.error_codes.add("max_length")
+        return fields + items
+
+    def _get_serializer_for_validation_error_response(self):
+        codes_by_field = self._get_validation_error_codes_by_field(
+            self._determine_fields_with_error_codes()
+        )
+        operation = camelize(self.get_operation_id())
+        shapes = {
+            attr: _error_serializer(operation, attr, codes)
+            for attr, codes in codes_by_field.items()
+        }
+        listed = any(_INDEX in attr for attr in shapes)
+
+        class ValidationErrorSerializer(serializers.Serializer):
+            type = serializers.ChoiceField(choices=ValidationErrorEnum.choices)
+            errors = PolymorphicProxySerializer(
+                component_name=f"{operation}Error",
+                serializers=list(shapes.values()) if listed else shapes,
+                resource_type_field_name=None if listed else "attr",
+                many=True,
+            )
+
+            class Meta:
+                ref_name = f"{operation}ValidationError"
+
+        return ValidationErrorSerializer
+
+
+def _error_serializer(operation: str, path: str, codes: set[str]) -> type:
+    name = camelize(path.replace(package_settings.NESTED_FIELD_SEPARATOR, "_"))
+
+    class ErrorSerializer(serializers.Serializer):
+        attr = _attr_field(path)
+        code = serializers.ChoiceField(choices=sorted(zip(codes, codes, strict=True)))
+        detail = serializers.CharField()
+
+        class Meta:
+            ref_name = f"{operation}{name}{package_settings.ERROR_COMPONENT_NAME_SUFFIX}"
+
+    return ErrorSerializer
+
+
+class UnreadableAnswerSchema(AutoSchema):
+    """The schema of an operation that may refuse an unreadable answer: its documented
+    400 validation error is the library's (every field with its codes, plus those added
+    by extend_validation_errors) with the `valid` key the handler adds for that case, so
+    the documented body is the one a client receives."""
+
+    def _get_serializer_for_validation_error_response(self):
+        base = super()._get_serializer_for_validation_error_response()
+
+        class WithValid(base):
+            valid = serializers.BooleanField(
+                required=False,
+                help_text="Present, and false, when the answer could not be read (code "
+                "`unreadable_answer` on `answer`, whose detail says what the reader "
+                "expected); absent for other validation errors.",
+            )
+
+            class Meta(base.Meta):
+                pass
+
+        return WithValid

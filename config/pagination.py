@@ -1,8 +1,9 @@
 """Every list endpoint of the API answers one page: `{count, next, previous, results}`.
 
 `?page=N` (from 1) and `?page_size=N` (at most MAX_PAGE_SIZE). An out-of-range page is
-a 404 in the API's error format, as DRF does it. Views built on APIView page through
-`paginate()`, viewsets through DEFAULT_PAGINATION_CLASS.
+a 404 in the API's error format, as DRF does it. Views built on APIView set
+`pagination_class = Pagination` (so drf-spectacular documents the envelope and the
+query parameters) and page through `paginate()`; viewsets use DEFAULT_PAGINATION_CLASS.
 """
 
 from __future__ import annotations
@@ -17,11 +18,19 @@ class Pagination(PageNumberPagination):
     page_size_query_param = "page_size"
     max_page_size = MAX_PAGE_SIZE
 
+    def get_paginated_response_schema(self, schema):
+        """DRF's, with every key required: all four are always sent (next and previous
+        as null at the ends), so a typed client need not treat them as optional."""
+        paginated = super().get_paginated_response_schema(schema)
+        paginated["required"] = ["count", "next", "previous", "results"]
+        return paginated
+
 
 def paginate(view, queryset, serializer_class, **serializer_kwargs):
-    """One page of `queryset` serialized by `serializer_class`, as a paginated Response.
+    """One page of `queryset` (or a list) serialized by `serializer_class`, as a
+    paginated Response, with the view's own pagination_class if it has one.
     For APIView subclasses: `return paginate(self, rows, RowSerializer, context=...)`."""
-    paginator = Pagination()
+    paginator = (getattr(view, "pagination_class", None) or Pagination)()
     page = paginator.paginate_queryset(queryset, view.request, view=view)
     return paginator.get_paginated_response(
         serializer_class(page, many=True, **serializer_kwargs).data

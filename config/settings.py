@@ -195,8 +195,8 @@ DEFAULT_FROM_EMAIL = (
 SERVER_EMAIL = os.environ.get("SERVER_EMAIL") or _email.get("SERVER_EMAIL") or DEFAULT_FROM_EMAIL
 
 REST_FRAMEWORK = {
-    # drf-standardized-errors' AutoSchema documents its error bodies on every operation.
-    "DEFAULT_SCHEMA_CLASS": "drf_standardized_errors.openapi.AutoSchema",
+    # drf-standardized-errors' AutoSchema, with nested error paths as sent (config/api_errors).
+    "DEFAULT_SCHEMA_CLASS": "config.api_errors.AutoSchema",
     # Token first: an unauthenticated request is then a 401 with WWW-Authenticate, and a
     # signed-in user without the right is a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [

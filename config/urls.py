@@ -11,6 +11,6 @@ urlpatterns = [
     path("api/hardware/", include("hardware_db.urls")),
     path("api/", include("curricula.urls")),
     path("api/", include("assess.api.urls")),
-    re_path(r"^api(?:/.*)?$", ApiNotFound.as_view(), name="api-not-found"),
+    re_path(r"^api(?:/[\s\S]*)?$", ApiNotFound.as_view(), name="api-not-found"),
     path("", include("frontend.urls")),
 ]

@@ -80,8 +80,11 @@ class Question(models.Model):
     variant_number = models.PositiveIntegerField(default=0)
     params = models.JSONField()
     answers = models.JSONField()
-    # What the learner saw, kept as shown even if the template's wording changes later.
+    # What the learner saw, kept as shown even if the template's wording changes later:
+    # the Markdown with LaTeX the engine wrote, and the HTML with MathML rendered from it
+    # (API clients that typeset maths themselves, e.g. with KaTeX, take the Markdown).
     statement_html = models.TextField()
+    statement_markdown = models.TextField(blank=True, default="")
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(default=timezone.now)
 

@@ -39,6 +39,7 @@ from assess.selectors.review import (
     question_review,
     question_reviews,
     solution_html,
+    solution_markdown,
 )
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "skill_ps_for_user",
     "skill_rows_for_user",
     "solution_html",
+    "solution_markdown",
     "user_can_manage_quiz",
     "user_is_enrolled",
     "user_is_instructor",

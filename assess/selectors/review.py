@@ -10,6 +10,7 @@ from django.utils import timezone
 from assess.models import Attempt, Question, Response, Reveal
 from assess.policy import QuestionPolicy, attempt_over, grades_visible, question_policy
 from assess.scoring import AttemptScore, Rules, attempt_score, tries_by_part
+from problems.engine.render import render_markdown
 from problems.engine.variants import ParamError, Variant
 
 
@@ -19,6 +20,7 @@ class QuestionReview:
     responses: list[Response]
     policy: QuestionPolicy
     solution_html: str | None  # only when the policy shows every part's answer
+    solution_markdown: str | None = None  # the same solution as Markdown with LaTeX
 
     @property
     def score(self) -> float:
@@ -38,11 +40,19 @@ class AttemptReview:
         return self.score.score >= self.attempt.quiz.pass_mark
 
 
-def solution_html(question: Question) -> str | None:
+def solution_markdown(question: Question) -> str | None:
+    """The worked solution as Markdown with LaTeX, regenerated from the stored variant;
+    None where its template is gone. Callers ask the feedback policy first."""
     try:
-        return Variant.from_params(question.template_slug, question.params).solution_html()
+        return Variant.from_params(question.template_slug, question.params).solution_markdown()
     except (ParamError, KeyError):
         return None
+
+
+def solution_html(question: Question) -> str | None:
+    """The worked solution as HTML with MathML (rendered from solution_markdown)."""
+    markdown = solution_markdown(question)
+    return None if markdown is None else render_markdown(markdown)
 
 
 def question_reviews(
@@ -77,12 +87,14 @@ def question_reviews(
             grades=grades,
             learner=own,
         )
+        markdown = solution_markdown(q) if policy.show_solution else None
         reviews.append(
             QuestionReview(
                 question=q,
                 responses=by_question.get(q.pk, []),
                 policy=policy,
-                solution_html=solution_html(q) if policy.show_solution else None,
+                solution_html=None if markdown is None else render_markdown(markdown),
+                solution_markdown=markdown,
             )
         )
     return reviews

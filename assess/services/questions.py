@@ -25,6 +25,7 @@ from assess.models import Attempt, Enrolment, Question, Quiz, SkillMastery, Slot
 from assess.selectors import user_is_enrolled, user_is_instructor
 from assess.services.enrolments import enrolment_self
 from curricula.models import Lesson
+from problems.engine.render import render_markdown
 from problems.engine.variants import Variant
 
 
@@ -70,6 +71,7 @@ def question_build(
         template_slug = random.Random(seed).choice(pool)
     slug = template_slug
     variant = Variant.from_seed(slug, seed)
+    statement = variant.statement_markdown()
     return Question(
         attempt=attempt,
         slot=slot,
@@ -80,7 +82,8 @@ def question_build(
         variant_number=variant_number,
         params=variant.params.model_dump(mode="json"),
         answers=solved_parts(variant),
-        statement_html=variant.statement_html(),
+        statement_markdown=statement,
+        statement_html=render_markdown(statement),
     )
 
 

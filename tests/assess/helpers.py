@@ -1,4 +1,5 @@
-"""Answers for stored questions, computed from the server-side answers JSON."""
+"""Answers for stored questions, computed from the server-side answers JSON; the API's
+error format and pages as the tests read them; and the checks that nothing leaks."""
 
 from __future__ import annotations
 
@@ -75,6 +76,48 @@ def reveal(client, attempt_id: int, question_id: int, part: str):
     )
 
 
+def rows_of(response) -> list[dict]:
+    """The rows of a paginated list response (one page; the tests' lists are short)."""
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert set(body) == {"count", "next", "previous", "results"}, body
+    assert body["count"] == len(body["results"]) and body["next"] is None, body
+    return body["results"]
+
+
+# ------------------------------------------------------------------------------ errors
+
+ERROR_TYPES = {"validation_error", "client_error", "server_error"}
+
+
+def error_body(response, status: int) -> dict:
+    """The response is an error of this status in the API's one format:
+    `{type, errors: [{code, detail, attr}]}` (plus `valid` for an unreadable answer)."""
+    assert response.status_code == status, (response.status_code, response.content[:500])
+    assert response["Content-Type"].startswith("application/json"), response["Content-Type"]
+    body = response.json()
+    assert body["type"] in ERROR_TYPES, body
+    assert body["errors"], body
+    for error in body["errors"]:
+        assert set(error) == {"code", "detail", "attr"}, error
+        assert isinstance(error["detail"], str) and error["detail"], error
+    assert set(body) <= {"type", "errors", "valid"}, body
+    return body
+
+
+def error_of(response, status: int, attr: str | None = None) -> dict:
+    """The first error of the body (the first about `attr`, when given)."""
+    errors = error_body(response, status)["errors"]
+    if attr is not None:
+        errors = [e for e in errors if e["attr"] == attr]
+        assert errors, (attr, response.json())
+    return errors[0]
+
+
+def error_attrs(response, status: int = 400) -> set[str | None]:
+    return {e["attr"] for e in error_body(response, status)["errors"]}
+
+
 # ------------------------------------------------------------------------------ leaks
 
 
@@ -103,6 +146,7 @@ def value_spellings(value: float) -> set[str]:
 
 
 _TIMES = ("started_at", "deadline", "finished_at", "created_at")
+_STATEMENTS = ("statement_html", "statement_markdown")
 _IDS = ("id", "quiz", "question", "attempt", "number")
 
 
@@ -117,7 +161,7 @@ def _scrub(node):
     out = {}
     for key, value in node.items():
         own_text = key == "answer" and "valid" in node  # a stored response's text
-        if key == "statement_html" or key in _TIMES or own_text:
+        if key in _STATEMENTS or key in _TIMES or own_text:
             out[key] = ""
         elif key in _IDS and isinstance(value, int):
             out[key] = 0
@@ -147,8 +191,9 @@ def _question_nodes(body: dict, question_id: int) -> list[dict]:
 
 def assert_hidden(body: dict, question_id: int, parts: tuple[str, ...] | None = None) -> None:
     """No part of the question (or only the named parts) shows its value anywhere in
-    the body, under any spelling, and its worked solution is nowhere in it."""
-    from assess.selectors import solution_html
+    the body, under any spelling, and its worked solution is nowhere in it, neither as
+    HTML nor as Markdown."""
+    from assess.selectors import solution_html, solution_markdown
 
     question = Question.objects.get(pk=question_id)
     text = json.dumps(_scrub(_about(body, question_id)), ensure_ascii=False)
@@ -161,10 +206,11 @@ def assert_hidden(body: dict, question_id: int, parts: tuple[str, ...] | None = 
             continue
         for spelling in value_spellings(part["value"]):
             assert spelling not in text, (part, spelling)
-    solution = solution_html(question)
-    assert solution and solution not in text
+    for solution in (solution_html(question), solution_markdown(question)):
+        assert solution and json.dumps(solution, ensure_ascii=False)[1:-1] not in text
     for node in _question_nodes(body, question_id):
         assert node.get("solution_html") is None
+        assert node.get("solution_markdown") is None
         for shown in node["parts"]:
             if parts is None or shown["name"] in parts:
                 assert shown.get("answer") is None, shown

@@ -1,5 +1,6 @@
-"""Unreadable or too deeply nested JSON is a 400 with a JSON detail on every endpoint,
-never a 500 (config/parsers.py); ordinary JSON still works."""
+"""Unreadable or too deeply nested JSON is a 400 in the API's error format on every
+endpoint (a `client_error` with code `parse_error`), never a 500 (config/parsers.py);
+ordinary JSON still works."""
 
 import io
 
@@ -49,8 +50,11 @@ def post_raw(client: APIClient, url: str, body) -> object:
 def assert_400_with_detail(response):
     assert response.status_code == 400, (response.status_code, response.content[:300])
     assert response["Content-Type"].startswith("application/json")
-    detail = response.json()["detail"]
-    assert "JSON parse error" in detail
+    body = response.json()
+    assert body["type"] == "client_error", body
+    [error] = body["errors"]
+    assert (error["code"], error["attr"]) == ("parse_error", None)
+    assert "JSON parse error" in error["detail"]
 
 
 @pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())

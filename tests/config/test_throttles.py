@@ -87,7 +87,10 @@ def test_token_endpoint_refuses_a_guessed_username_then_the_right_password(learn
 
     refused = token("learner", PASSWORD)
     assert refused.status_code == 429
-    assert "throttled" in refused.json()["detail"]
+    body = refused.json()
+    assert body["type"] == "client_error"
+    [error] = body["errors"]
+    assert error["code"] == "throttled" and "throttled" in error["detail"]
     wait = retry_after(refused)
 
     clock.advance(wait - 2)

@@ -1,12 +1,13 @@
-"""Bad input is a 400 naming the field (never a 500, never stored); an idempotency key
-reused for another answer is 422 and the first result stands."""
+"""Bad input is a 400 naming the field by its path in `attr` (never a 500, never
+stored); an idempotency key reused for another answer is 422 and the first result
+stands."""
 
 from __future__ import annotations
 
 import pytest
 
 from assess.models import Quiz, Response
-from tests.assess.helpers import correct_text, parts_of, send, wrong_text
+from tests.assess.helpers import correct_text, error_attrs, error_of, parts_of, send, wrong_text
 from tests.factories import QuizFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.assess.urls")]
@@ -27,7 +28,7 @@ def create(admin, **overrides):
 
 
 @pytest.mark.parametrize(
-    ("overrides", "field"),
+    ("overrides", "attr"),
     [
         ({"time_limit_minutes": 10081}, "time_limit_minutes"),
         ({"time_limit_minutes": 10**12}, "time_limit_minutes"),
@@ -45,22 +46,31 @@ def create(admin, **overrides):
         ({"penalty_per_try": "NaN"}, "penalty_per_try"),
         ({"pass_mark": 1.5}, "pass_mark"),
         ({"pass_mark": "NaN"}, "pass_mark"),
-        ({"slots": [{"templates": ["gb-gib"], "points": 1001}]}, "points"),
-        ({"slots": [{"templates": ["gb-gib"], "points": 0}]}, "points"),
-        ({"slots": [{"templates": ["gb-gib"], "points": 10**30}]}, "points"),
+        ({"slots": [{"templates": ["gb-gib"], "points": 1001}]}, "slots.0.points"),
+        ({"slots": [{"templates": ["gb-gib"], "points": 0}]}, "slots.0.points"),
+        ({"slots": [{"templates": ["gb-gib"], "points": 10**30}]}, "slots.0.points"),
+        (
+            {"slots": [{"templates": ["gb-gib"]}, {"templates": ["gb-gib"], "points": -1}]},
+            "slots.1.points",
+        ),
         ({"slots": [{"templates": ["gb-gib"]}] * 101}, "slots"),
         ({"slots": []}, "slots"),
-        ({"slots": [{"templates": []}]}, "templates"),
-        ({"slots": [{"templates": ["x" * 65]}]}, "templates"),
+        ({"slots": [{"templates": []}]}, "slots.0.templates"),
+        ({"slots": [{"templates": ["x" * 65]}]}, "slots.0.templates.0"),
+        ({"slots": [{"templates": ["gb-gib", "no-such-template"]}]}, "slots"),
         ({"title": "x" * 201}, "title"),
+        ({"title": ""}, "title"),
         ({"mode": "quiz-show"}, "mode"),
         ({"feedback": "whenever"}, "feedback"),
+        ({"course": "no-such-course"}, "course"),
+        ({"lessons": ["no-such-lesson"]}, "lessons"),
     ],
 )
-def test_quiz_bounds_are_400_naming_the_field(admin, overrides, field):
+def test_quiz_bounds_are_400_naming_the_field(admin, overrides, attr):
     r = create(admin, **overrides)
-    assert r.status_code == 400, r.content
-    assert field in r.content.decode()
+    assert error_attrs(r) == {attr}
+    assert error_of(r, 400)["detail"]
+    assert r.json()["type"] == "validation_error"
     assert not Quiz.objects.exists()
 
 
@@ -93,8 +103,7 @@ def test_quiz_bounds_themselves_are_accepted(admin):
 )
 def test_tries_and_penalties_are_for_immediate_feedback(admin, overrides, field):
     r = create(admin, **overrides)
-    assert r.status_code == 400, r.content
-    assert field in r.json(), r.json()
+    assert error_attrs(r) == {field}
     assert not Quiz.objects.exists()
 
 
@@ -114,8 +123,9 @@ def test_a_key_reused_for_another_answer_is_422_and_the_first_stands(api, mode):
 
     for question, text in ((q1, correct_text(part)), (q2, wrong_text(part))):
         r = send(api, aid, question, "converted", text, "k")
-        assert r.status_code == 422, r.content
-        assert "idempotency" in r.json()["detail"]
+        error = error_of(r, 422)
+        assert error["code"] == "idempotency_key_reused" and error["attr"] is None
+        assert "idempotency" in error["detail"]
     after = api.get(f"/api/attempts/{aid}/").json()
     assert after == before
     [stored] = after["questions"][0]["responses"]
@@ -134,6 +144,8 @@ def test_a_key_reused_for_another_answer_is_422_and_the_first_stands(api, mode):
     ("overrides", "field"),
     [
         ({"answer": "1" * 1001}, "answer"),
+        ({"part": ""}, "part"),
+        ({"idempotency_key": ""}, "idempotency_key"),
         ({"part": "p" * 65}, "part"),
         ({"idempotency_key": "k" * 101}, "idempotency_key"),
         ({"idempotency_key": None}, "idempotency_key"),
@@ -157,15 +169,15 @@ def test_submission_bounds_are_400_naming_the_field(api, overrides, field):
     }
     data = {k: v for k, v in data.items() if v is not None}
     r = api.post(f"/api/attempts/{body['id']}/responses/", data, format="json")
-    assert r.status_code == 400, r.content
-    assert field in r.json()
+    assert error_attrs(r) == {field}
+    assert "valid" not in r.json()  # only an unreadable answer says valid: false
     assert not Response.objects.exists()
 
 
 def test_the_largest_question_id_is_404_not_500(api):
     body = api.post(f"/api/quizzes/{QuizFactory(slots=[['gb-gib']]).pk}/attempts/").json()
     r = send(api, body["id"], 2**63 - 1, "converted", "1 KB", "k")
-    assert r.status_code == 404
+    assert error_of(r, 404)["code"] == "not_found"
 
 
 def test_reveal_part_too_long_is_400(api):
@@ -174,4 +186,4 @@ def test_reveal_part_too_long_is_400(api):
     r = api.post(
         f"/api/attempts/{body['id']}/questions/{qid}/reveal/", {"part": "p" * 65}, format="json"
     )
-    assert r.status_code == 400 and "part" in r.json()
+    assert error_attrs(r) == {"part"}

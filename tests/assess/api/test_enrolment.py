@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from assess.models import Attempt, Enrolment, Quiz
+from tests.assess.helpers import error_attrs, error_of, rows_of
 from tests.factories import (
     CourseFactory,
     CourseRoleFactory,
@@ -34,9 +35,7 @@ def closed_course(db):
 
 
 def listed(client) -> set[int]:
-    r = client.get("/api/quizzes/")
-    assert r.status_code == 200
-    return {q["id"] for q in r.json()}
+    return {q["id"] for q in rows_of(client.get("/api/quizzes/"))}
 
 
 def enrolled(user, course) -> bool:
@@ -59,8 +58,8 @@ def test_enrol_yourself(api, learner, course):
 
 def test_self_enrolment_refused_where_the_course_does_not_allow_it(api, learner, closed_course):
     r = api.post(f"/api/courses/{closed_course.slug}/enrol/")
-    assert r.status_code == 403
-    assert "instructors" in r.json()["detail"]
+    error = error_of(r, 403)
+    assert error["code"] == "permission_denied" and "instructors" in error["detail"]
     assert not enrolled(learner, closed_course)
 
 
@@ -71,8 +70,8 @@ def test_already_enrolled_in_a_closed_course_is_200(api, learner, closed_course)
 
 
 def test_enrol_in_an_unknown_course_is_404(api):
-    assert api.post("/api/courses/nope/enrol/").status_code == 404
-    assert api.get("/api/courses/nope/enrolments/").status_code == 404
+    assert error_of(api.post("/api/courses/nope/enrol/"), 404)["code"] == "not_found"
+    assert error_of(api.get("/api/courses/nope/enrolments/"), 404)["code"] == "not_found"
 
 
 # ---------------------------------------------------------------- instructors and staff
@@ -81,7 +80,7 @@ def test_enrol_in_an_unknown_course_is_404(api):
 def test_instructor_lists_adds_and_removes_learners(client_for, instructor, learner, course):
     teacher = client_for(instructor)
     url = f"/api/courses/{course.slug}/enrolments/"
-    assert teacher.get(url).json() == []
+    assert rows_of(teacher.get(url)) == []
     r = teacher.post(url, {"username": "learner"}, format="json")
     assert r.status_code == 201, r.content
     assert (r.json()["username"], r.json()["source"]) == ("learner", "instructor")
@@ -89,13 +88,13 @@ def test_instructor_lists_adds_and_removes_learners(client_for, instructor, lear
     assert again.status_code == 200
     EnrolmentFactory(user=UserFactory(username="zed"), course=course)
     EnrolmentFactory(user=UserFactory(username="elsewhere"), course=CourseFactory())
-    assert [e["username"] for e in teacher.get(url).json()] == ["learner", "zed"]
+    assert [e["username"] for e in rows_of(teacher.get(url))] == ["learner", "zed"]
 
     assert teacher.delete(f"{url}learner/").status_code == 204
     assert not enrolled(learner, course)
     assert teacher.delete(f"{url}learner/").status_code == 404  # not enrolled any more
     assert teacher.delete(f"{url}nobody/").status_code == 404
-    assert [e["username"] for e in teacher.get(url).json()] == ["zed"]
+    assert [e["username"] for e in rows_of(teacher.get(url))] == ["zed"]
 
 
 def test_instructor_enrols_into_a_closed_course(client_for, learner, closed_course):
@@ -108,8 +107,12 @@ def test_instructor_enrols_into_a_closed_course(client_for, learner, closed_cour
 def test_adding_an_unknown_user_is_400(client_for, instructor, course):
     url = f"/api/courses/{course.slug}/enrolments/"
     r = client_for(instructor).post(url, {"username": "ghost"}, format="json")
-    assert r.status_code == 400 and "ghost" in r.json()["detail"]
-    assert client_for(instructor).post(url, {}, format="json").status_code == 400
+    error = error_of(r, 400, attr="username")
+    assert error["code"] == "invalid" and "ghost" in error["detail"]
+    assert error_attrs(client_for(instructor).post(url, {}, format="json")) == {"username"}
+    assert error_attrs(client_for(instructor).post(url, {"username": ""}, format="json")) == {
+        "username"
+    }
     assert not Enrolment.objects.exists()
 
 
@@ -117,7 +120,7 @@ def test_staff_manage_any_course(client_for, staff, learner, course):
     admin = client_for(staff)
     url = f"/api/courses/{course.slug}/enrolments/"
     assert admin.post(url, {"username": "learner"}, format="json").status_code == 201
-    assert [e["username"] for e in admin.get(url).json()] == ["learner"]
+    assert [e["username"] for e in rows_of(admin.get(url))] == ["learner"]
     assert admin.delete(f"{url}learner/").status_code == 204
 
 
@@ -223,7 +226,7 @@ def test_lesson_practice_keeps_an_existing_enrolment(api, learner):
 def test_lesson_practice_in_a_closed_course_is_403(api, learner, closed_course):
     LessonFactory(slug="secret", module__course=closed_course, templates=["gb-gib"])
     r = api.post("/api/lessons/secret/practice/")
-    assert r.status_code == 403
+    assert error_of(r, 403)["code"] == "permission_denied"
     assert not enrolled(learner, closed_course)
     assert not Attempt.objects.exists()
 

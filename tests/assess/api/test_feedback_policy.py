@@ -25,6 +25,7 @@ from tests.assess.helpers import (
     misconception_text,
     parts_of,
     reveal,
+    rows_of,
     send,
     wrong_text,
 )
@@ -72,12 +73,20 @@ def question_of(body: dict, qid: int) -> dict:
     return next(q for q in body["questions"] if q["id"] == qid)
 
 
+def solutions(question: dict) -> tuple[str | None, str | None]:
+    """The worked solution as HTML and as Markdown: both shown, or both null."""
+    html, markdown = question["solution_html"], question["solution_markdown"]
+    assert (html is None) == (markdown is None), question
+    return html, markdown
+
+
 def assert_grades_hidden(body: dict) -> None:
     """A review with nothing about correctness: no score, no pass, no per-try grade."""
     assert body["feedback_visible"] is False
     assert body["score"] is None and body["points"] is None and body["passed"] is None
     for q in body["questions"]:
-        assert q["score"] is None and q["solution_html"] is None and q["can_reveal"] is False
+        assert q["score"] is None and q["can_reveal"] is False
+        assert solutions(q) == (None, None)
         for part in q["parts"]:
             assert part["answer"] is None and part["status"]["score"] is None
             assert part["status"]["closed"] is None and part["status"]["tries_left"] is None
@@ -147,18 +156,18 @@ def test_every_mode_and_feedback_setting(api, mode, feedback, tries):
     if immediate:
         assert right["correct"] is True and right["score"] == 1.0
         assert_shown(right, q1, "weights")
-        assert right["question_state"]["solution_html"]
+        assert all(solutions(right["question_state"]))
         status = right["question_state"]["parts"][0]["status"]
         assert status["closed"] == "solved" and status["accepts_answers"] is False
         assert_shown(review, q1, "weights")
-        assert question_of(review, q1)["solution_html"]
+        assert all(solutions(question_of(review, q1)))
         assert question_of(review, q1)["score"] == 1.0
     else:
         assert all(right[k] is None for k in NULLS), right
         assert_hidden(right, q1)
         assert_hidden(review, q1)
         assert_grades_hidden(review)
-        listed = api.get(f"/api/quizzes/{quiz.pk}/attempts/").json()
+        listed = rows_of(api.get(f"/api/quizzes/{quiz.pk}/attempts/"))
         assert [(a["score"], a["passed"]) for a in listed] == [(None, None)]
 
     r = api.post(f"/api/attempts/{aid}/finish/")
@@ -170,7 +179,7 @@ def test_every_mode_and_feedback_setting(api, mode, feedback, tries):
             assert_grades_hidden(body_)
             assert_hidden(body_, q1)
             assert_hidden(body_, q2)
-        listed = api.get(f"/api/quizzes/{quiz.pk}/attempts/").json()
+        listed = rows_of(api.get(f"/api/quizzes/{quiz.pk}/attempts/"))
         assert [(a["score"], a["passed"]) for a in listed] == [(None, None)]
         Quiz.objects.filter(pk=quiz.pk).update(closes_at=timezone.now() - timedelta(seconds=1))
         done = get(api, aid)
@@ -181,10 +190,10 @@ def test_every_mode_and_feedback_setting(api, mode, feedback, tries):
     assert_shown(done, q1, "weights")
     assert_shown(done, q2, "converted")  # unanswered, but the attempt is over
     for qid in (q1, q2):
-        assert question_of(done, qid)["solution_html"]
+        assert all(solutions(question_of(done, qid)))
     graded = [(x["correct"], x["misconception"]) for x in question_of(done, q1)["responses"]]
     assert graded == [(False, "gb-vs-gib"), (True, None)]
-    listed = api.get(f"/api/quizzes/{quiz.pk}/attempts/").json()
+    listed = rows_of(api.get(f"/api/quizzes/{quiz.pk}/attempts/"))
     assert [(a["score"], a["passed"]) for a in listed] == [(0.5, True)]
 
 
@@ -214,7 +223,7 @@ def test_the_solution_waits_for_every_part(api):
     state = r.json()
     assert_shown(state, qid, "intensity")
     assert_hidden(state, qid, parts=("attainable", "bound"))
-    assert state["question_state"]["solution_html"] is None
+    assert solutions(state["question_state"]) == (None, None)
 
     shown = reveal(api, aid, qid, "attainable")
     assert shown.status_code == 200, shown.content
@@ -226,28 +235,28 @@ def test_the_solution_waits_for_every_part(api):
         "unit": parts["attainable"]["unit"],
     }
     assert attainable["status"]["closed"] == "revealed"
-    assert revealed["solution_html"] is None  # "bound" is still open
+    assert solutions(revealed) == (None, None)  # "bound" is still open
     review = get(api, aid)
     assert_shown(review, qid, "intensity")
     assert_shown(review, qid, "attainable")
-    assert question_of(review, qid)["solution_html"] is None
+    assert solutions(question_of(review, qid)) == (None, None)
     assert question_of(review, qid)["can_reveal"] is True
 
     bound = parts["bound"]
     first = send(api, aid, qid, "bound", wrong_text(bound), "b1").json()
     [b] = [p for p in first["question_state"]["parts"] if p["name"] == "bound"]
     assert b["answer"] is None and b["status"]["tries_left"] == 1
-    assert first["question_state"]["solution_html"] is None
+    assert solutions(first["question_state"]) == (None, None)
     last = send(api, aid, qid, "bound", wrong_text(bound), "b2").json()
     assert last["correct"] is False
     # Its last allowed try closes it: the answer and, every part closed, the solution.
     assert_shown(last, qid, "bound")
     [b] = [p for p in last["question_state"]["parts"] if p["name"] == "bound"]
     assert b["status"]["closed"] == "exhausted" and b["status"]["tries_left"] == 0
-    assert last["question_state"]["solution_html"]
+    assert all(solutions(last["question_state"]))
     assert last["question_state"]["can_reveal"] is False
     review = get(api, aid)
-    assert question_of(review, qid)["solution_html"]
+    assert all(solutions(question_of(review, qid)))
     # One of three parts earned credit (a reveal earns none).
     assert question_of(review, qid)["score"] == pytest.approx(1 / 3)
 
@@ -263,7 +272,7 @@ def test_finishing_an_immediate_quiz_shows_every_answer(api):
     done = api.post(f"/api/attempts/{aid}/finish/").json()
     assert_shown(done, q1, "weights")
     assert_shown(done, q2, "converted")
-    assert all(q["solution_html"] for q in done["questions"])
+    assert all(all(solutions(q)) for q in done["questions"])
     assert done["score"] == 0.0
 
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from assess.models import Attempt, Question, Quiz, Response
 from assess.tasks import expire_attempts
-from tests.assess.helpers import answer, answer_all, parts_of, wrong_text
+from tests.assess.helpers import answer, answer_all, error_of, parts_of, rows_of, wrong_text
 from tests.factories import QuizFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.assess.urls")]
@@ -94,8 +94,8 @@ def test_homework_flow_limits_attempts(api):
         done = api.post(f"/api/attempts/{body['id']}/finish/").json()
         assert done["status"] == "finished" and done["score"] == 1.0 and done["passed"] is True
     r = api.post(f"/api/quizzes/{quiz.pk}/attempts/")
-    assert r.status_code == 409
-    assert "2 attempt" in r.json()["detail"]
+    error = error_of(r, 409)
+    assert error["code"] == "conflict" and "2 attempt" in error["detail"]
 
 
 def test_starting_twice_resumes_the_open_attempt(api):
@@ -181,8 +181,10 @@ def test_unreadable_answer_is_400_and_stores_nothing(api):
         {"question": qid, "part": "weights", "answer": "about a lot", "idempotency_key": "k"},
         format="json",
     )
-    assert r.status_code == 400
-    assert r.json()["valid"] is False and "number" in r.json()["detail"]
+    error = error_of(r, 400)
+    assert r.json()["type"] == "validation_error" and r.json()["valid"] is False
+    assert (error["code"], error["attr"]) == ("unreadable_answer", "answer")
+    assert "number" in error["detail"]
     assert Response.objects.count() == 0
     # It cost nothing: the same key is still free for a readable answer.
     ok = api.post(
@@ -201,7 +203,8 @@ def test_unknown_part_is_400(api):
         {"question": qid, "part": "nope", "answer": "1", "idempotency_key": "k"},
         format="json",
     )
-    assert r.status_code == 400 and "converted" in r.json()["detail"]
+    error = error_of(r, 400, attr="part")
+    assert "converted" in error["detail"] and "valid" not in r.json()
 
 
 def test_same_idempotency_key_replays_the_first_result(api):
@@ -214,7 +217,7 @@ def test_same_idempotency_key_replays_the_first_result(api):
     assert replay.json() == first.json()
     # The same key with another answer is a client bug: 422, and the first stands.
     other = answer(api, body["id"], qid, part, correct=False, key="same")
-    assert other.status_code == 422
+    assert error_of(other, 422)["code"] == "idempotency_key_reused"
     assert Response.objects.filter(attempt_id=body["id"]).count() == 1
     assert answer(api, body["id"], qid, part, key="same").json() == first.json()
 
@@ -226,7 +229,7 @@ def test_after_the_deadline_a_submission_is_409_and_changes_nothing(api):
     # The clock moves past the deadline; the beat task has not run yet.
     Attempt.objects.filter(pk=body["id"]).update(deadline=timezone.now() - timedelta(seconds=1))
     r = answer(api, body["id"], qid, parts_of(qid)[0])
-    assert r.status_code == 409 and "deadline" in r.json()["detail"]
+    assert "deadline" in error_of(r, 409)["detail"]
     assert Response.objects.count() == 0
     assert Attempt.objects.get(pk=body["id"]).status == Attempt.Status.OPEN
 
@@ -273,10 +276,10 @@ def test_quiz_window(api):
     later = QuizFactory(opens_at=now + timedelta(hours=1))
     closed = QuizFactory(opens_at=now - timedelta(hours=2), closes_at=now - timedelta(hours=1))
     r = api.post(f"/api/quizzes/{later.pk}/attempts/")
-    assert r.status_code == 409 and "opens" in r.json()["detail"]
+    assert "opens" in error_of(r, 409)["detail"]
     r = api.post(f"/api/quizzes/{closed.pk}/attempts/")
-    assert r.status_code == 409 and "closed" in r.json()["detail"]
-    listed = {q["id"] for q in api.get("/api/quizzes/").json()}
+    assert "closed" in error_of(r, 409)["detail"]
+    listed = {q["id"] for q in rows_of(api.get("/api/quizzes/"))}
     assert later.pk in listed and closed.pk not in listed
 
 

@@ -8,7 +8,7 @@ import pytest
 from assess.models import Quiz
 from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.responses import response_submit
-from tests.assess.helpers import correct_text, wrong_text
+from tests.assess.helpers import correct_text, rows_of, wrong_text
 from tests.factories import QuizFactory, UserFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.assess.urls")]
@@ -42,7 +42,7 @@ def test_item_statistics(client_for, instructor, course):
             )
         attempt_finish(attempt=attempt)
 
-    rows = client_for(instructor).get(f"/api/quizzes/{quiz.pk}/items/").json()
+    rows = rows_of(client_for(instructor).get(f"/api/quizzes/{quiz.pk}/items/"))
     by_slug = {row["template"]: row for row in rows}
     assert list(by_slug) == ["gb-gib", "weights-memory"]
     gb, weights = by_slug["gb-gib"], by_slug["weights-memory"]
@@ -73,7 +73,7 @@ def test_discrimination_is_null_without_spread(client_for, staff):
             idempotency_key="k",
         )
         attempt_finish(attempt=attempt)
-    [row] = client_for(staff).get(f"/api/quizzes/{quiz.pk}/items/").json()
+    [row] = rows_of(client_for(staff).get(f"/api/quizzes/{quiz.pk}/items/"))
     assert row["proportion_correct"] == 1.0
     assert row["discrimination"] is None
     assert row["median_time_spent_ms"] is None

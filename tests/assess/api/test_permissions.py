@@ -6,7 +6,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from assess.models import Quiz, Response
-from tests.assess.helpers import answer, answer_all, parts_of
+from tests.assess.helpers import answer, answer_all, error_attrs, error_of, parts_of, rows_of
 from tests.factories import (
     PASSWORD,
     CourseFactory,
@@ -64,7 +64,7 @@ def test_instructor_sees_attempts_and_items_of_their_course(
     review = teacher.get(f"/api/attempts/{learners_attempt['id']}/")
     assert review.status_code == 200
     assert review.json()["questions"][0]["parts"][0]["answer"] is not None
-    listed = teacher.get(f"/api/quizzes/{course_quiz.pk}/attempts/").json()
+    listed = rows_of(teacher.get(f"/api/quizzes/{course_quiz.pk}/attempts/"))
     assert [a["learner"] for a in listed] == ["learner"]
     assert teacher.get(f"/api/quizzes/{course_quiz.pk}/items/").status_code == 200
     # Seeing is not writing: the learner's attempt is not the instructor's to answer.
@@ -86,7 +86,7 @@ def test_learner_cannot_see_item_analysis(api, course_quiz):
 def test_learner_lists_only_own_attempts(api, client_for, other_learner, course_quiz):
     api.post(f"/api/quizzes/{course_quiz.pk}/attempts/")
     client_for(other_learner).post(f"/api/quizzes/{course_quiz.pk}/attempts/")
-    assert [a["learner"] for a in api.get(f"/api/quizzes/{course_quiz.pk}/attempts/").json()] == [
+    assert [a["learner"] for a in rows_of(api.get(f"/api/quizzes/{course_quiz.pk}/attempts/"))] == [
         "learner"
     ]
 
@@ -97,16 +97,18 @@ def test_staff_sees_everything(client_for, staff, learners_attempt, course_quiz)
     assert admin.get(f"/api/quizzes/{course_quiz.pk}/items/").status_code == 200
 
 
-def test_anonymous_is_refused():
+def test_anonymous_is_refused_with_401():
     client = APIClient()
-    assert client.get("/api/quizzes/").status_code in (401, 403)
-    assert client.get("/api/me/mastery/").status_code in (401, 403)
+    for r in (client.get("/api/quizzes/"), client.get("/api/me/mastery/")):
+        assert error_of(r, 401)["code"] == "not_authenticated"
+        assert r["WWW-Authenticate"] == "Token"
 
 
 def test_token_auth(learner):
     client = APIClient()
     bad = client.post("/api/auth/token/", {"username": "learner", "password": "nope"})
-    assert bad.status_code == 400
+    error = error_of(bad, 400)
+    assert (error["code"], error["attr"]) == ("authorization", "non_field_errors")
     r = client.post(
         "/api/auth/token/", {"username": "learner", "password": PASSWORD}, format="json"
     )
@@ -150,16 +152,24 @@ def test_instructor_creates_a_quiz_for_their_course(client_for, instructor, cour
 
 
 def test_learner_cannot_create_a_quiz(api, course):
-    assert (
-        api.post("/api/quizzes/", quiz_body(course=course.slug), format="json").status_code == 403
-    )
-    assert api.post("/api/quizzes/", quiz_body(), format="json").status_code == 403
+    for body in (quiz_body(course=course.slug), quiz_body()):
+        r = api.post("/api/quizzes/", body, format="json")
+        assert error_of(r, 403)["code"] == "permission_denied"
+    assert not Quiz.objects.exists()
+
+
+def test_an_instructor_must_name_a_course(client_for, instructor, course):
+    r = client_for(instructor).post("/api/quizzes/", quiz_body(), format="json")
+    assert "outside a course" in error_of(r, 403)["detail"]
+    r = client_for(instructor).post("/api/quizzes/", quiz_body(course=None), format="json")
+    assert error_of(r, 403)["code"] == "permission_denied"
+    assert not Quiz.objects.exists()
 
 
 def test_instructor_of_another_course_cannot_create(client_for, course):
     stranger = client_for(CourseRoleFactory(course=CourseFactory()).user)
     r = stranger.post("/api/quizzes/", quiz_body(course=course.slug), format="json")
-    assert r.status_code == 403
+    assert "instructors of this course" in error_of(r, 403)["detail"]
 
 
 def test_quiz_validation(client_for, staff):
@@ -167,11 +177,11 @@ def test_quiz_validation(client_for, staff):
     r = admin.post(
         "/api/quizzes/", quiz_body(slots=[{"templates": ["no-such-template"]}]), format="json"
     )
-    assert r.status_code == 400 and "no-such-template" in r.content.decode()
+    assert "no-such-template" in error_of(r, 400, attr="slots")["detail"]
     r = admin.post("/api/quizzes/", quiz_body(feedback="immediately"), format="json")
-    assert r.status_code == 400 and "feedback" in r.json()
+    assert error_attrs(r) == {"feedback"}
     r = admin.post("/api/quizzes/", quiz_body(feedback="after_close"), format="json")
-    assert r.status_code == 400
+    assert error_attrs(r) == {"feedback"}
     r = admin.post("/api/quizzes/", quiz_body(course="no-such-course"), format="json")
-    assert r.status_code == 400 and "course" in r.json()
+    assert error_attrs(r) == {"course"}
     assert admin.post("/api/quizzes/", quiz_body(), format="json").status_code == 201

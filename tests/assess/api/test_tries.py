@@ -15,6 +15,8 @@ from tests.assess.helpers import (
     assert_hidden,
     assert_shown,
     correct_text,
+    error_attrs,
+    error_of,
     parts_of,
     reveal,
     send,
@@ -59,7 +61,7 @@ def test_the_try_limit(api):
     assert_shown(body, qid, part["name"])
 
     late = send(api, aid, qid, part["name"], correct_text(part), "late")
-    assert late.status_code == 409 and "every try" in late.json()["detail"]
+    assert "every try" in error_of(late, 409)["detail"]
     assert Response.objects.filter(attempt_id=aid).count() == 3
     assert not Response.objects.filter(idempotency_key="late").exists()
     done = api.post(f"/api/attempts/{aid}/finish/").json()
@@ -71,7 +73,7 @@ def test_a_solved_part_takes_no_more_tries(api):
     assert send(api, aid, qid, part["name"], correct_text(part), "right").status_code == 201
     for key, text in (("again", correct_text(part)), ("worse", wrong(part, 0))):
         r = send(api, aid, qid, part["name"], text, key)
-        assert r.status_code == 409 and "correctly already" in r.json()["detail"]
+        assert "correctly already" in error_of(r, 409)["detail"]
     assert list(Response.objects.values_list("idempotency_key", flat=True)) == ["right"]
     # A replay of the stored try is still answered with its first result.
     assert send(api, aid, qid, part["name"], correct_text(part), "right").status_code == 200
@@ -152,7 +154,7 @@ def test_reveal_shows_the_answer_and_forfeits_the_part(api):
 
     # The shown answer cannot be typed back for credit.
     typed = send(api, aid, qid, part["name"], correct_text(part), "typed")
-    assert typed.status_code == 409 and "asked for" in typed.json()["detail"]
+    assert "asked for" in error_of(typed, 409)["detail"]
     assert Response.objects.filter(attempt_id=aid).count() == 1
     # Asking twice is harmless.
     assert reveal(api, aid, qid, part["name"]).status_code == 200
@@ -189,9 +191,9 @@ def test_no_reveal_with_deferred_feedback(api, mode, feedback):
 def test_reveal_of_an_unknown_part_is_400(api):
     aid, qid, _ = start(api)
     r = reveal(api, aid, qid, "nope")
-    assert r.status_code == 400 and "converted" in r.json()["detail"]
+    assert "converted" in error_of(r, 400, attr="part")["detail"]
     r = api.post(f"/api/attempts/{aid}/questions/{qid}/reveal/", {}, format="json")
-    assert r.status_code == 400 and "part" in r.json()
+    assert error_attrs(r) == {"part"}
     assert not Reveal.objects.exists()
 
 

@@ -1,0 +1,250 @@
+"""What the schema tells a client author about each assess operation, and examples of
+the main request bodies. Kept apart from the views so they stay thin; the rules quoted
+here are the services' and the feedback policy's (assess.policy), and the tests in
+tests/assess/api/test_schema.py hold the statuses to what the views do."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiTypes
+
+from assess.api.serializers.quizzes import FEEDBACK_HELP
+from assess.api.serializers.responses import IDEMPOTENCY_HELP
+from config.throttles import parse_rate
+
+_RATES = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
+_PER_USERNAME, _WINDOW = parse_rate(_RATES["sign_in_username"])
+_PER_IP, _IP_WINDOW = parse_rate(_RATES["sign_in_ip"])
+
+ROLES = (
+    "Roles: a *learner* is any signed-in user; an *instructor* teaches a course (a course "
+    "role); *staff* may do everything."
+)
+
+TOKEN = (
+    "Exchange a username and password for an API token; send it on every other call as "
+    "`Authorization: Token <token>`. Anyone may call this. The same user always gets the "
+    "same token.\n\n"
+    "Wrong credentials are a 400 with code `authorization` (attr `non_field_errors`). "
+    f"Sign-ins are throttled: {_PER_USERNAME} per posted username per {_WINDOW // 60} "
+    f"minutes and {_PER_IP} per client address per {_IP_WINDOW // 60} minutes, counting "
+    "every POST whatever its outcome; past that the answer is 429 with a `Retry-After` "
+    "header in seconds."
+)
+RETRY_AFTER = OpenApiParameter(
+    "Retry-After",
+    OpenApiTypes.INT,
+    OpenApiParameter.HEADER,
+    response=[429],
+    description="Seconds to wait before the next try counts.",
+)
+
+QUIZ_LIST = (
+    "The quizzes you can take or teach, newest first. A learner sees the quizzes (not "
+    "yet closed) of the courses they are enrolled in and the quizzes that belong to no "
+    "course; an instructor also sees every quiz of the courses they teach; staff see all. "
+    "Lesson practice is not listed: start it with POST /api/lessons/{slug}/practice/."
+)
+QUIZ_CREATE = (
+    "Create a quiz and its slots. Instructors and staff only: **an instructor must name a "
+    "`course` they teach** (403 otherwise, and 403 without a course); only staff may "
+    "omit `course`, for a quiz open to every signed-in user. Learners get 403.\n\n"
+    "Bounds: a time limit of at most 7 days, at most 100 attempts, 1 to 100 slots of 1 "
+    "to 1000 points, 1 to 100 templates per slot (each once, each a known slug), at most "
+    "100 tries per part. A field out of bounds or inconsistent with the others (e.g. "
+    "`tries_per_part` with deferred feedback, `immediately` for an exam, `after_close` "
+    "without `closes_at`) is a 400 whose `attr` names it, nested fields joined by `.` "
+    "(`slots.0.points`, `slots.0.templates.1`).\n\n" + FEEDBACK_HELP
+)
+QUIZ_GET = (
+    "One quiz you may see: of a course you are enrolled in or teach, or of no course "
+    "(staff: any). 404 otherwise, as if it did not exist."
+)
+ATTEMPT_LIST = (
+    "Attempts on the quiz: a learner's own; every learner's for the quiz's instructors "
+    "and staff. A learner's `score` and `passed` stay null until the feedback policy "
+    "shows grades (see GET /api/attempts/{id}/)."
+)
+ATTEMPT_START = (
+    "Start an attempt (201), or resume your open one (200): one open attempt per learner "
+    "and quiz, so a repeated or racing start is harmless. Each question is a variant "
+    "drawn on the server (the learner cannot choose it); answer through "
+    "POST /api/attempts/{id}/responses/. Anyone who may see the quiz may start it; 409 "
+    "when it has not opened yet, has closed, the learner's attempts are used up, or it "
+    "is lesson practice (started from its lesson)."
+)
+ITEMS = (
+    "Item analysis per problem template: responses, share correct, discrimination over "
+    "finished attempts, misconceptions named, median time. For the quiz's instructors "
+    "and staff; 404 for everyone else."
+)
+ATTEMPT_GET = (
+    "The attempt as you may see it now, for its learner, the quiz's instructors and "
+    "staff (404 for anyone else).\n\n"
+    "**Feedback policy.** With immediate feedback (practice; homework by default) every "
+    "try is graded at once with the misconception named; a part's `answer`, and the "
+    "question's worked solution once every part is closed, show after a correct try, the "
+    "part's last allowed try or a reveal, and everything shows once the attempt is over. "
+    "With deferred feedback (exams, certifications, `after_attempt`/`after_close`) "
+    "nothing about correctness, no answer and no solution shows (those fields are null) "
+    "until the attempt is over (`after_attempt`) or the quiz has closed for everyone "
+    "(`after_close`). Instructors and staff see everything."
+)
+RESPONSE_SUBMIT = (
+    "Send one answer to one part of a question of your open attempt (the attempt's "
+    "learner only; 404 for anyone else). 201 with the stored answer and the question as "
+    "you may now see it.\n\n"
+    "**Immediate feedback** (practice; homework by default): the answer is graded at once "
+    "(`correct`, `score`, `feedback`, `misconception`). A quiz may limit the tries per "
+    "part (`tries_per_part`: homework 3, practice unlimited) and take `penalty_per_try` "
+    "off for each try before the first correct one. A part closes after a correct try, "
+    "its last allowed try or a reveal, and then shows its answer; a closed part takes "
+    "no more tries (409, nothing stored), so a shown answer can never be typed back for "
+    "credit.\n\n"
+    "**Deferred feedback** (exams, certifications, quizzes set to `after_attempt` or "
+    "`after_close`): the answer is saved and graded hidden (`correct`, `score`, "
+    "`feedback` and `misconception` are null); send another to change it, the last "
+    "saved one counts. Grades show after the attempt or the quiz's close.\n\n"
+    "**Idempotency.** " + IDEMPOTENCY_HELP + "\n\n"
+    "**Errors.** An unreadable answer is a 400 with code `unreadable_answer` on "
+    '`answer` and `"valid": false`; it is not stored and costs no try. An unknown part '
+    "is a 400 naming `part`; a question that is not in this attempt is a 404. 409: the "
+    "attempt is finished or past its deadline, the part is closed, or the question was "
+    "replaced by a new variant."
+)
+FINISH = (
+    "Finish your attempt and score it (the attempt's learner only; 404 for anyone else). "
+    "Past its deadline it closes as expired, counting the answers saved in time. With "
+    "`after_attempt` feedback the grades, answers and solutions show from now on. 409 "
+    "if it is already finished."
+)
+NEW_VARIANT = (
+    "Practice only: replace the question with a fresh variant of the same slot (201). "
+    "The old one stays stored with its answers, inactive. 409 for other modes, a "
+    "finished attempt, or a question already replaced."
+)
+REVEAL = (
+    'Immediate feedback only: show a part\'s answer (the "Show the answer" button). The '
+    "part closes as `revealed` and its remaining tries are forfeit; its first try, if "
+    "any, already counted for mastery. Asking again, or for a part already solved or out "
+    "of tries, is harmless (200, nothing recorded). 400 for an unknown part; 409 with "
+    "deferred feedback (answers wait for the grades), for a replaced question, or once "
+    "the attempt is over (everything shows then anyway). The attempt's learner only."
+)
+MASTERY = (
+    "Your mastery: every skill with its BKT estimate and the number of answers behind "
+    "it (skills are global: knowledge carries across courses), and the lessons of the "
+    "courses you are enrolled in with the share of their skills mastered and their "
+    "weakest skill. Only the first try of each part counts (later tries follow feedback); "
+    "deferred-feedback answers count once their grades are released."
+)
+ENROL = (
+    "Enrol yourself in the course (201; 200 if you already are). Any signed-in user, "
+    "where the course allows self-enrolment; 403 where it enrols learners through its "
+    "instructors only."
+)
+ENROLMENTS = (
+    "The course's enrolled learners, by username. For its instructors and staff; 404 "
+    "for everyone else, as if the list were not there."
+)
+ENROLMENT_ADD = (
+    "Enrol a learner by username (201; 200 if already enrolled). For the course's "
+    "instructors and staff (404 for everyone else); 400 on `username` if there is no "
+    "such user."
+)
+ENROLMENT_REMOVE = (
+    "Remove a learner from the course (204): they can no longer list or start its "
+    "quizzes; their attempts and mastery stay. For the course's instructors and staff; "
+    "404 for everyone else, and for a user who is not enrolled."
+)
+PRACTICE = (
+    "Add a practice question on the lesson's weakest unmastered skill (the weakest skill "
+    "once all are mastered) to your practice attempt for the lesson, starting that "
+    "attempt if needed. Practice gives immediate feedback with unlimited tries; answer "
+    "through POST /api/attempts/{attempt}/responses/. The first practice enrols a learner "
+    "in the lesson's course where it allows self-enrolment; 403 where it does not (its "
+    "instructors and staff practise without enrolling). 409 if the lesson has no "
+    "practice problems yet."
+)
+
+# ---------------------------------------------------------------------------- examples
+
+TOKEN_EXAMPLES = [
+    OpenApiExample(
+        "Sign in",
+        value={"username": "learner", "password": "learner-demo-pass"},
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Token",
+        value={"token": "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"},
+        response_only=True,
+        status_codes=["200"],
+    ),
+]
+RESPONSE_EXAMPLES = [
+    OpenApiExample(
+        "An answer with a unit",
+        value={
+            "question": 42,
+            "part": "weights",
+            "answer": "405.9 GB",
+            "idempotency_key": "5b0c7f8e-3d2a-4c1b-9a77-1f2e3d4c5b6a",
+            "time_spent_ms": 41250,
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Unreadable answer",
+        value={
+            "type": "validation_error",
+            "errors": [
+                {
+                    "code": "unreadable_answer",
+                    "detail": "That is not a number. Expected a number with an optional unit, "
+                    "like 80.5 or 80.5 GB.",
+                    "attr": "answer",
+                }
+            ],
+            "valid": False,
+        },
+        response_only=True,
+        status_codes=["400"],
+    ),
+]
+QUIZ_EXAMPLES = [
+    OpenApiExample(
+        "Homework in a course",
+        value={
+            "title": "KV cache sizing",
+            "mode": "homework",
+            "course": "learn-ai-infrastructure",
+            "slots": [
+                {"templates": ["kv-cache-total"], "points": 2},
+                {"templates": ["gb-gib", "weights-memory"]},
+            ],
+            "tries_per_part": 3,
+            "penalty_per_try": 0.25,
+        },
+        request_only=True,
+    ),
+    OpenApiExample(
+        "Timed exam",
+        value={
+            "title": "Memory math exam",
+            "mode": "exam",
+            "course": "learn-ai-infrastructure",
+            "slots": [{"templates": ["weights-memory"], "points": 5}],
+            "time_limit_minutes": 45,
+            "attempts_allowed": 1,
+            "feedback": "after_close",
+            "closes_at": "2026-12-18T17:00:00Z",
+            "pass_mark": 0.7,
+        },
+        request_only=True,
+    ),
+]
+REVEAL_EXAMPLES = [OpenApiExample("Reveal a part", value={"part": "weights"}, request_only=True)]
+ENROLMENT_EXAMPLES = [
+    OpenApiExample("Enrol a learner", value={"username": "learner"}, request_only=True)
+]

@@ -1,0 +1,58 @@
+"""Signing in, and enrolments in courses."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+from rest_framework.authtoken.serializers import AuthTokenSerializer
+
+from assess.models import Enrolment
+
+USERNAME_MAX = 150  # Django's username length
+PASSWORD_MAX = 4096  # longer is no password anyone types, and costs hashing time
+
+
+class TokenRequestSerializer(AuthTokenSerializer):
+    """Credentials to exchange for a token; wrong ones are a 400 with code
+    `authorization`."""
+
+    # rest_framework's AuthTokenSerializer (which checks the credentials) without its
+    # `token` field, the answer's, which a request model must not demand; and with
+    # bounded lengths.
+
+    username = serializers.CharField(max_length=USERNAME_MAX, write_only=True)
+    password = serializers.CharField(
+        max_length=PASSWORD_MAX, trim_whitespace=False, write_only=True
+    )
+    token = None
+
+    class Meta:
+        ref_name = "AuthToken"  # the request component keeps its name: AuthTokenRequest
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField(
+        help_text="Send it as `Authorization: Token <token>`. It stays valid until it is "
+        "revoked; asking again returns the same token."
+    )
+
+
+class EnrolmentSerializer(serializers.ModelSerializer):
+    course = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    username = serializers.CharField(source="user.get_username", read_only=True)
+    source = serializers.ChoiceField(
+        choices=Enrolment.Source.choices,
+        read_only=True,
+        help_text="How the learner came in: `self` (POST .../enrol/), `instructor`, "
+        "`practice` (started lesson practice), `lti` (launched from an LMS).",
+    )
+
+    class Meta:
+        model = Enrolment
+        fields = ["course", "username", "source", "created_at"]
+        read_only_fields = fields
+
+
+class EnrolmentInputSerializer(serializers.Serializer):
+    username = serializers.CharField(
+        max_length=USERNAME_MAX, help_text="The learner's username; 400 if there is none."
+    )

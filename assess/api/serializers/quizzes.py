@@ -1,0 +1,228 @@
+"""Quizzes as listed and read, and the body that creates one.
+
+Response serializers mark every field read-only: each is always present in the body,
+so the schema lists them all as required and a generated client need not guess.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from assess.models import Quiz
+from assess.services.quizzes import (
+    MAX_ATTEMPTS,
+    MAX_POINTS,
+    MAX_SLOTS,
+    MAX_TIME_LIMIT,
+    MAX_TRIES,
+    QuizSpec,
+    SlotSpec,
+)
+from config.api_errors import FlatErrorsListSerializer
+
+MAX_TEMPLATES_PER_SLOT = 100
+MAX_LESSONS = 200
+
+FEEDBACK_HELP = (
+    "When a learner sees correctness, answers and worked solutions. `immediately`: "
+    "every try is graded at once, with the misconception named; a part's answer (and "
+    "the worked solution once every part is closed) shows after a correct try, the "
+    "part's last allowed try or a reveal. `after_attempt`: nothing about correctness "
+    "until the attempt is finished or expired; answers may be changed until then and "
+    "the last saved one counts. `after_close`: as after_attempt, but only once the quiz "
+    "has closed for everyone (`closes_at`)."
+)
+MODE_HELP = (
+    "`practice` (immediate feedback, unlimited tries), `homework` (immediate feedback, 3 "
+    "tries per part by default), `exam` and `certification` (feedback after the attempt "
+    "or after the close, never immediately)."
+)
+TRIES_HELP = (
+    "Immediate feedback only: graded tries per part; null for unlimited. A part closes "
+    "after its last allowed try, and then shows its answer."
+)
+PENALTY_HELP = (
+    "Immediate feedback only: the share of a part's credit lost for each try before the "
+    "first correct one."
+)
+
+
+class SlotSerializer(serializers.Serializer):
+    """One question position of a quiz; each attempt draws one template from its pool."""
+
+    order = serializers.IntegerField(read_only=True, help_text="Position, from 1.")
+    points = serializers.IntegerField(read_only=True, help_text="What the question is worth.")
+    templates = serializers.ListField(
+        child=serializers.CharField(), read_only=True, help_text="The pool of template slugs."
+    )
+
+
+class SlotInputSerializer(serializers.Serializer):
+    points = serializers.IntegerField(
+        min_value=1, max_value=MAX_POINTS, default=1, help_text="What the question is worth."
+    )
+    templates = serializers.ListField(
+        child=serializers.CharField(max_length=64),
+        min_length=1,
+        max_length=MAX_TEMPLATES_PER_SLOT,
+        help_text="Slugs of problem templates (`manage.py problems list`), each listed "
+        "once; each attempt draws one of them for this slot.",
+    )
+
+    class Meta:
+        ref_name = "Slot"  # the request component keeps its name: SlotRequest
+        list_serializer_class = FlatErrorsListSerializer  # `slots: []` names `slots`
+
+
+class QuizSerializer(serializers.ModelSerializer):
+    course = serializers.SlugRelatedField(
+        slug_field="slug",
+        read_only=True,
+        allow_null=True,
+        help_text="The course's slug; null for a quiz open to every signed-in user.",
+    )
+    lessons = serializers.SlugRelatedField(
+        slug_field="slug", many=True, read_only=True, help_text="Slugs of the lessons tested."
+    )
+    mode = serializers.ChoiceField(choices=Quiz.Mode.choices, read_only=True, help_text=MODE_HELP)
+    feedback = serializers.ChoiceField(
+        choices=Quiz.Feedback.choices, read_only=True, help_text=FEEDBACK_HELP
+    )
+    time_limit_minutes = serializers.SerializerMethodField()
+    attempts_allowed = serializers.IntegerField(
+        read_only=True, allow_null=True, help_text="Attempts per learner; null for unlimited."
+    )
+    opens_at = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="No attempt starts before; null: open now."
+    )
+    closes_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="No attempt starts, and none takes answers, from then on; null: never.",
+    )
+    pass_mark = serializers.FloatField(read_only=True, help_text="Score (0 to 1) to pass.")
+    tries_per_part = serializers.IntegerField(read_only=True, allow_null=True, help_text=TRIES_HELP)
+    penalty_per_try = serializers.FloatField(read_only=True, help_text=PENALTY_HELP)
+    slots = SlotSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Quiz
+        fields = [
+            "id",
+            "title",
+            "mode",
+            "course",
+            "lessons",
+            "time_limit_minutes",
+            "attempts_allowed",
+            "opens_at",
+            "closes_at",
+            "feedback",
+            "pass_mark",
+            "tries_per_part",
+            "penalty_per_try",
+            "slots",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(
+        serializers.FloatField(allow_null=True, help_text="Time per attempt; null: no limit.")
+    )
+    def get_time_limit_minutes(self, quiz: Quiz) -> float | None:
+        return quiz.time_limit.total_seconds() / 60 if quiz.time_limit else None
+
+
+class QuizCreateSerializer(serializers.Serializer):
+    title = serializers.CharField(max_length=200)
+    mode = serializers.ChoiceField(choices=Quiz.Mode.choices, help_text=MODE_HELP)
+    slots = SlotInputSerializer(
+        many=True,
+        allow_empty=False,
+        max_length=MAX_SLOTS,
+        help_text=f"The questions, in order: 1 to {MAX_SLOTS} slots.",
+    )
+    course = serializers.SlugField(
+        required=False,
+        allow_null=True,
+        max_length=100,
+        help_text="Slug of the course the quiz belongs to; only its enrolled learners, its "
+        "instructors and staff see it. Required unless you are staff (an instructor "
+        "creates quizzes in the courses they teach, 403 otherwise); staff may omit it "
+        "for a quiz open to every signed-in user.",
+    )
+    lessons = serializers.ListField(
+        child=serializers.SlugField(max_length=100),
+        required=False,
+        default=list,
+        max_length=MAX_LESSONS,
+        help_text="Slugs of the lessons the quiz tests.",
+    )
+    time_limit_minutes = serializers.IntegerField(
+        min_value=1,
+        max_value=int(MAX_TIME_LIMIT.total_seconds() // 60),
+        required=False,
+        allow_null=True,
+        help_text="Time per attempt, at most 7 days (10080 minutes); null for no limit. "
+        "An attempt also ends when the quiz closes.",
+    )
+    attempts_allowed = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_ATTEMPTS,
+        required=False,
+        allow_null=True,
+        help_text="Attempts per learner; null for unlimited.",
+    )
+    tries_per_part = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_TRIES,
+        required=False,
+        allow_null=True,
+        help_text=f"{TRIES_HELP} Default: 3 for homework, unlimited for practice. Refused "
+        "(400) with later feedback, where the last saved answer counts.",
+    )
+    penalty_per_try = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        default=0.0,
+        help_text=f"{PENALTY_HELP} Refused (400) when not 0 with later feedback.",
+    )
+    feedback = serializers.ChoiceField(
+        choices=Quiz.Feedback.choices,
+        required=False,
+        help_text=f"{FEEDBACK_HELP} Default: immediately for practice and homework, "
+        "after_attempt otherwise; exams and certifications refuse immediately, and "
+        "after_close needs `closes_at`.",
+    )
+    opens_at = serializers.DateTimeField(
+        required=False, allow_null=True, help_text="No attempt starts before this time."
+    )
+    closes_at = serializers.DateTimeField(
+        required=False,
+        allow_null=True,
+        help_text="No attempt starts, and none takes answers, from this time; after `opens_at`.",
+    )
+    pass_mark = serializers.FloatField(
+        min_value=0.0, max_value=1.0, default=0.5, help_text="Score (0 to 1) to pass."
+    )
+
+    def to_spec(self) -> QuizSpec:
+        d = self.validated_data
+        minutes = d.get("time_limit_minutes")
+        return QuizSpec(
+            title=d["title"],
+            mode=d["mode"],
+            slots=[SlotSpec(templates=s["templates"], points=s["points"]) for s in d["slots"]],
+            course_slug=d.get("course"),
+            lesson_slugs=d.get("lessons", []),
+            time_limit=timedelta(minutes=minutes) if minutes else None,
+            attempts_allowed=d.get("attempts_allowed"),
+            feedback=d.get("feedback"),
+            opens_at=d.get("opens_at"),
+            closes_at=d.get("closes_at"),
+            pass_mark=d["pass_mark"],
+            tries_per_part=d.get("tries_per_part"),
+            penalty_per_try=d["penalty_per_try"],
+        )

@@ -1,0 +1,84 @@
+"""Answers: the body that submits one, a stored answer as its reader may see it, and the
+body that reveals a part."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+MAX_ID = 2**63 - 1  # the largest primary key the databases store
+MAX_KEY = 100
+
+IDEMPOTENCY_HELP = (
+    "A string the client chooses, unique per answer it means to send (a UUID will do), "
+    f"1 to {MAX_KEY} characters. Send the same key again when retrying the same request "
+    "(same question, part and answer): the first result comes back with 200 and nothing "
+    "new is stored, so a retry never costs a try or counts twice. The same key with a "
+    "different question, part or answer is refused with 422 and the first result stands. "
+    "Keys are kept for the life of the attempt (also after it is finished) and are "
+    "scoped to it: another attempt may reuse them."
+)
+
+
+class ResponseInputSerializer(serializers.Serializer):
+    question = serializers.IntegerField(
+        min_value=1, max_value=MAX_ID, help_text="The question's `id`, from this attempt."
+    )
+    part = serializers.CharField(max_length=64, help_text="The part's `name`.")
+    answer = serializers.CharField(
+        max_length=1000,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="The learner's text, as typed: a number with or without a unit "
+        '("140 GB", "1.4e11 B", "130.4 GiB"), or one of a choice part\'s options. An '
+        "answer the reader cannot read is a 400 with code `unreadable_answer` and "
+        '`"valid": false`, saying what it expected; it is not stored and costs no try.',
+    )
+    idempotency_key = serializers.CharField(max_length=MAX_KEY, help_text=IDEMPOTENCY_HELP)
+    time_spent_ms = serializers.IntegerField(
+        min_value=0,
+        max_value=2**31 - 1,
+        required=False,
+        allow_null=True,
+        help_text="Optional: milliseconds the learner spent on this answer, for the item "
+        "analysis. Not part of the replay comparison.",
+    )
+
+
+class ResponseResultSerializer(serializers.Serializer):
+    """Correctness fields are null while the quiz's feedback policy hides them."""
+
+    id = serializers.IntegerField()
+    question = serializers.IntegerField(source="question_id")
+    part = serializers.CharField()
+    answer = serializers.CharField(source="raw", help_text="The text as the learner sent it.")
+    created_at = serializers.DateTimeField()
+    valid = serializers.BooleanField(
+        help_text="Always true: unreadable answers are refused, never stored."
+    )
+    correct = serializers.BooleanField(
+        allow_null=True, help_text="Null while the feedback policy hides grades."
+    )
+    score = serializers.FloatField(
+        allow_null=True,
+        help_text="This try's credit (0 to 1); null while the feedback policy hides grades.",
+    )
+    feedback = serializers.CharField(
+        allow_null=True, help_text="What the grader said; null while hidden."
+    )
+    misconception = serializers.CharField(
+        allow_null=True,
+        help_text="The code of the mistake this answer looks like (e.g. `gb-vs-gib`); null "
+        "when none was named or while hidden.",
+    )
+
+    def to_representation(self, response):
+        data = super().to_representation(response)
+        data["misconception"] = data["misconception"] or None
+        if not self.context.get("visible", False):
+            for name in ("correct", "score", "feedback", "misconception"):
+                data[name] = None
+        return data
+
+
+class RevealInputSerializer(serializers.Serializer):
+    part = serializers.CharField(max_length=64, help_text="The `name` of the part to reveal.")

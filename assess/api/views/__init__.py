@@ -1,0 +1,42 @@
+"""Assess REST endpoints: parse, call one selector or service, render. One module per
+resource; what each operation promises a client is written in assess.api.docs."""
+
+from assess.api.views.attempts import (
+    AttemptDetailView,
+    AttemptFinishView,
+    AttemptResponsesView,
+    NewVariantView,
+    RevealView,
+)
+from assess.api.views.auth import TokenView
+from assess.api.views.courses import (
+    CourseEnrolmentDetailView,
+    CourseEnrolmentsView,
+    CourseEnrolView,
+    LessonPracticeView,
+    MyMasteryView,
+)
+from assess.api.views.quizzes import (
+    QuizAttemptsView,
+    QuizDetailView,
+    QuizItemsView,
+    QuizListView,
+)
+
+__all__ = [
+    "AttemptDetailView",
+    "AttemptFinishView",
+    "AttemptResponsesView",
+    "CourseEnrolView",
+    "CourseEnrolmentDetailView",
+    "CourseEnrolmentsView",
+    "LessonPracticeView",
+    "MyMasteryView",
+    "NewVariantView",
+    "QuizAttemptsView",
+    "QuizDetailView",
+    "QuizItemsView",
+    "QuizListView",
+    "RevealView",
+    "TokenView",
+]

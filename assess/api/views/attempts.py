@@ -1,0 +1,135 @@
+"""An attempt: read it, answer, finish, ask for a new variant, reveal a part."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_standardized_errors.openapi_validation_errors import extend_validation_errors
+from rest_framework import status
+from rest_framework.response import Response
+
+from assess import selectors
+from assess.api import docs
+from assess.api import serializers as s
+from assess.api.views.base import E409, E422, AssessAPIView, service_validation
+from assess.policy import feedback_visible
+from assess.services.attempts import attempt_finish
+from assess.services.questions import question_new_variant
+from assess.services.responses import response_submit
+from assess.services.reveals import part_reveal
+from config.api_errors import UnreadableAnswerSchema
+
+
+def _review(request, attempt) -> Response:
+    review = selectors.attempt_review(user=request.user, attempt=attempt)
+    return Response(s.AttemptReviewSerializer(review).data)
+
+
+class AttemptDetailView(AssessAPIView):
+    @extend_schema(
+        summary="Read an attempt", description=docs.ATTEMPT_GET, responses=s.AttemptReviewSerializer
+    )
+    def get(self, request, pk: int):
+        return _review(request, selectors.attempt_get_for_user(user=request.user, pk=pk))
+
+
+class AttemptFinishView(AssessAPIView):
+    @extend_schema(
+        summary="Finish an attempt",
+        description=docs.FINISH,
+        request=None,
+        responses={200: s.AttemptReviewSerializer, 409: E409},
+    )
+    def post(self, request, pk: int):
+        attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+        return _review(request, attempt_finish(attempt=attempt))
+
+
+@extend_validation_errors(["unreadable_answer"], field_name="answer", methods=["post"])
+@service_validation("question", "part")
+class AttemptResponsesView(AssessAPIView):
+    """Its documented 400 carries the `valid` key of an unreadable answer."""
+
+    schema = UnreadableAnswerSchema()
+
+    @extend_schema(
+        summary="Answer a part",
+        description=docs.RESPONSE_SUBMIT,
+        request=s.ResponseInputSerializer,
+        responses={
+            201: s.AnswerResultSerializer,
+            200: OpenApiResponse(
+                s.AnswerResultSerializer,
+                description="A replay: this idempotency key was used before with the same "
+                "question, part and answer. The first result, as the question stands now; "
+                "nothing new was stored.",
+            ),
+            409: E409,
+            422: E422,
+        },
+        examples=docs.RESPONSE_EXAMPLES,
+    )
+    def post(self, request, pk: int):
+        attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+        data = s.ResponseInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        question = selectors.question_get_for_attempt(attempt=attempt, pk=d["question"])
+        result = response_submit(
+            attempt=attempt,
+            question=question,
+            part=d["part"],
+            text=d["answer"],
+            idempotency_key=d["idempotency_key"],
+            time_spent_ms=d.get("time_spent_ms"),
+        )
+        visible = feedback_visible(attempt=attempt, now=timezone.now())
+        review = selectors.question_review(
+            user=request.user,
+            attempt=attempt,
+            question=question,
+            responses=result.responses,
+            reveals=result.reveals,
+        )
+        context = {"visible": visible, "review": review}
+        body = s.AnswerResultSerializer(result.response, context=context).data
+        code = status.HTTP_200_OK if result.replayed else status.HTTP_201_CREATED
+        return Response(body, status=code)
+
+
+class NewVariantView(AssessAPIView):
+    @extend_schema(
+        summary="Replace a practice question with a new variant",
+        description=docs.NEW_VARIANT,
+        request=None,
+        responses={201: s.QuestionSerializer, 409: E409},
+    )
+    def post(self, request, pk: int, qid: int):
+        attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+        question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+        new = question_new_variant(attempt=attempt, question=question)
+        return Response(s.QuestionSerializer(new).data, status=status.HTTP_201_CREATED)
+
+
+@service_validation("part")
+class RevealView(AssessAPIView):
+    @extend_schema(
+        summary="Show a part's answer",
+        description=docs.REVEAL,
+        request=s.RevealInputSerializer,
+        responses={
+            200: OpenApiResponse(
+                s.ReviewQuestionSerializer, description="The question with the part's answer."
+            ),
+            409: E409,
+        },
+        examples=docs.REVEAL_EXAMPLES,
+    )
+    def post(self, request, pk: int, qid: int):
+        attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+        question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+        data = s.RevealInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        part_reveal(attempt=attempt, question=question, part=data.validated_data["part"])
+        review = selectors.question_review(user=request.user, attempt=attempt, question=question)
+        return Response(s.ReviewQuestionSerializer(review, context={"visible": True}).data)

@@ -1,0 +1,123 @@
+"""Quizzes: list, create, read; their attempts and their item analysis."""
+
+from __future__ import annotations
+
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+
+from assess import selectors
+from assess.analysis import item_analysis
+from assess.api import docs
+from assess.api import serializers as s
+from assess.api.views.base import (
+    E403,
+    E409,
+    AssessAPIView,
+    created_or_existing,
+    service_validation,
+)
+from assess.policy import feedback_visible
+from assess.services.attempts import attempt_start
+from assess.services.quizzes import quiz_create
+from config.pagination import Pagination, paginate
+
+
+# quiz_create checks what one field cannot: known course, lessons and templates, the
+# feedback a mode allows, tries only with immediate feedback, the window's order.
+@service_validation(
+    "course",
+    "lessons",
+    "slots",
+    "mode",
+    "feedback",
+    "tries_per_part",
+    "penalty_per_try",
+    "attempts_allowed",
+    "opens_at",
+    "closes_at",
+    "pass_mark",
+)
+class QuizListView(AssessAPIView):
+    pagination_class = Pagination
+
+    @extend_schema(
+        summary="List the quizzes you can take or teach",
+        description=docs.QUIZ_LIST,
+        responses=s.QuizSerializer(many=True),
+    )
+    def get(self, request):
+        return paginate(self, selectors.quiz_list_for_user(user=request.user), s.QuizSerializer)
+
+    @extend_schema(
+        summary="Create a quiz",
+        description=docs.QUIZ_CREATE,
+        request=s.QuizCreateSerializer,
+        responses={201: s.QuizSerializer, 403: E403},
+        examples=docs.QUIZ_EXAMPLES,
+    )
+    def post(self, request):
+        data = s.QuizCreateSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        quiz = quiz_create(user=request.user, spec=data.to_spec())
+        return Response(s.QuizSerializer(quiz).data, status=status.HTTP_201_CREATED)
+
+
+class QuizDetailView(AssessAPIView):
+    @extend_schema(summary="Read a quiz", description=docs.QUIZ_GET, responses=s.QuizSerializer)
+    def get(self, request, pk: int):
+        quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
+        return Response(s.QuizSerializer(quiz).data)
+
+
+class QuizAttemptsView(AssessAPIView):
+    pagination_class = Pagination
+
+    @extend_schema(
+        summary="List attempts on a quiz",
+        description=docs.ATTEMPT_LIST,
+        responses=s.AttemptSummarySerializer(many=True),
+    )
+    def get(self, request, pk: int):
+        quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
+        attempts = selectors.attempt_list_for_user(user=request.user, quiz=quiz)
+        now = timezone.now()
+
+        def visible(attempt) -> bool:
+            """Grades of others' attempts are for their teachers; one's own wait for
+            the feedback policy."""
+            return attempt.learner_id != request.user.pk or feedback_visible(
+                attempt=attempt, now=now
+            )
+
+        return paginate(self, attempts, s.AttemptSummarySerializer, context={"visible": visible})
+
+    @extend_schema(
+        summary="Start or resume an attempt",
+        description=docs.ATTEMPT_START,
+        request=None,
+        responses={
+            **created_or_existing(s.AttemptStartSerializer, existing="Your open attempt, resumed."),
+            409: E409,
+        },
+    )
+    def post(self, request, pk: int):
+        quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
+        attempt, created = attempt_start(quiz=quiz, learner=request.user)
+        questions = attempt.questions.filter(active=True).order_by("order", "id")
+        body = s.AttemptStartSerializer(attempt, context={"questions": questions}).data
+        return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+class QuizItemsView(AssessAPIView):
+    pagination_class = Pagination
+
+    @extend_schema(
+        summary="Item analysis of a quiz",
+        description=docs.ITEMS,
+        responses=s.ItemStatsSerializer(many=True),
+    )
+    def get(self, request, pk: int):
+        quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
+        return paginate(self, item_analysis(quiz=quiz), s.ItemStatsSerializer)
