@@ -23,7 +23,32 @@ class Pagination(PageNumberPagination):
         as null at the ends), so a typed client need not treat them as optional."""
         paginated = super().get_paginated_response_schema(schema)
         paginated["required"] = ["count", "next", "previous", "results"]
+        props = paginated["properties"]
+        props["count"].update(description="How many items all the pages hold.", example=2)
+        props["next"].update(
+            description="The next page's URL, or null on the last page.",
+            example="https://burnin.example.org/api/quizzes/?page=2",
+        )
+        props["previous"].update(
+            description="The previous page's URL, or null on the first page.", example=None
+        )
+        if isinstance(props["results"], dict):  # drf-spectacular's examples pass a sentinel
+            props["results"]["description"] = "This page's items, at most page_size of them."
         return paginated
+
+    def get_schema_operation_parameters(self, view):
+        params = super().get_schema_operation_parameters(view)
+        for param in params:
+            if param["name"] == self.page_size_query_param:
+                param["schema"].update(minimum=1, maximum=MAX_PAGE_SIZE)
+                param["description"] = (
+                    f"Items per page: default {self.page_size}, at most {MAX_PAGE_SIZE} "
+                    "(a larger value is taken as the maximum)."
+                )
+            elif param["name"] == self.page_query_param:
+                param["schema"]["minimum"] = 1
+                param["description"] = "Page number from 1; past the last page is a 404."
+        return params
 
 
 def paginate(view, queryset, serializer_class, **serializer_kwargs):
