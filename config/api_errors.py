@@ -42,6 +42,7 @@ from rest_framework.settings import api_settings
 
 from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, NotPermitted
 from assess.errors import UnreadableAnswer as UnreadableAnswerError
+from config.pagination import Pagination
 
 _INDEX = package_settings.LIST_INDEX_IN_API_SCHEMA
 
@@ -192,6 +193,19 @@ class AutoSchema(StandardizedAutoSchema):
     length codes its bounds can raise, and a null item of a nested list on the item's
     path (`slots.0`, code `null`), which the library leaves out.
     """
+
+    def _paged(self) -> bool:
+        """A list operation served in pages: its `page_size` may be refused (400)."""
+        return self.method == "GET" and isinstance(self._get_paginator(), Pagination)
+
+    def _should_add_validation_error_response(self) -> bool:
+        return super()._should_add_validation_error_response() or self._paged()
+
+    def _get_extra_validation_errors(self):
+        extra = super()._get_extra_validation_errors()
+        if self._paged():
+            extra.setdefault(Pagination.page_size_query_param, set()).add("invalid")
+        return extra
 
     def _determine_fields_with_error_codes(self):
         fields = super()._determine_fields_with_error_codes()

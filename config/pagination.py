@@ -8,6 +8,7 @@ query parameters) and page through `paginate()`; viewsets use DEFAULT_PAGINATION
 
 from __future__ import annotations
 
+from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 
 MAX_PAGE_SIZE = 200
@@ -17,6 +18,20 @@ class Pagination(PageNumberPagination):
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = MAX_PAGE_SIZE
+
+    def get_page_size(self, request):
+        """`page_size` as documented: absent means the default; anything but a whole
+        number from 1 to MAX_PAGE_SIZE is a 400 naming it (DRF would quietly fall back or
+        clamp, which hides a client's mistake and contradicts the schema)."""
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is None:
+            return self.page_size
+        if not raw.isascii() or not raw.isdigit() or not 1 <= int(raw) <= MAX_PAGE_SIZE:
+            raise ValidationError(
+                {self.page_size_query_param: [f"A whole number from 1 to {MAX_PAGE_SIZE}."]},
+                code="invalid",
+            )
+        return int(raw)
 
     def get_paginated_response_schema(self, schema):
         """DRF's, with every key required: all four are always sent (next and previous
@@ -43,7 +58,7 @@ class Pagination(PageNumberPagination):
                 param["schema"].update(minimum=1, maximum=MAX_PAGE_SIZE)
                 param["description"] = (
                     f"Items per page: default {self.page_size}, at most {MAX_PAGE_SIZE} "
-                    "(a larger value is taken as the maximum)."
+                    "(anything else is a 400 naming page_size)."
                 )
             elif param["name"] == self.page_query_param:
                 param["schema"]["minimum"] = 1

@@ -44,9 +44,17 @@ def test_the_default_page_holds_every_short_list(api, quizzes):
     assert body["count"] == 5 and len(body["results"]) == 5 and body["next"] is None
 
 
-def test_page_size_is_capped(api, quizzes):
-    r = api.get(f"/api/quizzes/?page_size={MAX_PAGE_SIZE * 10}")
+def test_the_largest_page_size_is_served(api, quizzes):
+    r = api.get(f"/api/quizzes/?page_size={MAX_PAGE_SIZE}")
     assert r.status_code == 200 and len(r.json()["results"]) == 5
+
+
+@pytest.mark.parametrize("size", [MAX_PAGE_SIZE + 1, 0, -1, "null", "2.5", "", "٣"])
+def test_a_page_size_outside_the_schema_is_a_400_naming_it(api, quizzes, size):
+    r = api.get(f"/api/quizzes/?page_size={size}")
+    error = error_of(r, 400)
+    assert error["attr"] == "page_size" and error["code"] == "invalid"
+    assert_documented(r, "get", "/api/quizzes/")
 
 
 @pytest.mark.parametrize("page", ["4", "0", "last-but-one", "99999999999999999999"])
