@@ -1,7 +1,11 @@
 """The registry of templates by stable slug.
 
-Template modules register themselves on import; the first lookup imports every module
-under problems.templates so callers never need to know where a template lives.
+Template modules register themselves on import. The first lookup walks problems.templates
+recursively (the family packages and every module in them) and imports each module, so
+callers never need to know where a template lives, and adding a module is all it takes to
+add a template. Each name is imported here as soon as the walk yields it, before pkgutil
+looks inside it: pkgutil alone would skip a package that fails to import, silently
+dropping its templates, where this raises.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Units family: decimal (GB) and binary (GiB) byte units, the most common slip of all."""
+"""gb-gib: convert a size between decimal and binary byte units; half the variants
+start from a figure in the catalog (a datasheet capacity, what the driver reports,
+a model's weights or KV cache per token).
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Training family: how long a pretraining run takes from the 6ND compute estimate."""
+"""training-time: wall-clock days and GPU-hours of a pretraining run from the 6ND
+compute estimate, the accelerators' dense peak and the MFU.
+"""
 
 from __future__ import annotations
 

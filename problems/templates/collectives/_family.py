@@ -1,0 +1,5 @@
+"""What the collectives templates share: bandwidths are stated in decimal GB/s."""
+
+from __future__ import annotations
+
+GB = 1e9

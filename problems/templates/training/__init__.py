@@ -1,0 +1,1 @@
+"""Training family: how long a pretraining run takes, and what it costs in GPU-hours."""

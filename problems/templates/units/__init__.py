@@ -1,0 +1,1 @@
+"""Units family: decimal (GB) and binary (GiB) byte units, the most common slip of all."""
