@@ -57,6 +57,14 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
             _close(current, Attempt.Status.EXPIRED, now)
         used = Attempt.objects.filter(quiz=quiz, learner=learner).count()
         if quiz.attempts_allowed is not None and used >= quiz.attempts_allowed:
+            # The last allowed attempt may be a racing start's, committed after our
+            # first look: resume it rather than refuse.
+            winner = Attempt.objects.filter(
+                quiz=quiz, learner=learner, status=Attempt.Status.OPEN
+            ).first()
+            if winner is not None and not winner.past_deadline(now):
+                winner.quiz = quiz
+                return winner, False
             raise Conflict(
                 f"You have used all {quiz.attempts_allowed} attempt(s) allowed on this quiz."
             )
