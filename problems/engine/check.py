@@ -3,7 +3,10 @@
 For every template and many seeds it asks what a learner and a grader rely on: finite
 answers, statements and solutions that render to well-formed MathML, the exact answer
 graded correct (also written in another unit of the same kind), every misconception
-graded to its own code, and the same seed giving the same variant.
+graded to its own code, and the same seed giving the same variant. Over the same
+variants it tallies the distinguishability report (distinguish.py): how often each slip
+can be told from the right answer at all, which the pass/fail checks above cannot see
+because they only grade the slips a variant keeps.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from problems.engine import registry
+from problems.engine.distinguish import DistinguishReport, tally_variant
 from problems.engine.template import Kind, Part
 from problems.engine.units import convert, same_kind
 from problems.engine.variants import Variant
@@ -49,6 +53,7 @@ _ALTERNATES = {
 class CheckReport:
     variants: int = 0
     failures: list[str] = field(default_factory=list)
+    distinguish: DistinguishReport = field(default_factory=DistinguishReport)
 
     @property
     def ok(self) -> bool:
@@ -128,4 +133,16 @@ def check_all(variants: int = 50, slugs: Iterable[str] | None = None) -> CheckRe
                 continue
             report.variants += 1
             report.failures.extend(check_variant(variant, seed))
+            _tally(report, variant, seed)
     return report
+
+
+def _tally(report: CheckReport, variant: Variant, seed: int) -> None:
+    try:
+        _ = variant.parts
+    except Exception:  # already reported by check_variant as "solve raised"
+        return
+    try:
+        tally_variant(report.distinguish, variant, seed)
+    except Exception as err:
+        report.failures.append(f"{variant.template.slug} seed {seed}: slips raised {err!r}")

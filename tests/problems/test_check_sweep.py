@@ -12,9 +12,13 @@ from problems.engine.template import Misconception, Params, Part, Template
 
 
 def test_every_core_template_passes_200_variants():
+    """Also prints the distinguishability report; with no --min-distinguishable it only
+    reports (issue #11 will make 0.9 the default once the generators are fixed)."""
     out = io.StringIO()
     call_command("problems", "check", "--variants", "200", stdout=out)
-    assert out.getvalue().strip().endswith(": 0 failures")
+    text = out.getvalue()
+    assert text.strip().endswith(": 0 failures")
+    assert "young-not-daly" in text and "busbw-factor-omitted" in text
 
 
 class _BrokenParams(Params):

@@ -123,3 +123,57 @@ def test_batch_error_lines_do_not_stop_the_run(tmp_path):
 
 def test_check_passes_for_a_few_variants():
     assert "0 failures" in run("check", "--variants", "5")
+
+
+def test_generate_seeds_json_is_one_line_per_seed_as_seed_gives():
+    slug, extra = "kv-cache-total", ("--with-answers", "--json")
+    pool = [json.loads(x) for x in run("generate", slug, "--seeds", "3-6", *extra).splitlines()]
+    assert [row["seed"] for row in pool] == [3, 4, 5, 6]
+    for row in pool:
+        assert row == json.loads(run("generate", slug, "--seed", str(row["seed"]), *extra))
+    plain = [json.loads(x) for x in run("generate", slug, "--seeds", "3-4", "--json").splitlines()]
+    assert all("answers" not in row for row in plain)
+    assert [row["params"] for row in plain] == [row["params"] for row in pool[:2]]
+
+
+def test_generate_seeds_without_json_is_a_readable_listing():
+    out = run("generate", "weights-memory", "--seeds", "0-2", "--with-answers")
+    headers = [line for line in out.splitlines() if line.startswith("=== ")]
+    assert headers == [f"=== weights-memory v1 seed {n} ===" for n in range(3)]
+    assert out.count("weights = ") == 3
+    assert run("generate", "weights-memory", "--seeds", "7-7", "--json").count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--seeds", "5-2"], "reversed"),
+        (["--seeds", "x"], "must be A-B"),
+        (["--seeds", "3"], "must be A-B"),
+        (["--seeds=-1-4"], "must be A-B"),
+        (["--seeds", "1-2-3"], "must be A-B"),
+        (["--seeds", "0-10000"], "at most 10,000"),
+        (["--seed", "1", "--seeds", "0-1"], "not both"),
+        ([], "needs --seed N or --seeds A-B"),
+        (["--seed", "one"], "--seed must be a whole number"),
+    ],
+)
+def test_generate_seed_errors_exit_2(args, needle):
+    with pytest.raises(CommandError) as err:
+        run("generate", "weights-memory", *args, "--json")
+    assert err.value.returncode == 2
+    assert needle in str(err.value)
+
+
+def test_generate_seeds_error_is_one_stderr_line_and_nothing_on_stdout():
+    proc = manage("generate", "weights-memory", "--seeds", "9-3", "--json")
+    assert proc.returncode == 2 and proc.stdout == ""
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "9-3" in lines[0]
+
+
+def test_generate_seeds_allows_exactly_the_maximum():
+    from problems.management.commands.problems import MAX_SEEDS, _parse_seeds
+
+    assert len(_parse_seeds(f"5-{5 + MAX_SEEDS - 1}")) == MAX_SEEDS
+    assert list(_parse_seeds(" 2 - 4 ")) == [2, 3, 4]

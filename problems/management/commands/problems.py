@@ -2,12 +2,15 @@
 
 Thin: parse arguments, call the engine through Variant, print. Errors in a single call
 exit with status 2 and one line on stderr; in batch mode each bad line becomes an
-{"error": ...} line and the run goes on.
+{"error": ...} line and the run goes on. Options whose values need checking (seeds,
+shares) are read here rather than by argparse, whose own errors print a usage block
+instead of the contract's one line.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -16,7 +19,19 @@ from django.core.management.base import BaseCommand, CommandError
 
 from problems.engine import registry
 from problems.engine.check import check_all
+from problems.engine.distinguish import format_table
 from problems.engine.variants import ParamError, Variant
+
+MAX_SEEDS = 10_000  # one `generate --seeds` call; a bigger pool is several calls
+_SEEDS = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
+_INT = re.compile(r"^\s*-?\d+\s*$")
+
+THRESHOLD_HELP = (
+    "fail (exit 1) when a template's slip that applies in at least --min-applies variants "
+    "is distinguishable in less than this share of them (0-1). Off by default: the report "
+    "is printed but never fails the check. Issue #11 will make 0.9 the default once the "
+    "generators draw parameters that keep their slips apart."
+)
 
 
 def _load_params(raw: str) -> Any:
@@ -24,6 +39,57 @@ def _load_params(raw: str) -> Any:
         return json.loads(raw)
     except json.JSONDecodeError as err:
         raise ParamError(f"--params is not valid JSON: {err.msg}") from None
+
+
+def _parse_int(raw: str, option: str) -> int:
+    if not _INT.match(raw):
+        raise ParamError(f"{option} must be a whole number (got {raw!r})")
+    return int(raw)
+
+
+def _parse_seeds(raw: str) -> range:
+    """Read "A-B" as the inclusive range of seeds; malformed, reversed or too long: one line."""
+    m = _SEEDS.match(raw)
+    if not m:
+        raise ParamError(f"--seeds must be A-B, two whole numbers with A <= B (got {raw!r})")
+    first, last = int(m.group(1)), int(m.group(2))
+    if first > last:
+        raise ParamError(f"--seeds {first}-{last} is reversed: write the smaller seed first")
+    count = last - first + 1
+    if count > MAX_SEEDS:
+        raise ParamError(f"--seeds {first}-{last} spans {count:,} seeds; at most {MAX_SEEDS:,}")
+    return range(first, last + 1)
+
+
+def _parse_share(raw: str | None) -> float | None:
+    if raw is None:
+        return None
+    try:
+        share = float(raw)
+    except ValueError:
+        share = float("nan")
+    if not 0.0 <= share <= 1.0:
+        raise ParamError(f"--min-distinguishable must be a share from 0 to 1 (got {raw!r})")
+    return share
+
+
+def _generate(slug: str, seed: int, with_answers: bool) -> dict[str, Any]:
+    """The object `generate --json` prints for one seed, also one line of `--seeds`."""
+    variant = Variant.from_seed(slug, seed)
+    data: dict[str, Any] = {
+        "slug": variant.template.slug,
+        "version": variant.template.version,
+        "seed": seed,
+        "params": variant.params.model_dump(),
+        "statement": variant.statement_markdown(),
+        "parts": [
+            {"name": p.name, "unit": p.unit, "kind": str(p.kind)} for p in variant.parts.values()
+        ],
+    }
+    if with_answers:
+        data["answers"] = variant.solve_dict()["parts"]
+        data["solution"] = variant.solution_markdown()
+    return data
 
 
 def _solve(record: dict[str, Any]) -> dict[str, Any]:
@@ -48,7 +114,13 @@ class Command(BaseCommand):
         p.add_argument("--json", action="store_true")
         p = sub.add_parser("generate")
         p.add_argument("slug")
-        p.add_argument("--seed", type=int, required=True)
+        p.add_argument("--seed", metavar="N", help="one variant")
+        p.add_argument(
+            "--seeds",
+            metavar="A-B",
+            help=f"every seed from A to B inclusive (at most {MAX_SEEDS:,}); with --json, one "
+            "line per seed, each the object --seed N --json prints. Not with --seed.",
+        )
         p.add_argument("--with-answers", action="store_true")
         p.add_argument("--json", action="store_true")
         for name in ("solve", "grade"):
@@ -61,8 +133,23 @@ class Command(BaseCommand):
                 p.add_argument("--part")
                 p.add_argument("--answer")
         p = sub.add_parser("check")
-        p.add_argument("--variants", type=int, default=50)
-        p.add_argument("--slug", action="append", dest="slugs")
+        p.add_argument(
+            "--variants", metavar="N", default="50", help="seeds 0..N-1 of every template"
+        )
+        p.add_argument("--slug", action="append", dest="slugs", help="only this template")
+        p.add_argument("--json", action="store_true", help="failures and report as one object")
+        p.add_argument("--min-distinguishable", metavar="SHARE", help=THRESHOLD_HELP)
+        p.add_argument(
+            "--min-applies",
+            metavar="N",
+            default="5",
+            help="only slips applying in at least N variants are held to the share (default 5)",
+        )
+        p.add_argument(
+            "--worst",
+            metavar="N",
+            help="show only the N least distinguishable slips over all templates",
+        )
 
     def handle(self, *args, **opts):
         try:
@@ -94,28 +181,28 @@ class Command(BaseCommand):
             self.stdout.write(f"{row['slug']:<24} v{row['version']}  {row['title']}")
 
     def do_generate(self, opts):
-        variant = Variant.from_seed(opts["slug"], opts["seed"])
-        data: dict[str, Any] = {
-            "slug": variant.template.slug,
-            "version": variant.template.version,
-            "seed": opts["seed"],
-            "params": variant.params.model_dump(),
-            "statement": variant.statement_markdown(),
-            "parts": [
-                {"name": p.name, "unit": p.unit, "kind": str(p.kind)}
-                for p in variant.parts.values()
-            ],
-        }
-        if opts["with_answers"]:
-            data["answers"] = variant.solve_dict()["parts"]
-            data["solution"] = variant.solution_markdown()
-        if opts["json"]:
-            self.emit(data)
-            return
-        self.stdout.write(data["statement"])
-        if opts["with_answers"]:
-            for name, ans in data["answers"].items():
-                self.stdout.write(f"{name} = {ans['value']} {ans['unit']}".rstrip())
+        if opts["seed"] is not None and opts["seeds"] is not None:
+            raise ParamError("give --seed N or --seeds A-B, not both")
+        if opts["seed"] is None and opts["seeds"] is None:
+            raise ParamError("generate needs --seed N or --seeds A-B")
+        if opts["seeds"] is not None:
+            seeds = _parse_seeds(opts["seeds"])
+        else:
+            seeds = range(n := _parse_int(opts["seed"], "--seed"), n + 1)
+        listing = opts["seeds"] is not None and not opts["json"]
+        for seed in seeds:
+            data = _generate(opts["slug"], seed, opts["with_answers"])
+            if opts["json"]:
+                self.emit(data)
+                continue
+            if listing:
+                self.stdout.write(f"=== {data['slug']} v{data['version']} seed {seed} ===")
+            self.stdout.write(data["statement"])
+            if opts["with_answers"]:
+                for name, ans in data["answers"].items():
+                    self.stdout.write(f"{name} = {ans['value']} {ans['unit']}".rstrip())
+            if listing:
+                self.stdout.write("")
 
     def _single_or_batch(self, opts, one: Callable[[dict[str, Any]], dict[str, Any]], build):
         if opts.get("batch"):
@@ -183,10 +270,55 @@ class Command(BaseCommand):
         self.stdout.write(f"{verdict} (score {result['score']}){code}: {result['feedback']}")
 
     def do_check(self, opts):
-        report = check_all(opts["variants"], opts.get("slugs"))
+        threshold = _parse_share(opts["min_distinguishable"])
+        min_applies = _parse_int(opts["min_applies"], "--min-applies")
+        worst = None if opts["worst"] is None else _parse_int(opts["worst"], "--worst")
+        variants = _parse_int(opts["variants"], "--variants")
+        if variants < 1 or min_applies < 1 or (worst is not None and worst < 1):
+            raise ParamError("--variants, --min-applies and --worst must be at least 1")
+        report = check_all(variants, opts.get("slugs"))
+        slips = report.distinguish
+        rows = slips.sorted_rows() if worst is None else slips.worst(worst)
+        below = [] if threshold is None else slips.below(threshold, min_applies)
+        summary = f"checked {report.variants} variants: {len(report.failures)} failures"
+        if threshold is not None:
+            plural = "" if len(below) == 1 else "s"
+            summary += (
+                f", {len(below)} slip{plural} under {threshold * 100:g}% distinguishable"
+                f" (of those applying in at least {min_applies} variants)"
+            )
+        if opts["json"]:
+            self.emit(
+                {
+                    "ok": not (report.failures or below),
+                    "summary": summary,
+                    "variants": report.variants,
+                    "failures": report.failures,
+                    "distinguishability": {
+                        "min_distinguishable": threshold,
+                        "min_applies": min_applies,
+                        "rows": [r.as_dict() for r in rows],
+                        "below": [r.as_dict() for r in below],
+                    },
+                }
+            )
+        else:
+            self.stdout.write(
+                "Distinguishability: applies = variants where the slip changes the answer; "
+                "distinguishable = of those, where the slip typed as a learner would grades "
+                "wrong and is named as that misconception. Report only unless "
+                "--min-distinguishable is given."
+            )
+            for line in format_table(rows):
+                self.stdout.write(line)
+            for row in below:
+                self.stderr.write(
+                    f"{row.template} {row.part} {row.misconception}: distinguishable in "
+                    f"{row.distinguishable} of {row.applies} variants, under {threshold * 100:g}%"
+                )
         for line in report.failures:
             self.stderr.write(line)
-        summary = f"checked {report.variants} variants: {len(report.failures)} failures"
-        if not report.ok:
+        if report.failures or below:
             raise CommandError(summary, returncode=1)
-        self.stdout.write(summary)
+        if not opts["json"]:  # stdout stays one JSON document
+            self.stdout.write(summary)
