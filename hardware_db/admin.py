@@ -58,6 +58,7 @@ class ServerAdmin(ReadOnlyAdmin):
         "accelerator",
         "n_accelerators",
         "system_power_watts",
+        "rack_units",
         "as_of",
     )
     list_filter = ("vendor",)

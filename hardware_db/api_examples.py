@@ -71,8 +71,9 @@ SERVER = {
     "exposed through four twin-port OSFP cages, for the compute fabric",
     "cpu": "2x Intel Xeon Platinum 8480C (Sapphire Rapids), 56 cores each",
     "system_power_watts": 10200,
+    "rack_units": 8,
     "source": ["NVIDIA DGX H100/H200 User Guide, 'Introduction -> Power Specifications'"],
-    "as_of": "2026-11-29",
+    "as_of": "2026-11-30",
     "notes": "MLPerf lists ten 400 Gb/s ports: eight ConnectX-7 compute NICs plus two dual-port "
     "adapters for storage and in-band management; only the eight compute NICs are counted.",
 }

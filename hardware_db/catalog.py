@@ -72,6 +72,8 @@ class Accelerator:
     # Beyond the agreed interface; defaults keep positional construction working.
     scale_up_bw_bytes_per_s_bidirectional: int | None = None
     host_link: str | None = None
+    # precision -> why its sparse figure is not 2x dense (the schema requires one for each).
+    sparse_ratio_notes: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def usable_gib(self) -> float:
@@ -122,6 +124,9 @@ class Server:
     source: tuple[str, ...]
     as_of: datetime.date
     notes: str
+    # Beyond the agreed interface; the default keeps positional construction working.
+    # Height in rack units (U); None where the vendor publishes none (notes say why).
+    rack_units: int | None = None
 
 
 @dataclass(frozen=True)
@@ -200,6 +205,7 @@ def _accelerator(rec: schema.AcceleratorRecord) -> Accelerator:
         rec,
         dense_flops=_freeze_rates(rec.dense_flop_per_s),
         sparse_flops=_freeze_rates(rec.sparse_flop_per_s),
+        sparse_ratio_notes=MappingProxyType(dict(rec.sparse_ratio_notes)),
         source=tuple(rec.source),
     )
 

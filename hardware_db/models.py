@@ -94,6 +94,9 @@ class Server(SourcedRecord):
     nic_description = models.TextField()
     cpu = models.CharField(max_length=200)
     system_power_watts = models.PositiveIntegerField(null=True, blank=True)
+    rack_units = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Height in rack units (U); null where none is published."
+    )
 
     class Meta(SourcedRecord.Meta):
         pass

@@ -65,6 +65,23 @@ NonEmptyStr = Annotated[str, Field(min_length=1)]
 
 _LABEL_RE = re.compile(r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>[A-Za-z]+)\b")
 
+# The sparse map promises 2:4 structured-sparsity figures, which are twice the dense rate.
+# Vendors print both to about four significant figures (989.4 dense, 1,979 sparse), so "2x"
+# allows 0.1% of the sparse figure; anything further off needs a reason in
+# sparse_ratio_notes. No 2:4 figure can be far above 2x: a ratio past SPARSE_MAX_RATIO is
+# another sparsity pattern (AWS's "up to" 4:16 headline is 3.84x) and is refused outright.
+SPARSE_RATIO = 2
+SPARSE_RATIO_REL_TOL = 1e-3
+SPARSE_MAX_RATIO = 2.05
+
+# A rack is at most about 52U; a bigger number is most likely a height in mm typed as U.
+MAX_RACK_UNITS = 52
+
+
+def sparse_is_twice_dense(sparse: float, dense: float) -> bool:
+    """True when `sparse` is 2x `dense` up to the vendors' rounding (SPARSE_RATIO_REL_TOL)."""
+    return abs(sparse - SPARSE_RATIO * dense) <= SPARSE_RATIO_REL_TOL * sparse
+
 
 class FieldProblem(ValueError):
     """A consistency failure that belongs to a specific field.
@@ -137,6 +154,8 @@ class AcceleratorRecord(_Record):
     mem_bw_bytes_per_s: PositiveInt
     dense_flop_per_s: dict[Precision, FlopRate] = Field(min_length=1)
     sparse_flop_per_s: dict[Precision, FlopRate] = Field(default_factory=dict)
+    # precision -> why its sparse figure is not 2x dense; required for exactly those.
+    sparse_ratio_notes: dict[Precision, NonEmptyStr] = Field(default_factory=dict)
     tdp_watts: PositiveInt | None
     scale_up_link: Slug | None = None
     scale_up_bw_bytes_per_s_per_direction: PositiveInt | None = None
@@ -158,13 +177,7 @@ class AcceleratorRecord(_Record):
                 f"{self.memory_bytes} does not match label {self.memory_label!r} "
                 f"({size} bytes, {unit} = {UNIT_BYTES[unit]} B)",
             )
-        for precision, sparse in self.sparse_flop_per_s.items():
-            dense = self.dense_flop_per_s.get(precision)
-            if dense is not None and sparse < dense:
-                raise FieldProblem(
-                    f"sparse_flop_per_s.{precision}",
-                    f"sparse {sparse:g} is below dense {dense:g}; the columns look swapped",
-                )
+        self._check_sparse()
         _check_bidirectional(
             self.scale_up_bw_bytes_per_s_per_direction,
             self.scale_up_bw_bytes_per_s_bidirectional,
@@ -177,6 +190,41 @@ class AcceleratorRecord(_Record):
         if has_bw and self.scale_up_link is None:
             raise FieldProblem("scale_up_link", "a scale-up bandwidth is given but no link")
         return self
+
+    def _check_sparse(self) -> None:
+        """Every sparse figure is a 2:4 figure: 2x its dense counterpart, or explained."""
+        for precision, sparse in self.sparse_flop_per_s.items():
+            field = f"sparse_flop_per_s.{precision}"
+            dense = self.dense_flop_per_s.get(precision)
+            if dense is None:
+                raise FieldProblem(field, "a sparse figure needs the dense figure beside it")
+            if sparse < dense:
+                raise FieldProblem(
+                    field, f"sparse {sparse:g} is below dense {dense:g}; the columns look swapped"
+                )
+            ratio = sparse / dense
+            if ratio > SPARSE_MAX_RATIO:
+                raise FieldProblem(
+                    field,
+                    f"sparse {sparse:g} is {ratio:.2f}x dense {dense:g}; 2:4 sparsity gives 2x, so "
+                    "this is another sparsity pattern or precision and does not belong here",
+                )
+            explained = precision in self.sparse_ratio_notes
+            if not explained and not sparse_is_twice_dense(sparse, dense):
+                raise FieldProblem(
+                    field,
+                    f"sparse {sparse:g} is {ratio:.4f}x dense {dense:g}, not 2x; fix the figure "
+                    f"or say why in sparse_ratio_notes.{precision}",
+                )
+        for precision in self.sparse_ratio_notes:
+            sparse = self.sparse_flop_per_s.get(precision)
+            dense = self.dense_flop_per_s.get(precision)
+            if sparse is None or dense is None or sparse_is_twice_dense(sparse, dense):
+                raise FieldProblem(
+                    f"sparse_ratio_notes.{precision}",
+                    "explains a sparse/dense ratio that is not there (no sparse figure, or "
+                    "it is 2x dense); remove the note",
+                )
 
 
 class LinkRecord(_Record):
@@ -214,6 +262,8 @@ class ServerRecord(_Record):
     nic_description: NonEmptyStr
     cpu: NonEmptyStr
     system_power_watts: PositiveInt | None
+    # Height in rack units (1U = 44.45 mm); required, null only with a reason in notes.
+    rack_units: Annotated[StrictInt, Field(ge=1, le=MAX_RACK_UNITS)] | None
 
     @model_validator(mode="after")
     def _consistent(self) -> ServerRecord:
@@ -223,6 +273,8 @@ class ServerRecord(_Record):
             raise FieldProblem(
                 "notes", "system_power_watts is null: say in notes why no figure is given"
             )
+        if self.rack_units is None and not self.notes.strip():
+            raise FieldProblem("notes", "rack_units is null: say in notes why no height is given")
         return self
 
 

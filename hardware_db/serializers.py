@@ -74,6 +74,10 @@ _SERVER_HELP = {
     "cpu": "Host CPUs in prose: count, model, cores, clocks.",
     "system_power_watts": "Maximum system power, in watts (the vendor's planning maximum, not "
     "typical draw); null where none is published, and `notes` then says why.",
+    "rack_units": "Height of one system in rack units (U; 1U = 1.75 in = 44.45 mm), from the "
+    "vendor's spec sheet or user guide (a DGX H100 is 8, a DGX B200 10), for counting how "
+    "many systems fit in a rack. Null where the vendor publishes no height (a cloud "
+    "instance, whose host chassis is not sold), and `notes` then says why.",
 }
 
 
@@ -232,6 +236,7 @@ class ServerSerializer(SourcedSerializer):
             "nic_description",
             "cpu",
             "system_power_watts",
+            "rack_units",
             *SourcedSerializer.Meta.fields,
         )
         read_only_fields = fields

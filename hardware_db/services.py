@@ -112,6 +112,7 @@ def _server_values(rec: schema.ServerRecord, position: int, refs: dict) -> dict:
         "nic_description": rec.nic_description,
         "cpu": rec.cpu,
         "system_power_watts": rec.system_power_watts,
+        "rack_units": rec.rack_units,
     }
 
 

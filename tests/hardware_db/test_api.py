@@ -72,6 +72,12 @@ def test_server_and_link_detail(api):
     assert server["accelerator"] == "h100-sxm"
     assert server["nic_link"] == "infiniband-ndr"
     assert server["system_power_watts"] == 10_200
+    assert server["rack_units"] == 8
+    cloud = api.get("/api/hardware/servers/azure-nd-mi300x-v5/").json()
+    assert cloud["rack_units"] is None and "rack_units is null because" in cloud["notes"]
+    nvl = api.get("/api/hardware/accelerators/h100-nvl/").json()
+    assert nvl["memory_reported_bytes"] == 95_830 * 2**20
+    assert round(nvl["usable_gib"], 2) == 93.58
     link = api.get("/api/hardware/links/nvlink-4/").json()
     assert link["bw_bytes_per_s_per_direction"] * 2 == link["bw_bytes_per_s_bidirectional"]
 

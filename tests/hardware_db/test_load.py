@@ -34,7 +34,15 @@ def test_load_creates_every_record(data_dir):
     assert h100.sparse_flops["bf16"] == 1979e12
     assert h100.scale_up_link.slug == "nvlink-4"
     assert h100.source and h100.as_of is not None
-    assert Server.objects.get(slug="dgx-h100").accelerator == h100
+    dgx = Server.objects.get(slug="dgx-h100")
+    assert dgx.accelerator == h100
+    assert dgx.rack_units == 8
+    assert Server.objects.get(slug="azure-nd-mi300x-v5").rack_units is None
+    assert {s.slug: s.rack_units for s in Server.objects.all()} == {
+        s.slug: s.rack_units for s in catalog.servers()
+    }
+    assert Accelerator.objects.get(slug="h100-nvl").memory_reported_bytes == 95_830 * 2**20
+    assert Accelerator.objects.get(slug="trainium2").sparse_flops == {}
 
 
 def test_loading_twice_changes_nothing(data_dir):
@@ -89,8 +97,8 @@ def test_bad_file_fails_with_one_clear_message_and_writes_nothing(data_dir, edit
         (
             "servers.yaml",
             "dgx-b200",
-            lambda rec: rec.update(rack_units=10),
-            "servers.yaml: record 'dgx-b200': field 'rack_units': unexpected field",
+            lambda rec: rec.update(height_u=10),
+            "servers.yaml: record 'dgx-b200': field 'height_u': unexpected field",
         ),
     ],
 )

@@ -80,6 +80,88 @@ def test_sparse_below_dense(data_dir, edit):
     assert "below dense" in message
 
 
+def test_a_sparser_pattern_is_not_a_2_4_figure(data_dir, edit):
+    # The slip issue #11 found: AWS's "up to" 4:16 headline (3.84x dense) stored as 2:4.
+    def trainium_headline(doc):
+        rec = record(doc, "trainium2")
+        rec["sparse_flop_per_s"] = {"bf16": 2_563_000_000_000_000}
+        rec["sparse_ratio_notes"] = {"bf16": "AWS quotes one sparse figure."}
+
+    edit("accelerators.yaml", trainium_headline)
+    message = _error(data_dir)
+    assert message.startswith(
+        "accelerators.yaml: record 'trainium2': field 'sparse_flop_per_s.bf16': "
+    )
+    assert "3.84x dense" in message and "another sparsity pattern" in message
+
+
+def test_sparse_off_2x_needs_a_reason(data_dir, edit):
+    edit(
+        "accelerators.yaml",
+        lambda doc: record(doc, "h100-sxm")["sparse_flop_per_s"].update(bf16=2_000e12),
+    )
+    message = _error(data_dir)
+    assert message.startswith(
+        "accelerators.yaml: record 'h100-sxm': field 'sparse_flop_per_s.bf16': "
+    )
+    assert "not 2x" in message and "sparse_ratio_notes.bf16" in message
+
+
+def test_sparse_rounded_to_four_digits_counts_as_2x(data_dir, edit):
+    # 989.4 dense against 1,979 sparse (not 1,978.8) is the datasheet's rounding, not a lie.
+    assert schema.sparse_is_twice_dense(1979e12, 989.4e12)
+    assert not schema.sparse_is_twice_dense(733e12, 362.05e12)
+    edit(
+        "accelerators.yaml",
+        lambda doc: record(doc, "l40s")["sparse_ratio_notes"].pop("fp16"),
+    )
+    assert "record 'l40s': field 'sparse_flop_per_s.fp16'" in _error(data_dir)
+
+
+def test_stale_sparse_ratio_note(data_dir, edit):
+    edit(
+        "accelerators.yaml",
+        lambda doc: record(doc, "h100-sxm").update(sparse_ratio_notes={"fp8": "rounded"}),
+    )
+    assert "record 'h100-sxm': field 'sparse_ratio_notes.fp8': explains a sparse/dense" in (
+        _error(data_dir)
+    )
+
+
+def test_sparse_without_dense(data_dir, edit):
+    edit(
+        "accelerators.yaml",
+        lambda doc: record(doc, "a100-sxm-80gb")["sparse_flop_per_s"].update(fp8=1e15),
+    )
+    assert "field 'sparse_flop_per_s.fp8': a sparse figure needs the dense figure" in (
+        _error(data_dir)
+    )
+
+
+def test_rack_units_must_be_stated(data_dir, edit):
+    edit("servers.yaml", lambda doc: record(doc, "dgx-h100").pop("rack_units"))
+    assert _error(data_dir) == "servers.yaml: record 'dgx-h100': field 'rack_units': missing"
+
+
+def test_rack_units_null_needs_a_note(data_dir, edit):
+    def no_height_no_reason(doc):
+        rec = record(doc, "dgx-a100")
+        rec.update(rack_units=None, notes="")
+
+    edit("servers.yaml", no_height_no_reason)
+    assert _error(data_dir) == (
+        "servers.yaml: record 'dgx-a100': field 'notes': "
+        "rack_units is null: say in notes why no height is given"
+    )
+
+
+@pytest.mark.parametrize("height", [356, 0, 8.0, "8U"])
+def test_rack_units_is_a_whole_number_of_units(data_dir, edit, height):
+    # 356 is the DGX H100's height in mm; "8U" and 8.0 are not plain integers.
+    edit("servers.yaml", lambda doc: record(doc, "dgx-h100").update(rack_units=height))
+    assert _error(data_dir).startswith("servers.yaml: record 'dgx-h100': field 'rack_units': ")
+
+
 def test_extra_field(data_dir, edit):
     edit("accelerators.yaml", lambda doc: record(doc, "b200").update(colour="green"))
     assert _error(data_dir).startswith(
