@@ -14,7 +14,7 @@ import pytest
 
 from tests.contract.generated import GeneratedApi, generate
 from tests.contract.live import LiveApp
-from tests.contract.openapi_check import OpenApiDocument
+from tests.openapi import OpenApiDocument
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ the contract tests call it.
 `GeneratedApi.call("lessons_practice_create", token=..., slug=...)` imports the operation's
 generated module, sends the request through its `sync_detailed` (the client, not the test,
 builds the HTTP request and parses the answer) and then checks the raw response, seen by an
-httpx event hook, against the schema document (tests/contract/openapi_check.py). Whatever
+httpx event hook, against the schema document (tests/openapi.py). Whatever
 goes wrong (a module that does not import, a status the schema does not list, a body the
 schema does not describe, a body the generated models cannot parse) fails the call with
 the request, the response and every complaint in one message.
@@ -21,7 +21,7 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.contract.openapi_check import OpenApiDocument
+from tests.openapi import OpenApiDocument
 
 GENERATOR = Path(sys.executable).with_name("openapi-python-client")
 PACKAGE = "burnin_api_client"

@@ -8,30 +8,30 @@ import pytest
 from rest_framework.test import APIClient
 
 from hardware_db import api_examples, services
-from tests.hardware_db import openapi
+from tests.openapi import JSON, project
 
 RESOURCES = ("accelerators", "links", "servers", "models")
 PATHS = [f"/api/hardware/{r}/" for r in RESOURCES] + [f"/api/hardware/{r}/x/" for r in RESOURCES]
 
 
 def test_every_hardware_operation_is_in_the_schema():
-    templates = {p for p in openapi.live().document["paths"] if p.startswith("/api/hardware/")}
-    assert templates == {openapi.live().template(p) for p in PATHS}
+    templates = {p for p in project().document["paths"] if p.startswith("/api/hardware/")}
+    assert templates == {project().template(p) for p in PATHS}
 
 
 @pytest.mark.parametrize("path", PATHS)
 def test_operation_parameters_and_fields_are_described(path):
-    assert openapi.live().description_gaps(path) == []
+    assert project().description_gaps("get", path) == []
 
 
 @pytest.mark.parametrize("resource", RESOURCES)
 def test_descriptions_say_what_a_figure_counts(resource):
-    description = openapi.live().operation(f"/api/hardware/{resource}/")["description"]
+    description = project().operation("get", f"/api/hardware/{resource}/")["description"]
     assert "Units are in the field names" in description
 
 
 def test_the_figures_that_are_easy_to_misread_are_explained():
-    schema = openapi.live()
+    schema = project()
     accelerator = schema.component("Accelerator")["properties"]
     assert "2:4" in accelerator["sparse_flops"]["description"]
     assert "sizing" in accelerator["dense_flops"]["description"]
@@ -53,24 +53,24 @@ def test_the_figures_that_are_easy_to_misread_are_explained():
     ],
 )
 def test_enum_filters_and_their_400_are_documented(resource, name, values):
-    schema = openapi.live()
-    operation = schema.operation(f"/api/hardware/{resource}/")
+    schema = project()
+    operation = schema.operation("get", f"/api/hardware/{resource}/")
     (param,) = [p for p in operation["parameters"] if p["name"] == name]
     assert set(param["schema"]["enum"]) == values
     bad = {
         "type": "validation_error",
         "errors": [{"code": "invalid_choice", "detail": "no", "attr": name}],
     }
-    assert schema.errors(f"/api/hardware/{resource}/", 400, bad) == []
+    assert schema.problems("get", f"/api/hardware/{resource}/", 400, JSON, bad) == []
     wrong_attr = {**bad, "errors": [{**bad["errors"][0], "attr": "elsewhere"}]}
-    assert schema.errors(f"/api/hardware/{resource}/", 400, wrong_attr)
+    assert schema.problems("get", f"/api/hardware/{resource}/", 400, JSON, wrong_attr)
 
 
 @pytest.mark.parametrize("resource", RESOURCES)
 def test_list_example_fits_the_schema(resource):
-    schema = openapi.live()
-    (example,) = schema.examples(f"/api/hardware/{resource}/").values()
-    assert schema.errors(f"/api/hardware/{resource}/", 200, example) == []
+    schema = project()
+    (example,) = schema.examples("get", f"/api/hardware/{resource}/").values()
+    assert schema.problems("get", f"/api/hardware/{resource}/", 200, JSON, example) == []
     assert example["results"] == [api_examples.EXAMPLES[resource]]
 
 

@@ -14,9 +14,9 @@ import pytest
 from rest_framework.test import APIClient
 
 from assess.models import Quiz
-from tests.assess.api.openapi import assert_documented
 from tests.assess.helpers import error_attrs, error_body, error_of, parts_of, send
 from tests.factories import CourseFactory, LessonFactory, QuizFactory
+from tests.openapi import assert_documented
 
 pytestmark = pytest.mark.django_db
 

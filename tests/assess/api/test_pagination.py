@@ -8,9 +8,9 @@ import pytest
 
 from assess.models import Enrolment, Quiz
 from config.pagination import MAX_PAGE_SIZE
-from tests.assess.api.openapi import assert_documented
 from tests.assess.helpers import error_of
 from tests.factories import EnrolmentFactory, QuizFactory, UserFactory
+from tests.openapi import assert_documented
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.assess.urls")]
 
