@@ -1,7 +1,24 @@
 """allreduce-ring-time: one ring all-reduce in the alpha-beta model, 2(n-1) latencies
-plus 2(n-1)/n of the message over the neighbour bandwidth. Ring sizes and per-step
-latencies are drawn per kind of link (scale-up, host, scale-out), and the message is
-a catalog model's BF16 gradients or a gradient bucket.
+plus 2(n-1)/n of the message over the neighbour bandwidth.
+
+Realism, as the generator enforces it (the fabrics are `_family.FABRICS`):
+
+- NCCL and its ring only on NVIDIA fabrics: NVLink 3/4/5 within a node (or an NVL72
+  domain), PCIe Gen4/Gen5 for GPUs without NVLink, and InfiniBand or RoCE NICs (one per
+  GPU, nodes of 8) across nodes. AMD MI300X runs RCCL, with a stated model for B: one
+  ring over one Infinity Fabric link (64 GB/s per direction, links.yaml), or seven rings
+  at once over the seven links (7 x 64 = 448 GB/s). TPUs are not drawn: XLA's
+  collectives over the ICI torus are not NCCL's ring.
+- Latencies per step are 1.5-3 µs on NVLink and Infinity Fabric, 4-8 µs on PCIe, 5-15 µs
+  across nodes; the message is a catalog model's BF16 gradients or a gradient bucket.
+- In about half the variants (from a hash of the parameters) the link is given as an
+  engineer meets it: NVLink as NVIDIA's bidirectional total, a NIC in Gb/s, an Infinity
+  Fabric link as AMD's 128 GB/s both ways; the learner converts (misconceptions
+  bidirectional-as-per-direction and bits-vs-bytes).
+- Discrimination: a draw is kept only if every named slip lands at least 2.5% from the
+  answer and from the others; the latency slips are named only where the latency (or
+  one step of it) is at least 3% of the time, and draws where it is between 0.8% and 3%
+  (a slip that grades wrong but cannot be named) are redrawn.
 """
 
 from __future__ import annotations
@@ -18,15 +35,16 @@ from problems.engine.registry import register
 from problems.engine.solutions import formula, step
 from problems.engine.template import FactorHints, Misconception, Params, Part, Template
 from problems.templates._common import (
-    cached_index,
-    group_by,
     model_with_params,
-    name_list,
     sig15,
     tex15,
 )
 from problems.templates.collectives._family import (
+    FABRICS,
     GB,
+    Fabric,
+    fabric_of,
+    param_hash,
 )
 
 TimeUnit = Literal["us", "ms", "s"]
@@ -41,16 +59,6 @@ def _size_phrase(size: float) -> str:
         if q >= 1 and q == int(q):
             return f"{sig15(size)} bytes ({int(q)} {unit})"
     return f"{sig15(size)} bytes"
-
-
-def _link_gbps(link: catalog.Link) -> float:
-    """A link's per-direction bandwidth in GB/s as a generator states it (2 decimals)."""
-    return round(link.bw_bytes_per_s_per_direction / GB, 2)
-
-
-def _links_with_gbps(gbps: float) -> tuple[catalog.Link, ...]:
-    index = cached_index("links-by-gbps", catalog.links(), lambda ls: group_by(ls, _link_gbps))
-    return index.get(gbps, ())
 
 
 class RingParams(Params):
@@ -70,14 +78,20 @@ RING = formula(
     B="B",
 )
 
-# Per link kind: (ring sizes, per-step latencies in µs) that such a fabric really sees.
-_RING_SHAPES: dict[str, tuple[tuple[int, ...], tuple[float, ...]]] = {
-    "scale-up": ((2, 4, 8, 8), (1, 2, 2, 3)),
-    "host": ((2, 4, 8), (3, 5)),
-    "scale-out": ((16, 32, 64, 128, 256, 512, 1024), (5, 6, 8, 10, 15)),
+_MIB = 2**20
+_BUCKETS = tuple(k * _MIB for k in (1, 2, 4, 8, 16, 25, 25, 32, 64, 128, 256, 512, 1024))
+_CONVERT = {  # (given as met in the wild, given per direction)
+    "nvlink": ("half NVIDIA's figure, which adds both directions", None),
+    "nic": ("the NIC's rate in bits per second over 8 bits per byte", None),
+    "mi300x-one-ring": ("AMD's 128 GB/s per link adds both directions: 64 GB/s each way", None),
+    "mi300x-seven-rings": (
+        "AMD's 128 GB/s per link adds both directions, so 64 GB/s each way; the seven rings "
+        "use seven links at once: 7 x 64 = 448 GB/s",
+        "seven rings over seven links at once, 64 GB/s each way on each: 7 x 64 = 448 GB/s",
+    ),
 }
-_BIG_DOMAINS = {"nvlink-5": (36, 72), "google-ici-v5e": (16, 64, 256), "google-ici-v6e": (16, 256)}
-_BUCKETS = (2**20, 4 * 2**20, 25 * 2**20, 25 * 2**20, 64 * 2**20, 256 * 2**20, 2**30, 4 * 2**30)
+_SEPARATION = 0.025  # a named slip lands at least this far (relative) from the others
+_GRAY = (0.008, 0.03)  # latency shares whose slips grade wrong but cannot be named
 
 
 def _ring_seconds(S: float, n: int, bw_gbps: float, lat_us: float, *, bw_factor: float = 1.0):
@@ -102,27 +116,44 @@ class AllreduceRingTime(Template):
     )
     skills = ("ring-allreduce", "alpha-beta-model", "link-bandwidth")
     difficulty = 3
+    version = 2
     Params = RingParams
 
     def generate(self, rng: random.Random) -> RingParams:
-        link = rng.choice([li for li in catalog.links() if li.kind in _RING_SHAPES])
-        if link.slug == "ethernet-10gbe":
-            sizes, lats = (2, 4, 8, 16), (20, 30, 50)
-        else:
-            sizes, lats = _RING_SHAPES[link.kind]
-            sizes = sizes + _BIG_DOMAINS.get(link.slug, ())
-        n = rng.choice(sizes)
-        if rng.random() < 0.4:
-            models = [m for m in catalog.models() if m.total_params <= 100e9]
+        fabric = rng.choice(FABRICS)  # drawn once, so that redraws keep the fabrics' mix
+        p = self._draw(rng, fabric)
+        for _ in range(300):
+            if self._separated(p):
+                break
+            p = self._draw(rng, fabric)
+        return p
+
+    def _draw(self, rng: random.Random, fabric: Fabric) -> RingParams:
+        n = rng.choice(fabric.ranks)
+        models = [
+            m for m in catalog.models() if m.total_params <= min(100e9, fabric.max_message / 2)
+        ]
+        if rng.random() < 0.3 and models:
             message = float(2 * rng.choice(models).total_params)
         else:
             message = float(rng.choice(_BUCKETS))
-        bw = _link_gbps(link)
-        lat = float(rng.choice(lats))
-        unit = rng.choice(_fitting_units(_ring_seconds(message, n, bw, lat)))
+        lat = rng.choice(fabric.latencies_us)
+        unit = rng.choice(_fitting_units(_ring_seconds(message, n, fabric.bw_gbps, lat)))
         return RingParams(
-            message_bytes=message, n_gpus=n, bus_bw_gbps=bw, latency_us=lat, unit=unit
+            message_bytes=message, n_gpus=n, bus_bw_gbps=fabric.bw_gbps, latency_us=lat, unit=unit
         )
+
+    def _separated(self, p: RingParams) -> bool:
+        """Every named slip at least _SEPARATION from the answer and from each other, and no
+        latency share in the gray zone."""
+        total = self._value(p)
+        n, a = p.n_gpus, p.latency_us * 1e-6 / SECONDS[p.unit]
+        for share in (2 * (n - 1) * a / total, a / total):
+            if _GRAY[0] <= share < _GRAY[1]:
+                return False
+        values = [total] + [float(m.value) for m in self.misconceptions(p)]
+        values.sort()
+        return all(b > a_ * (1 + _SEPARATION) for a_, b in zip(values, values[1:], strict=False))
 
     def _value(self, p: RingParams, **over: Any) -> float:
         args = {"S": p.message_bytes, "n": p.n_gpus, "bw_gbps": p.bus_bw_gbps}
@@ -132,6 +163,16 @@ class AllreduceRingTime(Template):
 
     def solve(self, p: RingParams) -> dict[str, Part]:
         return {"time": Part("time", self._value(p), p.unit, label="All-reduce time")}
+
+    def _fabric(self, p: RingParams) -> Fabric | None:
+        return fabric_of(p.bus_bw_gbps, p.n_gpus, p.latency_us)
+
+    def _wild(self, p: RingParams) -> bool:
+        """Whether the statement gives the link as met in the wild (about half)."""
+        f = self._fabric(p)
+        if f is None or f.wild is None:
+            return False
+        return param_hash(p.message_bytes, p.n_gpus, p.bus_bw_gbps, p.latency_us, p.unit) % 3 != 0
 
     def statement(self, p: RingParams) -> str:
         model = model_with_params(p.message_bytes / 2)  # BF16 gradients: 2 bytes each
@@ -146,14 +187,29 @@ class AllreduceRingTime(Template):
                 f"$S = {tex15(p.message_bytes)}$ bytes"
             )
         else:
-            what = f"a message of {_size_phrase(p.message_bytes)}, $S = {tex15(p.message_bytes)}$"
-        names = name_list((li.name for li in _links_with_gbps(p.bus_bw_gbps)), most=2, conj="or")
-        over = f" over {names}" if names else ""
+            what = (
+                f"a message of {_size_phrase(p.message_bytes)}, "
+                f"$S = {tex15(p.message_bytes)}$ bytes"
+            )
+        f = self._fabric(p)
+        if f is None:
+            link = (
+                f"{p.n_gpus} GPUs all-reduce {what} with a ring algorithm. Each GPU sends to "
+                f"its ring neighbour at $B = {tex15(p.bus_bw_gbps)}$ GB/s per direction"
+            )
+        else:
+            pick = param_hash(p.message_bytes, p.n_gpus, p.latency_us) % len(f.names)
+            name = f.names[pick]
+            where = "GPUs" if f.key.startswith(("nic", "pcie")) else f"GPUs over {name}"
+            if f.key.startswith("mi300x"):
+                where = "AMD MI300X GPUs"
+            sentence = f.wild if self._wild(p) else f.direct
+            link = f"{p.n_gpus} {where} all-reduce {what} with {f.library}. " + sentence.format(
+                name=name
+            )
         return (
-            f"{p.n_gpus} GPUs{over} all-reduce {what} with NCCL's ring algorithm. "
-            f"Each GPU sends to its ring neighbour at $B = {tex15(p.bus_bw_gbps)}$ GB/s per "
-            "direction (1 GB/s $= 10^{9}$ bytes/s), and every step of the ring costs a fixed "
-            f"latency $\\alpha = {tex15(p.latency_us)}$ µs.\n\n"
+            link + ". Every step of the ring costs a fixed latency "
+            f"$\\alpha = {tex15(p.latency_us)}$ µs (and 1 GB/s $= 10^{{9}}$ bytes/s).\n\n"
             "Using the alpha-beta model of the ring (a reduce-scatter followed by an all-gather, "
             "ignoring the time spent on the additions themselves), how long does one all-reduce "
             f"take, in {UNIT_WORD[p.unit]}?"
@@ -164,7 +220,17 @@ class AllreduceRingTime(Template):
         seconds = _ring_seconds(p.message_bytes, n, p.bus_bw_gbps, p.latency_us)
         lat_s = 2 * (n - 1) * p.latency_us * 1e-6
         bw_s = seconds - lat_s
-        return (
+        f = self._fabric(p)
+        convert = ""
+        if f is not None:
+            why = _CONVERT.get(f.key, _CONVERT.get(f.key.split("-")[0], (None, None)))
+            why = why[0] if self._wild(p) else why[1]
+            if why:
+                convert = (
+                    f"First the ring's bandwidth per direction: $B = {tex15(p.bus_bw_gbps)}$ "
+                    f"GB/s ({why}).\n\n"
+                )
+        return convert + (
             f"The ring takes $2(n-1) = {2 * (n - 1)}$ steps: $n-1$ to reduce-scatter, $n-1$ to "
             "all-gather. Each step pays the latency $\\alpha$ and moves a chunk of $S/n$ bytes, "
             f"so every GPU sends $2(n-1)/n \\cdot S$ bytes in all. In seconds "
@@ -190,46 +256,27 @@ class AllreduceRingTime(Template):
         n = p.n_gpus
         S, B, a = p.message_bytes, p.bus_bw_gbps * GB, p.latency_us * 1e-6
         unit = SECONDS[p.unit]
+        total = self._value(p) * unit
+        lat = 2 * (n - 1) * a
         out = [
             Misconception(
                 "allreduce-factor",
                 "time",
-                (2 * (n - 1) * a + S / B) / unit,
+                (lat + S / B) / unit,
                 "That sends the message once. In a ring all-reduce every GPU sends 2(n-1)/n "
                 "times the message: once around to reduce-scatter, once more to all-gather.",
             ),
             Misconception(
                 "reduce-scatter-only",
                 "time",
-                ((n - 1) * a + (n - 1) / n * S / B) / unit,
+                total / 2 / unit,
                 "That is only half the all-reduce: the reduce-scatter. The all-gather that "
                 "follows costs the same again.",
             ),
             Misconception(
-                "bits-vs-bytes",
-                "time",
-                self._value(p, bw_factor=1 / 8),
-                f"That reads {sig15(p.bus_bw_gbps)} GB/s as gigabits per second. The bandwidth is "
-                "given in bytes per second, so there is no factor of 8.",
-            ),
-            Misconception(
-                "latency-once",
-                "time",
-                (a + 2 * (n - 1) / n * S / B) / unit,
-                f"That pays the latency once. Each of the 2(n-1) = {2 * (n - 1)} ring steps "
-                "is a separate send that pays alpha.",
-            ),
-            Misconception(
-                "latency-ignored",
-                "time",
-                (2 * (n - 1) / n * S / B) / unit,
-                "That leaves out the per-step latency. For small messages or large rings the "
-                "2(n-1) alpha term can dominate.",
-            ),
-            Misconception(
                 "full-message-per-step",
                 "time",
-                (2 * (n - 1) * a + 2 * (n - 1) * S / B) / unit,
+                (lat + 2 * (n - 1) * S / B) / unit,
                 "That sends the whole message at every step. The ring splits it into n chunks "
                 "and each step moves only one chunk of S/n bytes.",
             ),
@@ -240,6 +287,42 @@ class AllreduceRingTime(Template):
                 f"That is off by a factor of 1000: check the conversion to {p.unit}.",
             ),
         ]
+        if a / total >= _GRAY[1]:
+            out.append(
+                Misconception(
+                    "latency-once",
+                    "time",
+                    (total - lat + a) / unit,
+                    f"That pays the latency once. Each of the 2(n-1) = {2 * (n - 1)} ring steps "
+                    "is a separate send that pays alpha.",
+                )
+            )
+        if lat / total >= _GRAY[1]:
+            once = "" if a / total >= _GRAY[1] else " (or pays it only once)"
+            out.append(
+                Misconception(
+                    "latency-ignored",
+                    "time",
+                    (total - lat) / unit,
+                    f"That leaves out the per-step latency{once}. Each of the 2(n-1) = "
+                    f"{2 * (n - 1)} ring steps pays alpha, and for small messages or large "
+                    "rings that term matters.",
+                )
+            )
+        f = self._fabric(p)
+        if f is not None and f.wild_slip is not None and self._wild(p):
+            code, factor, feedback = f.wild_slip
+            out.append(Misconception(code, "time", self._value(p, bw_factor=factor), feedback))
+        if f is not None and f.key == "mi300x-seven-rings":
+            out.append(
+                Misconception(
+                    "one-ring-of-seven",
+                    "time",
+                    self._value(p, bw_factor=1 / 7),
+                    "That runs the whole message over one link's 64 GB/s. The seven rings share "
+                    "it, a seventh each, over seven links at once: B = 7 x 64 = 448 GB/s.",
+                )
+            )
         return out
 
     def factor_hints(self, p: RingParams) -> FactorHints:
