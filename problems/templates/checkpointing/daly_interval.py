@@ -1,5 +1,10 @@
 """checkpoint-daly: Daly's higher-order checkpoint interval; Young's interval and the
 sqrt(2 delta M) - delta shortcut are named as slips.
+
+The generator is the family's (see _family.py for the realism constraints). It keeps
+delta/M between 0.75% and 6%, so Young's interval is 4% to 15% longer than Daly's and the
+shortcut 2% to 8% shorter: each is graded wrong and named, never passed as correct.
+The node failure rate is given per 1,000 node-days in about 40% of variants.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from problems.templates.checkpointing._family import (
     generate_interval,
     interval_misconceptions,
     interval_statement,
+    node_mtbf_text,
+    parts_separated,
     young_s,
 )
 
@@ -53,9 +60,12 @@ class CheckpointDaly(Template):
     skills = ("checkpoint-interval", "system-mtbf")
     difficulty = 3
     Params = IntervalParams
+    version = 2
 
     def generate(self, rng: random.Random) -> IntervalParams:
-        return generate_interval(rng)
+        return generate_interval(
+            rng, lambda p: parts_separated(self.solve(p), self.misconceptions(p))
+        )
 
     def _seconds(self, p: IntervalParams) -> float:
         return _daly_s(p.checkpoint_s, p.node_mtbf_h * 3600 / p.n_nodes)
@@ -84,7 +94,7 @@ class CheckpointDaly(Template):
         mtbf_h = p.node_mtbf_h / p.n_nodes
         mtbf_s = mtbf_h * 3600
         tau_s = self._seconds(p)
-        text = (
+        text = node_mtbf_text(p) + (
             "Any node failure stops the job, so its MTBF is the node MTBF over the node count:\n\n"
             + step(SYSTEM_MTBF, {"m": p.node_mtbf_h, "n": p.n_nodes}, mtbf_h, "h")
             + f"\n\nIn seconds, the unit of $\\delta$: $M = {tex15(mtbf_s)}$ s.\n\n"

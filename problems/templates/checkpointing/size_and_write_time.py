@@ -1,5 +1,17 @@
 """checkpoint-write-time: a checkpoint's size (full training state or weights only) and
 the time to write it at the storage system's aggregate bandwidth.
+
+Realism: models are the catalog's; aggregate write bandwidths run from 5 GB/s (a small
+NFS filer) to 2 TB/s (Llama 3's Tectonic, 2 TB/s sustained, formulas.md section 6), and
+the storage is sized to the job: every generated write takes 1 s to 15 minutes (no 405B
+training state through a 5 GB/s filer).
+
+Conventions examined: in about 40% of variants the bandwidth is the line rate of the
+storage front-end links in Gb/s, as network figures are quoted (100 Gb/s to 6.4 Tb/s,
+i.e. 12.5 to 800 GB/s), and the learner divides by 8; taking the Gb/s figure as GB/s is
+named bits-vs-bytes, as is the reverse slip in the GB/s variants. The form is decided by
+the parameters alone: a bandwidth of 100 x 2^k Gb/s that is not one of the GB/s figures
+is stated in Gb/s.
 """
 
 from __future__ import annotations
@@ -28,7 +40,18 @@ class WriteParams(Params):
 BYTES_PER_PARAM = {"full": 14, "weights": 2}
 CKPT_SIZE = formula("S", lambda s: s.N * s.b / s.u, N="N", b="b", u="u")
 WRITE_TIME = formula("t", lambda s: s.S / s.B, S="S", B="B")
-STORAGE_GBPS = (5, 10, 20, 25, 50, 100, 200, 500, 1000, 2000)
+STORAGE_GBPS = (5, 10, 20, 30, 60, 150, 300, 500, 1000, 2000)
+# Front-end link line rates in Gb/s (100 Gb/s to 6.4 Tb/s): 12.5 to 800 GB/s.
+LINK_GBITS = (100, 200, 400, 800, 1600, 3200, 6400)
+WRITE_S = (1.0, 900.0)
+
+
+def link_gbits(p: WriteParams) -> float | None:
+    """The bandwidth in Gb/s when the statement gives it so, else None."""
+    gbits = p.storage_bw_gbps * 8
+    if gbits in LINK_GBITS and p.storage_bw_gbps not in STORAGE_GBPS:
+        return float(gbits)
+    return None
 
 
 @register
@@ -40,14 +63,23 @@ class CheckpointWriteTime(Template):
     skills = ("checkpoint-size", "storage-bandwidth")
     difficulty = 1
     Params = WriteParams
+    version = 2
 
     def generate(self, rng: random.Random) -> WriteParams:
-        model = rng.choice(catalog.models())
-        return WriteParams(
-            n_params=float(model.total_params),
-            state=rng.choice(("full", "full", "weights")),
-            storage_bw_gbps=float(rng.choice(STORAGE_GBPS)),
-        )
+        models = catalog.models()
+        for _ in range(10_000):
+            model = rng.choice(models)
+            link = rng.random() < 0.4
+            bw = rng.choice(LINK_GBITS) / 8 if link else float(rng.choice(STORAGE_GBPS))
+            p = WriteParams(
+                n_params=float(model.total_params),
+                state=rng.choice(("full", "full", "weights")),
+                storage_bw_gbps=bw,
+            )
+            # Storage sized to the job: a write of 1 s to 15 min.
+            if WRITE_S[0] <= self._size_gb(p) / bw <= WRITE_S[1]:
+                return p
+        raise RuntimeError("no acceptable checkpoint-write-time variant")  # pragma: no cover
 
     def _size_gb(self, p: WriteParams) -> float:
         return p.n_params * BYTES_PER_PARAM[p.state] / GB
@@ -72,11 +104,21 @@ class CheckpointWriteTime(Template):
             )
         else:
             what = "the **weights only**, in BF16 (2 bytes per parameter)"
+        gbits = link_gbits(p)
+        if gbits is None:
+            bandwidth = (
+                "The storage system absorbs writes from the job at "
+                f"$B = {tex15(p.storage_bw_gbps)}$ GB/s in aggregate (1 GB $= 10^{{9}}$ bytes)."
+            )
+        else:
+            bandwidth = (
+                "The job writes to storage through front-end links with an aggregate line rate "
+                f"of {tex15(gbits)} Gb/s (1 Gb $= 10^{{9}}$ bits), which the storage system "
+                "absorbs in full; protocol overhead is negligible."
+            )
         return (
             f"You checkpoint {who}, {params_count(p.n_params)} parameters "
-            f"($N = {tex15(p.n_params)}$). The checkpoint holds {what}. The storage system "
-            f"absorbs writes from the job at $B = {tex15(p.storage_bw_gbps)}$ GB/s in aggregate "
-            "(1 GB $= 10^{9}$ bytes).\n\n"
+            f"($N = {tex15(p.n_params)}$). The checkpoint holds {what}. {bandwidth}\n\n"
             "1. How large is the checkpoint, in GB?\n"
             "2. How long does it take to write, in seconds, if the storage bandwidth is the only "
             "limit?"
@@ -90,9 +132,17 @@ class CheckpointWriteTime(Template):
             if p.state == "full"
             else "BF16 weights are 2 bytes per parameter."
         )
+        gbits = link_gbits(p)
+        link = (
+            ""
+            if gbits is None
+            else f"\n\nThe links carry {sig15(gbits)} Gb/s, eight bits to the byte: "
+            f"$B = {tex15(gbits)} / 8 = {tex15(p.storage_bw_gbps)}$ GB/s."
+        )
         return (
             f"{why}\n\n"
             + step(CKPT_SIZE, {"N": p.n_params, "b": b, "u": "10^{9}"}, size, "GB")
+            + link
             + "\n\n"
             + step(WRITE_TIME, {"S": size, "B": p.storage_bw_gbps}, size / p.storage_bw_gbps, "s")
         )
@@ -139,13 +189,22 @@ class CheckpointWriteTime(Template):
                 "That is the size in GiB. The question asks for GB (10^9 bytes).",
             )
         )
-        out.append(
-            Misconception(
+        gbits = link_gbits(p)
+        if gbits is None:
+            bits = Misconception(
                 "bits-vs-bytes",
                 "write_time",
                 size * 8 / bw,
                 f"That reads {sig15(bw)} GB/s as gigabits per second. The storage bandwidth is in "
                 "bytes per second.",
             )
-        )
+        else:
+            bits = Misconception(
+                "bits-vs-bytes",
+                "write_time",
+                size / gbits,
+                f"That takes {sig15(gbits)} Gb/s as gigabytes per second. A link's rate is in "
+                f"bits: divide by 8, B = {sig15(bw)} GB/s.",
+            )
+        out.append(bits)
         return out

@@ -1,5 +1,10 @@
 """checkpoint-young: Young's first-order interval sqrt(2 delta M), and the job's MTBF
 from the node MTBF and the node count.
+
+The generator is the family's (see _family.py for the realism constraints: large jobs,
+node MTBFs from published cluster studies, checkpoints of 20 s to 15 min, delta/M in the
+range where Young and Daly differ by 4% or more, slips at least 2.5% apart), and the node
+failure rate is given per 1,000 node-days in about 40% of variants.
 """
 
 from __future__ import annotations
@@ -19,6 +24,9 @@ from problems.templates.checkpointing._family import (
     generate_interval,
     interval_misconceptions,
     interval_statement,
+    node_mtbf_text,
+    node_rate,
+    parts_separated,
     young_s,
 )
 
@@ -36,9 +44,12 @@ class CheckpointYoung(Template):
     skills = ("checkpoint-interval", "system-mtbf")
     difficulty = 2
     Params = IntervalParams
+    version = 2
 
     def generate(self, rng: random.Random) -> IntervalParams:
-        return generate_interval(rng)
+        return generate_interval(
+            rng, lambda p: parts_separated(self.solve(p), self.misconceptions(p))
+        )
 
     def solve(self, p: IntervalParams) -> dict[str, Part]:
         mtbf_h = p.node_mtbf_h / p.n_nodes
@@ -60,7 +71,7 @@ class CheckpointYoung(Template):
         mtbf_h = p.node_mtbf_h / p.n_nodes
         mtbf_s = mtbf_h * 3600
         tau_s = young_s(p.checkpoint_s, mtbf_s)
-        return (
+        return node_mtbf_text(p) + (
             "Failures of independent nodes add up, so the job's MTBF is the node MTBF divided by "
             "the number of nodes:\n\n"
             + step(SYSTEM_MTBF, {"m": p.node_mtbf_h, "n": p.n_nodes}, mtbf_h, "h")
@@ -89,6 +100,16 @@ class CheckpointYoung(Template):
                     "the node count instead of multiplying.",
                 ),
             ]
+        if node_rate(p) is not None:
+            out.append(
+                Misconception(
+                    "days-as-hours",
+                    "system_mtbf",
+                    p.node_mtbf_h / 24 / p.n_nodes,
+                    "That reads 1,000 / r node-days as hours. A node-day is 24 node-hours: "
+                    "M_node = 24,000 / r hours.",
+                )
+            )
         return out
 
     def factor_hints(self, p: IntervalParams) -> FactorHints:

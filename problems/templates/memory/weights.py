@@ -1,8 +1,19 @@
-"""weights-memory: the bytes a model's weights take at a given precision, in GB or GiB."""
+"""weights-memory: the bytes a model's weights take at a given precision, in GB or GiB.
+
+Realism constraints the generator enforces (issue #11): catalog models only; FP32
+weights only for models up to 100B parameters (nobody loads DeepSeek-V3 or Llama 3.1
+405B in FP32; their checkpoints are BF16 or FP8).
+
+Conventions examined: in two fifths of the variants (from a hash of the parameters) the
+statement names the format by its width in bits ("INT4, a 4-bit format"), as model
+cards and quantization tools do, and the learner converts bits to bytes; using the bits
+as bytes (8x too much) is the named slip `bits-vs-bytes`.
+"""
 
 from __future__ import annotations
 
 import random
+import zlib
 from typing import Literal
 
 from pydantic import Field
@@ -28,12 +39,21 @@ class WeightsParams(Params):
     unit: SizeUnit
 
 
+FP32_MAX_PARAMS = 100e9
+
+
+def width_in_bits(p: WeightsParams) -> bool:
+    """Two fifths of the statements give the format's width in bits, not bytes."""
+    return zlib.crc32(f"{p.n_params}|{p.precision}|{p.unit}".encode()) % 5 < 2
+
+
 WEIGHTS = formula(r"M_{\mathrm{weights}}", lambda s: s.N * s.b / s.u, N="N", b="b", u=r"u")
 
 
 @register
 class WeightsMemory(Template):
     slug = "weights-memory"
+    version = 2  # 2: formats given by width in a third of statements (issue #11)
     title = "Memory for a model's weights"
     family = "memory"
     lessons = ("gpu-memory-math",)
@@ -43,9 +63,12 @@ class WeightsMemory(Template):
 
     def generate(self, rng: random.Random) -> WeightsParams:
         model = rng.choice(catalog.models())
+        precisions = ["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+        if model.total_params > FP32_MAX_PARAMS:
+            precisions.remove("fp32")
         return WeightsParams(
             n_params=float(model.total_params),
-            precision=rng.choice(["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]),
+            precision=rng.choice(precisions),
             unit=rng.choice(["GB", "GiB"]),
         )
 
@@ -58,10 +81,14 @@ class WeightsMemory(Template):
 
     def statement(self, p: WeightsParams) -> str:
         b = BYTES_PER_ELEMENT[p.precision]
+        if width_in_bits(p):
+            width = f"{'an' if b == 1 else 'a'} {sig(8 * b)}-bit format"
+        else:
+            width = f"{sig(b)} byte{'s' if b != 1 else ''} per parameter"
         return (
             f"{model_name(p.n_params) or 'A model'} has {params_count(p.n_params)} parameters "
             f"($N = {tex(p.n_params, 12)}$). You load its weights in "
-            f"**{p.precision.upper()}**, {sig(b)} byte{'s' if b != 1 else ''} per parameter "
+            f"**{p.precision.upper()}**, {width} "
             "(ignore quantization scales and everything else: weights only).\n\n"
             f"How much memory do the weights take, in {unit_note(p.unit)}?"
         )
@@ -71,8 +98,13 @@ class WeightsMemory(Template):
         total = self._bytes(p)
         value = total / UNIT_BYTES[p.unit]
         unit_tex = "2^{30}" if p.unit == "GiB" else "10^{9}"
+        bits = (
+            f"{p.precision.upper()} is {sig(8 * b)} bits, and 8 bits make a byte. "
+            if width_in_bits(p)
+            else ""
+        )
         return (
-            f"Each parameter is stored in {p.precision.upper()}, so $b = {sig(b)}$ bytes. "
+            f"{bits}Each parameter is stored in {p.precision.upper()}, so $b = {sig(b)}$ bytes. "
             f"The weights are $N b = {tex(total, 12)}$ bytes; divide by the bytes in one "
             f"{p.unit}:\n\n"
             + step(WEIGHTS, {"N": p.n_params, "b": b, "u": unit_tex}, value, p.unit)
@@ -100,6 +132,16 @@ class WeightsMemory(Template):
                 p.n_params * wrong_b / UNIT_BYTES[p.unit],
                 f"That uses {wrong_b} bytes per parameter. {p.precision.upper()} stores "
                 f"{sig(BYTES_PER_ELEMENT[p.precision])} byte(s) per parameter.",
+            )
+        )
+        bits = 8 * BYTES_PER_ELEMENT[p.precision]
+        out.append(
+            Misconception(
+                "bits-vs-bytes",
+                "weights",
+                p.n_params * bits / UNIT_BYTES[p.unit],
+                f"That uses {sig(bits)} bytes per parameter: {p.precision.upper()} is "
+                f"{sig(bits)} bits, which is {sig(bits / 8)} byte(s). Divide bits by 8.",
             )
         )
         return out

@@ -1,10 +1,20 @@
 """facility-power: a cluster's average facility draw with PUE, its annual energy and
 its electricity bill.
+
+Realism constraints the generator enforces (issue #11): servers are catalog systems
+with a published maximum power (DGX A100, H100, B200); fleets stay under 50 MW of IT
+load; PUE 1.08-1.6, average utilization 50-100%, prices 0.04-0.20 USD per kWh.
+
+Conventions examined: in two fifths of the variants (from a hash of the parameters) the
+price is quoted per MWh, as power-purchase agreements and wholesale markets quote it,
+and the learner converts to kWh; multiplying kWh by the per-MWh price (1,000x too much)
+is the named slip `price-per-mwh`.
 """
 
 from __future__ import annotations
 
 import random
+import zlib
 
 from pydantic import Field
 
@@ -49,6 +59,18 @@ _UTILIZATION = (0.5, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 1.0)
 _PRICES = (0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.12, 0.15, 0.2)
 
 
+def price_per_mwh(p: FacilityParams) -> bool:
+    """Two fifths of the statements quote the price per MWh."""
+    key = f"{p.n_servers}|{p.server_kw}|{p.pue}|{p.utilization}|{p.price_per_kwh}"
+    return zlib.crc32(key.encode()) % 5 < 2
+
+
+def _price(p: FacilityParams) -> str:
+    if price_per_mwh(p):
+        return f"{sig(p.price_per_kwh * 1000, 12)} USD per MWh"
+    return f"{sig(p.price_per_kwh, 12)} USD per kWh"
+
+
 def _facility_kw(p: FacilityParams) -> float:
     return p.n_servers * p.server_kw * p.utilization * p.pue
 
@@ -56,6 +78,7 @@ def _facility_kw(p: FacilityParams) -> float:
 @register
 class FacilityPower(Template):
     slug = "facility-power"
+    version = 2
     title = "Facility power, annual energy and cost"
     family = "power"
     lessons = ("power-cooling-the-ai-data-center", "reliability-cost-at-scale")
@@ -100,7 +123,7 @@ class FacilityPower(Template):
             f"the year, each draws $u = {tex(p.utilization, 12)}$ of that maximum. The data "
             f"center's power usage effectiveness is $\\mathrm{{PUE}} = {tex(p.pue, 12)}$ "
             "(cooling, power conversion and the rest of the building on top of the IT load), "
-            f"and electricity costs {sig(p.price_per_kwh, 12)} USD per kWh. Take a year as "
+            f"and electricity costs {_price(p)}. Take a year as "
             "8,760 hours.\n\n"
             "1. What is the facility's average power draw, in kW?\n"
             "2. How much energy does it use in a year, in MWh?\n"
@@ -122,7 +145,12 @@ class FacilityPower(Template):
             )
             + "\n\nkW times hours is kWh; 1,000 kWh is one MWh:\n\n"
             + step(ENERGY, {"F": kw, "h": HOURS_PER_YEAR}, mwh, "MWh")
-            + "\n\nThe bill is the kWh times the price per kWh:\n\n"
+            + (
+                f"\n\n{_price(p)} is {sig(p.price_per_kwh, 12)} USD per kWh (1 MWh is 1,000 kWh). "
+                if price_per_mwh(p)
+                else "\n\n"
+            )
+            + "The bill is the kWh times the price per kWh:\n\n"
             + step(COST, {"F": kw, "h": HOURS_PER_YEAR, "k": p.price_per_kwh}, cost, "USD")
         )
 
@@ -174,4 +202,14 @@ class FacilityPower(Template):
                 "with a price per kWh.",
             ),
         ]
+        if price_per_mwh(p):
+            out.append(
+                Misconception(
+                    "price-per-mwh",
+                    "annual_cost",
+                    kw * HOURS_PER_YEAR * p.price_per_kwh * 1000,
+                    "That multiplies kWh by the price per MWh, 1,000 times too much. "
+                    "Convert the price to USD per kWh (divide by 1,000) or the energy to MWh.",
+                )
+            )
         return out

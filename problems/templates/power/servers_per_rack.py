@@ -1,15 +1,31 @@
 """rack-power-servers: whole servers (and their GPUs) within a rack's power budget,
-with or without a power cap.
+with or without a power cap, in a rack whose height is stated.
+
+Realism constraints the generator enforces (issue #11):
+
+- Only catalog servers that publish both a maximum system power and a sourced height in
+  rack units (`Server.rack_units`) are drawn; a cloud VM size with neither (Azure ND
+  MI300X v5) or a box without a published power is never drawn.
+- Rack-scale systems (more than 25 kW per "server") belong to the facility template.
+- Every generated statement names the rack's height, 42U or 48U, with 2U taken by the
+  top-of-rack leaf and management switches; the power-bound answer always fits in the
+  space left (servers x U <= rack U - 2), so the answer stays the contract's
+  floor(rack_kw / (server_kw x cap)) and space is stated as a limit that does not bind.
+  Answering with the space limit instead of the power one is a named slip
+  (`space-not-power`).
+- Rack provisions are 15-132 kW, as air- and liquid-cooled AI racks are built.
 """
 
 from __future__ import annotations
 
 import math
 import random
+import zlib
 
 import sympy
 from pydantic import Field
 
+from hardware_db import catalog
 from problems.engine.numbers import exact, sig, tex
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
@@ -25,6 +41,8 @@ from problems.templates.power._family import (
 # Racks and rooms are provisioned for whole servers; rack-scale systems (tens of kW or
 # more per "server") belong to the facility template, not to filling a rack.
 _MAX_SERVER_KW_IN_RACK = 25
+RACK_HEIGHTS = (42, 48)  # U, the two standard tall racks
+SWITCH_U = 2  # one leaf (top-of-rack) switch and one management switch, 1U each
 
 
 def _percent(fraction: float) -> str:
@@ -45,6 +63,9 @@ SERVERS = formula(
     P=r"P_{\mathrm{server}}",
     c="c",
 )
+SPACE = formula(
+    "n_U", lambda s: sympy.floor(s.H / s.h), H=r"U_{\mathrm{free}}", h=r"U_{\mathrm{server}}"
+)
 GPUS = formula("g", lambda s: s.n * s.k, n="n", k="k")
 
 _RACK_KW = (15, 17, 20, 25, 30, 35, 40, 45, 50, 60, 70, 80, 100, 120, 132)
@@ -56,9 +77,46 @@ def _servers(p: RackParams, cap: bool = True) -> int:
     return math.floor(exact(p.rack_kw) / budget)
 
 
+def rack_servers() -> list[catalog.Server]:
+    """The servers a rack can be filled with: a published power and a sourced height."""
+    return [s for s in powered_servers(_MAX_SERVER_KW_IN_RACK) if s.rack_units]
+
+
+def server_units(p: RackParams) -> int | None:
+    """The height in U of the catalog server these parameters name, if one does."""
+    units = {
+        s.rack_units
+        for s in rack_servers()
+        if s.name in matching_servers(p.server_kw, p.gpus_per_server)
+    }
+    return units.pop() if len(units) == 1 else None
+
+
+def rack_height(p: RackParams) -> int | None:
+    """The rack's height in U for the statement: drawn from the parameters (so the same
+    parameters always name the same rack) among the heights whose free space holds the
+    power-bound answer; None when the server has no known height or no rack holds it."""
+    units = server_units(p)
+    if units is None:
+        return None
+    fits = [h for h in RACK_HEIGHTS if _servers(p) * units <= h - SWITCH_U]
+    if not fits:
+        return None
+    key = f"{p.rack_kw}|{p.server_kw}|{p.power_cap_fraction}|{p.gpus_per_server}"
+    return fits[zlib.crc32(key.encode()) % len(fits)]
+
+
+def _space_servers(p: RackParams) -> int | None:
+    height, units = rack_height(p), server_units(p)
+    if height is None or units is None:
+        return None
+    return (height - SWITCH_U) // units
+
+
 @register
 class RackPowerServers(Template):
     slug = "rack-power-servers"
+    version = 2
     title = "Servers and GPUs per rack power budget"
     family = "power"
     lessons = ("power-cooling-the-ai-data-center", "anatomy-of-a-gpu-server")
@@ -67,7 +125,7 @@ class RackPowerServers(Template):
     Params = RackParams
 
     def generate(self, rng: random.Random) -> RackParams:
-        servers = powered_servers(_MAX_SERVER_KW_IN_RACK)
+        servers = rack_servers()
         while True:
             server = rng.choice(servers)
             p = RackParams(
@@ -76,7 +134,7 @@ class RackPowerServers(Template):
                 power_cap_fraction=rng.choice(_CAPS),
                 gpus_per_server=server.n_accelerators,
             )
-            if 1 <= _servers(p) <= 40:
+            if _servers(p) >= 1 and rack_height(p) is not None:
                 return p
 
     def solve(self, p: RackParams) -> dict[str, Part]:
@@ -94,6 +152,16 @@ class RackPowerServers(Template):
                 label="GPUs",
             ),
         }
+
+    def _space_sentence(self, p: RackParams) -> str:
+        height, units = rack_height(p), server_units(p)
+        if height is None or units is None:
+            return " Count power only: rack space is not part of this question."
+        return (
+            f" The rack is {height}U tall; the top {SWITCH_U}U hold the leaf and management "
+            f"switches, leaving {height - SWITCH_U}U for servers, and each server is "
+            f"{units}U high. Both limits apply: power and space."
+        )
 
     def statement(self, p: RackParams) -> str:
         names = matching_servers(p.server_kw, p.gpus_per_server)
@@ -113,14 +181,15 @@ class RackPowerServers(Template):
             f"A rack is provisioned for $P_{{\\mathrm{{rack}}}} = {tex(p.rack_kw, 12)}$ kW. "
             f"You fill it with {what} systems, each holding {p.gpus_per_server} GPUs and "
             f"rated at $P_{{\\mathrm{{server}}}} = {tex(p.server_kw, 12)}$ kW maximum system "
-            f"power. {cap} The budgeted draw must never exceed the rack's provision.\n\n"
+            f"power. {cap} The budgeted draw must never exceed the rack's provision."
+            f"{self._space_sentence(p)}\n\n"
             "1. How many servers fit in the rack (a whole number)?\n"
             "2. How many GPUs is that (a whole number)?"
         )
 
     def solution(self, p: RackParams) -> str:
         n = _servers(p)
-        return (
+        text = (
             "Each server is budgeted at its rating times the cap; only whole servers fit, "
             "so round down:\n\n"
             + step(
@@ -128,9 +197,19 @@ class RackPowerServers(Template):
                 {"R": p.rack_kw, "P": p.server_kw, "c": p.power_cap_fraction},
                 n,
             )
-            + "\n\n"
-            + step(GPUS, {"n": n, "k": p.gpus_per_server}, n * p.gpus_per_server)
         )
+        space, units, height = _space_servers(p), server_units(p), rack_height(p)
+        if space is not None and units is not None and height is not None:
+            text += (
+                "\n\nSpace allows\n\n"
+                + step(SPACE, {"H": height - SWITCH_U, "h": units}, space)
+                + (
+                    f"\n\nso power is the binding limit: {n} servers."
+                    if space > n
+                    else f"\n\nso power and space both allow {n} servers."
+                )
+            )
+        return text + "\n\n" + step(GPUS, {"n": n, "k": p.gpus_per_server}, n * p.gpus_per_server)
 
     def misconceptions(self, p: RackParams) -> list[Misconception]:
         n = _servers(p)
@@ -172,5 +251,17 @@ class RackPowerServers(Template):
                     "draw: divide the rack budget by the capped server power.",
                 )
                 for part, value in (("servers", on_rack), ("gpus", on_rack * k))
+            ]
+        space = _space_servers(p)
+        if space is not None and space != n:
+            out += [
+                Misconception(
+                    "space-not-power",
+                    part,
+                    value,
+                    "That is how many servers the rack's free space holds. The rack's power "
+                    "provision runs out first: the answer is the smaller of the two limits.",
+                )
+                for part, value in (("servers", space), ("gpus", space * k))
             ]
         return drop_close_counts(out, {"servers": n, "gpus": n * k})
