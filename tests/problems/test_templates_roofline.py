@@ -49,3 +49,40 @@ def test_bound_is_decided_on_exact_decimals():
     assert parts["bound"].value == "compute"
     parts = _attain(3, 1, 0.29, 0.1)
     assert parts["bound"].value == "memory"
+
+
+# --- conventions over seeds 0-199 (issue #11) -------------------------------------------
+
+from problems.engine.variants import Variant  # noqa: E402
+
+_SPARSE = "2:4 structured-sparsity figure"
+
+
+def test_roofline_quotes_the_sparse_headline_in_a_third():
+    for slug in ("roofline-ridge", "roofline-attainable"):
+        quoted = 0
+        for seed in range(200):
+            v = Variant.from_seed(slug, seed)
+            text = v.statement_markdown()
+            if _SPARSE in text:
+                quoted += 1
+                assert "dense" not in text.split(_SPARSE)[0], text  # no dense peak handed over
+                assert "half of it" in v.solution_markdown()
+        assert quoted >= 200 / 3, (slug, quoted)
+
+
+def test_ridge_sparse_headline_graded_as_the_slip():
+    # The same part, either wording: the answer is the dense ridge; the headline as is is
+    # the sparse-peak slip.
+    v = variant("roofline-ridge", {"peak_tflops": 989.4, "mem_bw_tbps": 3.35})
+    assert v.grade("ridge", "295.4").correct  # 1979 / 2 / 3.35
+    assert v.grade("ridge", "590.7").misconception == "sparse-peak"
+
+
+def test_attainable_sparse_roof_never_lands_on_the_bandwidth_roof():
+    for seed in range(200):
+        v = Variant.from_seed("roofline-attainable", seed)
+        got = {(m.code, m.part): m.value for m in v.misconceptions}
+        if ("sparse-peak", "attainable") in got and ("wrong-roof", "attainable") in got:
+            a, b = got[("sparse-peak", "attainable")], got[("wrong-roof", "attainable")]
+            assert abs(a - b) > 0.02 * max(a, b)

@@ -40,3 +40,16 @@ def test_named_slips():
     assert by_code["gb-vs-gib"] == [80]  # 80 GB read as 80 GiB
     assert any(math.isclose(x, 80 * 2**30 / 1e9) for x in by_code["unit-scale"])
     assert "80 GB" in v.statement_markdown()  # a real part sold as "80 GB"
+
+
+def test_slips_to_plain_bytes_are_named_once():
+    # 80 GB to B: "steps by the wrong factor" is 80 GiB in bytes, the GB-read-as-GiB slip.
+    v = variant("gb-gib", {"value": 80, "from_unit": "GB", "to_unit": "B"})
+    slips = v.template.misconceptions(v.params)
+    values = [m.value for m in slips]
+    assert len(values) == len({round(x, 3) for x in values})
+    assert v.grade("converted", str(80 * 2**30)).misconception == "gb-vs-gib"
+    # Between two prefixed units both readings stay named.
+    v = variant("gb-gib", {"value": 1, "from_unit": "GiB", "to_unit": "MB"})
+    codes = [m.code for m in v.template.misconceptions(v.params)]
+    assert codes.count("unit-scale") == 2 and codes.count("gb-vs-gib") == 2

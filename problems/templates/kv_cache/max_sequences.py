@@ -1,6 +1,15 @@
 """kv-max-sequences: how many full-length sequences fit in the KV cache once the weights
 are loaded, under vLLM's `gpu_memory_utilization`. The generator mostly deploys the
 smallest GPU count that serves at all, so answers stay small and tight.
+
+Realism the generator enforces (issue #11): the devices are one tensor-parallel group
+inside one scale-up domain (`_family.SCALE_UP`), never more devices than the model has
+key/value heads (past that vLLM replicates KV heads and the pooled budget would be about
+2x too generous); weights and KV cache only in formats the part runs (FP8 where it
+computes in FP8, FP4 on Blackwell and MI355X, weight-only INT4 on NVIDIA and AMD GPUs);
+contexts within the model's window. In about half the variants an NVIDIA part's memory
+is given as `nvidia-smi` reports it, in MiB, and the learner converts (MiB read as MB is
+the gb-vs-gib slip there).
 """
 
 from __future__ import annotations
@@ -13,7 +22,6 @@ from typing import Any
 from pydantic import Field
 from sympy import floor as sym_floor
 
-from hardware_db import catalog
 from problems.engine.numbers import exact, params_count, sig
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
@@ -29,6 +37,7 @@ from problems.templates._common import (
 from problems.templates.kv_cache._family import (
     GIB,
     KV_TOKEN,
+    SCALE_UP,
     Dtype,
     bpe,
     bytes_phrase,
@@ -37,13 +46,14 @@ from problems.templates.kv_cache._family import (
     gqa_models,
     models_with_shape,
     named_query_heads,
+    reported_mib,
+    scale_up_of,
     seq_choices,
+    serving_accelerators,
+    stated_mib,
     token_bytes,
+    weight_dtypes_for,
 )
-
-# Weight dtypes drawn with realistic weights: mostly BF16, then FP8, some INT4.
-
-WEIGHT_DTYPES = ("bf16", "bf16", "bf16", "fp8", "fp8", "int4")
 
 
 class KvMaxParams(Params):
@@ -100,23 +110,33 @@ class KvMaxSequences(Template):
     skills = ("kv-cache-bytes", "serving-capacity", "memory-budget")
     difficulty = 3
     Params = KvMaxParams
+    version = 2
 
     def generate(self, rng: random.Random) -> KvMaxParams:
         models = gqa_models()
-        accs = catalog.accelerators()
+        accs = serving_accelerators()
+        smi = [
+            a for a in accs if reported_mib(a) is not None and a.usable_gib != round(a.usable_gib)
+        ]
         for _ in range(500):
             model = rng.choice(models)
-            acc = rng.choice(accs)
-            weight_dtype = rng.choice(WEIGHT_DTYPES)
-            kv_dtype = rng.choice(("bf16", "bf16", "fp16", "fp8", "fp8"))
+            # Half the time an NVIDIA part whose nvidia-smi total the catalog records.
+            acc = rng.choice(smi if rng.random() < 0.5 else accs)
+            weight_dtype = rng.choice(weight_dtypes_for(acc))
+            fp8 = ("fp8", "fp8") if "fp8" in acc.dense_flops else ()
+            kv_dtype = rng.choice(("bf16", "bf16", "fp16", *fp8))
             seq_len = rng.choice(seq_choices(model))
             util = rng.choice((0.85, 0.9, 0.9, 0.9, 0.92, 0.95))
             gib = usable_gib_of(acc)
+            if reported_mib(acc) is not None and rng.random() < 0.75:
+                gib = reported_mib(acc) / 1024  # stated as nvidia-smi shows it, in MiB
             token = exact_token_bytes(model.n_layers, model.n_kv_heads, model.head_dim, kv_dtype)
+            cap = min(SCALE_UP[acc.slug][0], model.n_kv_heads)
             feasible = [
                 n
-                for n in (1, 2, 4, 8, 16)
-                if _max_seqs(gib, n, util, model.total_params, weight_dtype, token, seq_len) >= 1
+                for n in (1, 2, 4, 8)
+                if n <= cap
+                and _max_seqs(gib, n, util, model.total_params, weight_dtype, token, seq_len) >= 1
             ]
             if not feasible:
                 continue
@@ -175,11 +195,26 @@ class KvMaxSequences(Template):
         shape = models_with_shape(p.n_layers, p.n_kv_heads, p.head_dim)
         model = model_with_params(p.n_params, among=shape)
         who = f"**{model.name}**" if model is not None else "a model"
+        mib = stated_mib(p.gpu_mem_gib)
+        each = "with" if p.n_gpus == 1 else "each with"
+        if mib is not None:
+            memory = (
+                f"{each} {mib:,} MiB of memory as `nvidia-smi` reports it "
+                "(1 MiB $= 2^{20}$ bytes; take that whole total as the device's memory)"
+            )
+        else:
+            memory = (
+                f"{each} $G = {tex15(p.gpu_mem_gib)}$ GiB of usable memory "
+                "(1 GiB $= 2^{30}$ bytes)"
+            )
+        domain = scale_up_of(p.gpu_mem_gib)
+        where = ""
+        if domain is not None and 1 < p.n_gpus <= domain[0]:
+            where = f" in {domain[1]}, as one tensor-parallel group"
         return (
             f"You serve {who} ({params_count(p.n_params)} parameters, "
-            f"$N = {tex15(p.n_params)}$) on {device_phrase(p.n_gpus, p.gpu_mem_gib)}, "
-            f"{'with' if p.n_gpus == 1 else 'each with'} "
-            f"$G = {tex15(p.gpu_mem_gib)}$ GiB of usable memory (1 GiB $= 2^{{30}}$ bytes). "
+            f"$N = {tex15(p.n_params)}$) on {device_phrase(p.n_gpus, round(p.gpu_mem_gib, 2))}"
+            f"{where}, {memory}. "
             f"The serving engine may use a fraction $u = {tex15(p.gpu_mem_util)}$ of every "
             "device's memory (vLLM's `gpu_memory_utilization`); the weights are split across "
             "the devices and whatever is left of that budget holds the KV cache.\n\n"
@@ -201,7 +236,14 @@ class KvMaxSequences(Template):
         budget = p.n_gpus * p.gpu_mem_gib * GIB * p.gpu_mem_util
         answer = self._answer(p)
         where = "the one device" if p.n_gpus == 1 else f"all {p.n_gpus} devices"
-        text = (
+        mib = stated_mib(p.gpu_mem_gib)
+        convert = ""
+        if mib is not None:
+            convert = (
+                f"First the memory in GiB: {mib:,} MiB / 1024 = $G = {tex15(p.gpu_mem_gib)}$ GiB "
+                "(a MiB is $2^{20}$ bytes, not $10^{6}$).\n\n"
+            )
+        text = convert + (
             "The weights and the per-token cache, in bytes:\n\n"
             + step(WEIGHTS, {"N": tex15(p.n_params), "b": bw}, weights, "B")
             + "\n\n"
@@ -240,13 +282,17 @@ class KvMaxSequences(Template):
         models = models_with_shape(p.n_layers, p.n_kv_heads, p.head_dim)
         model = model_with_params(p.n_params, among=models)
         token = self._token(p)
+        mib = stated_mib(p.gpu_mem_gib)
         out = [
             Misconception(
                 "gb-vs-gib",
                 "max_seqs",
-                self._answer(p, gib_bytes=10**9),
+                self._answer(p, gib_bytes=10**9 if mib is None else 1024 * 10**6),
                 f"That treats {sig15(p.gpu_mem_gib)} GiB as GB. A GiB is 2^30 bytes, about 7.4% "
-                "more than 10^9, so there is more room for cache than that.",
+                "more than 10^9, so there is more room for cache than that."
+                if mib is None
+                else f"That treats {mib:,} MiB as MB. A MiB is 2^20 bytes, about 4.9% more "
+                "than 10^6, so there is more room for cache than that.",
             ),
             Misconception(
                 "weights-not-subtracted",

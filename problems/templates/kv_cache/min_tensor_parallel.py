@@ -1,7 +1,22 @@
 """tp-min-gpus: the smallest power-of-two tensor-parallel degree whose devices hold the
 weights, keeping a stated fraction of each device free. The fit is decided on exact
-decimals, so a model that exactly fills its devices is not rounded into a miss; the
-generator keeps models that fit nowhere rare and thins out the trivial single-GPU case.
+decimals, so a model that exactly fills its devices is not rounded into a miss.
+
+Realism the generator enforces (issue #11): every answer is a degree a serving engineer
+would deploy, 1 up to the devices of one scale-up domain (`_family.SCALE_UP`: 8 on
+NVSwitch, Infinity Fabric, ICI and NeuronLink hosts, 2 for a bridged H100 NVL pair) and
+never above the model's key/value heads, so no 16-way TP across nodes and no replicated
+KV heads; weights only in formats the part runs (FP8/FP4 where it computes in them,
+weight-only INT4 on NVIDIA and AMD GPUs, INT8 on TPUs); reserves of 5-30%; the trivial
+case (weights under half of one device) is left out. The statement names the domain.
+
+Discrimination: the generator keeps only variants where every slip that changes the
+answer lands on its own value. Forgetting the reserve and rounding the ratio down both
+give half the answer whenever the reserve matters, so there the value is named once
+(reserve-not-applied, whose feedback names both) and rounded-down only where the reserve
+does not change the answer. About two in five statements give an NVIDIA part's memory
+as nvidia-smi shows it, in MiB, and the learner converts (MiB read as MB is the
+gb-vs-gib slip there); some variants are drawn so that this slip changes the answer.
 """
 
 from __future__ import annotations
@@ -19,20 +34,27 @@ from problems.engine.solutions import formula, step
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates._common import (
+    cached_index,
     model_with_params,
     sig15,
     tex15,
-    usable_gib_of,
 )
 from problems.templates.kv_cache._family import (
     GIB,
+    SCALE_UP,
     Dtype,
     bpe,
     bytes_phrase,
     device_phrase,
+    reported_mib,
+    scale_up_of,
+    serving_accelerators,
+    stated_mib,
+    weight_dtypes_for,
 )
 
 POWERS_OF_TWO = (1, 2, 4, 8, 16, 32, 64)
+RESERVES = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
 
 
 class TpMinParams(Params):
@@ -79,31 +101,61 @@ class TpMinGpus(Template):
     skills = ("weights-bytes", "tensor-parallel-sizing", "units-gb-gib")
     difficulty = 2
     Params = TpMinParams
+    version = 2
 
     def generate(self, rng: random.Random) -> TpMinParams:
-        models = catalog.models()
-        accs = catalog.accelerators()
-        for _ in range(200):
-            model = rng.choice(models)
-            acc = rng.choice(accs)
-            p = TpMinParams(
-                n_params=float(model.total_params),
-                weight_dtype=rng.choice(("bf16", "bf16", "fp16", "fp8", "fp8", "int4", "fp4")),
-                gpu_mem_gib=usable_gib_of(acc),
-                reserve_fraction=rng.choice((0.1, 0.1, 0.15, 0.2, 0.25, 0.3)),
-            )
-            answer = self._answer(p)
-            ratio = (
-                p.n_params * bpe(p.weight_dtype) / (p.gpu_mem_gib * GIB * (1 - p.reserve_fraction))
-            )
-            # Keep "does not fit even on 64" rare, and thin out the many single-GPU cases
-            # (small models on big GPUs, trivial when the weights fill under half a device).
-            if answer == 0 and rng.random() < 0.9:
-                continue
-            if answer == 1 and rng.random() < (0.9 if ratio < 0.5 else 0.5):
-                continue
-            return p
-        return p
+        pool = cached_index("tp-min-gpus-pool", catalog.models(), self._pool)
+        by_model = rng.choice(sorted(pool.items()))[1]
+        # Mostly a real sharding decision (2 to 8 devices); one device sometimes.
+        sharded = [p for p in by_model if self._answer(p) > 1]
+        choices = sharded if sharded and rng.random() < 0.75 else by_model
+        mib = [p for p in choices if stated_mib(p.gpu_mem_gib) is not None]
+        if mib and rng.random() < 0.55:
+            choices = mib
+        units = [p for p in choices if self._unit_slip_applies(p)]
+        if units and rng.random() < 0.4:
+            choices = units
+        return rng.choice(choices)
+
+    def _pool(self, models: tuple) -> dict[str, list[TpMinParams]]:
+        """Every realistic (model, part, format, reserve) whose slips stay apart, by model."""
+        out: dict[str, list[TpMinParams]] = {}
+        for model in models:
+            for acc in serving_accelerators():
+                cap = min(SCALE_UP[acc.slug][0], model.n_kv_heads)
+                gibs = [round(acc.usable_gib, 2)]
+                if reported_mib(acc) is not None:
+                    gibs.append(reported_mib(acc) / 1024)
+                for dtype in sorted(set(weight_dtypes_for(acc))):
+                    for r in RESERVES:
+                        for gib in gibs:
+                            p = TpMinParams(
+                                n_params=float(model.total_params),
+                                weight_dtype=dtype,
+                                gpu_mem_gib=gib,
+                                reserve_fraction=r,
+                            )
+                            if self._keep(p, cap):
+                                out.setdefault(model.slug, []).append(p)
+        return out
+
+    def _keep(self, p: TpMinParams, cap: int) -> bool:
+        answer = self._answer(p)
+        if not 1 <= answer <= cap or self._ratio(p) < 0.5:
+            return False
+        values = [m.value for m in self.misconceptions(p) if m.value != answer]
+        return len(values) >= 2 and len(set(values)) == len(values)
+
+    def _ratio(self, p: TpMinParams) -> float:
+        weights = exact(p.n_params) * exact(bpe(p.weight_dtype))
+        return float(weights / (exact(p.gpu_mem_gib) * GIB * (1 - exact(p.reserve_fraction))))
+
+    def _unit_slip_applies(self, p: TpMinParams) -> bool:
+        return self._answer(p, gib_bytes=self._slip_bytes(p)) != self._answer(p)
+
+    def _slip_bytes(self, p: TpMinParams) -> int:
+        """Bytes per stated GiB under the unit slip: GiB read as GB, or MiB read as MB."""
+        return 1024 * 10**6 if stated_mib(p.gpu_mem_gib) is not None else 10**9
 
     def _answer(self, p: TpMinParams, **over: Any) -> int:
         args = {
@@ -130,14 +182,29 @@ class TpMinGpus(Template):
     def statement(self, p: TpMinParams) -> str:
         model = model_with_params(p.n_params)
         who = f"**{model.name}**" if model else "A model"
+        mib = stated_mib(p.gpu_mem_gib)
+        if mib is not None:
+            memory = (
+                f"on which `nvidia-smi` reports {mib:,} MiB of memory each "
+                "(1 MiB $= 2^{20}$ bytes; take that whole total as usable)"
+            )
+        else:
+            memory = (
+                f"each with $G = {tex15(p.gpu_mem_gib)}$ GiB of usable memory "
+                "(1 GiB $= 2^{30}$ bytes)"
+            )
+        domain = scale_up_of(p.gpu_mem_gib)
+        where = f" in {domain[1]}" if domain is not None else ""
+        heads = ""
+        if model is not None and model.kv_lora_rank is None:
+            heads = f" The model has {model.n_kv_heads} key/value heads."
         return (
             f"{who} has {params_count(p.n_params)} parameters ($N = {tex15(p.n_params)}$), "
             f"stored in **{p.weight_dtype.upper()}** at {bytes_phrase(p.weight_dtype)} "
             "(ignore quantization scales). You shard the weights evenly with tensor "
-            f"parallelism over {device_phrase(None, p.gpu_mem_gib)} devices, each with "
-            f"$G = {tex15(p.gpu_mem_gib)}$ GiB of usable memory (1 GiB $= 2^{{30}}$ bytes), "
-            f"keeping a fraction $r = {tex15(p.reserve_fraction)}$ of every device free for the "
-            "KV cache, activations and the runtime.\n\n"
+            f"parallelism over {device_phrase(None, round(p.gpu_mem_gib, 2))} devices{where}, "
+            f"{memory}. You keep a fraction $r = {tex15(p.reserve_fraction)}$ of every device "
+            f"free for the KV cache, activations and the runtime.{heads}\n\n"
             "The tensor-parallel degree must be a power of two: 1, 2, 4, 8, 16, 32 or 64. What "
             "is the smallest degree whose devices can hold all the weights? Answer 0 if even 64 "
             "are not enough."
@@ -149,7 +216,14 @@ class TpMinGpus(Template):
         per_gpu = p.gpu_mem_gib * GIB * (1 - p.reserve_fraction)
         ratio = weights / per_gpu
         answer = self._answer(p)
-        text = (
+        mib = stated_mib(p.gpu_mem_gib)
+        convert = ""
+        if mib is not None:
+            convert = (
+                f"First the memory in GiB: {mib:,} MiB / 1024 = {tex15(p.gpu_mem_gib)} GiB "
+                f"(not {sig(mib / 1000, 6)} GB: a MiB is $2^{{20}}$ bytes).\n\n"
+            )
+        text = convert + (
             f"The weights take $W = N b = {tex15(weights)}$ bytes. Each device may hold "
             f"$C = G \\cdot 2^{{30}} (1 - r) = {tex15(per_gpu)}$ bytes of them. "
             "The number of devices needed is the ratio, rounded up:\n\n"
@@ -178,20 +252,32 @@ class TpMinGpus(Template):
         weights = exact(p.n_params) * exact(bpe(p.weight_dtype))
         per_gpu = exact(p.gpu_mem_gib) * GIB * (1 - exact(p.reserve_fraction))
         plain = math.ceil(weights / per_gpu)
+        answer = self._answer(p)
+        if stated_mib(p.gpu_mem_gib) is not None:
+            unit_feedback = (
+                f"That reads {stated_mib(p.gpu_mem_gib):,} MiB as MB. A MiB is 2^20 = 1,048,576 "
+                "bytes, 4.9% more than 10^6, so each GPU holds more than that assumes."
+            )
+        else:
+            unit_feedback = (
+                f"That reads {sig15(p.gpu_mem_gib)} GiB as GB. A GiB is 2^30 bytes, 7.4% more "
+                "than 10^9, so each GPU holds more than that assumes."
+            )
+        no_reserve = self._answer(p, reserve=0)
         out = [
             Misconception(
                 "gb-vs-gib",
                 "min_gpus",
-                self._answer(p, gib_bytes=10**9),
-                f"That reads {sig15(p.gpu_mem_gib)} GiB as GB. A GiB is 2^30 bytes, 7.4% more "
-                "than 10^9, so each GPU holds more than that assumes.",
+                self._answer(p, gib_bytes=self._slip_bytes(p)),
+                unit_feedback,
             ),
             Misconception(
                 "reserve-not-applied",
                 "min_gpus",
-                self._answer(p, reserve=0),
+                no_reserve,
                 f"That fills every GPU to the brim. A fraction {sig15(p.reserve_fraction)} "
-                "of each GPU is kept free, so only the rest can hold weights.",
+                "of each GPU is kept free, so only the rest can hold weights. (Rounding the "
+                "device count down to a power of two lands here too: it must be rounded up.)",
             ),
         ]
         if plain <= 64:
@@ -215,7 +301,8 @@ class TpMinGpus(Template):
                     f"The fraction r is what is kept free; the weights get 1 - r.",
                 )
             )
-        if 1 < weights / per_gpu <= 64:
+        if 1 < weights / per_gpu <= 64 and no_reserve == answer:
+            # Where the reserve matters, forgetting it gives this same value (named above).
             below = 2 ** math.floor(math.log2(weights / per_gpu))
             out.append(
                 Misconception(

@@ -1,6 +1,6 @@
-"""What the serving templates share: how many GPUs serve a model, the smallest of 1, 2,
+"""What the serving templates share: how many devices serve a model, the smallest of 1, 2,
 4 or 8 that holds its weights with room to spare, so decode and prefill deploy a
-model the same way.
+model the same way; and what a device is called ("GPU" only for GPUs).
 """
 
 from __future__ import annotations
@@ -22,3 +22,24 @@ def gpu_count(rng: random.Random, weight_bytes: float, acc: catalog.Accelerator)
                 return n * 2
             return n
     return None
+
+
+# What each vendor's part is called in prose: "GPU" only for GPUs (issue #11).
+_NOUNS = {
+    "NVIDIA": ("GPU", "GPUs"),
+    "AMD": ("GPU", "GPUs"),
+    "Google": ("TPU chip", "TPU chips"),
+    "AWS": ("chip", "chips"),
+    "Intel": ("accelerator", "accelerators"),
+}
+_GENERIC = ("accelerator", "accelerators")
+
+
+def device_noun(accs: list[catalog.Accelerator], n: int = 1) -> str:
+    """ "GPU"/"GPUs" when every named part is a GPU (NVIDIA, AMD); "TPU chip", "chip"
+    (Trainium, Inferentia) or "accelerator" (Gaudi, mixed or unnamed) otherwise."""
+    # A multi-die package that software sees as several GPUs (MI250X: two GCDs) is
+    # "an accelerator": its catalog figures are the whole package's.
+    nouns = {_GENERIC if "GCD" in a.form_factor else _NOUNS.get(a.vendor, _GENERIC) for a in accs}
+    singular, plural = nouns.pop() if len(nouns) == 1 else _GENERIC
+    return singular if n == 1 else plural

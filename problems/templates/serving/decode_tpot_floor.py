@@ -1,5 +1,15 @@
 """decode-tpot-floor: the memory-bandwidth floor on time per output token at batch 1,
 and the matching ceiling on decode speed.
+
+Realism: a dense catalog model on a catalog part (any part may serve: decode is
+inference), at a weight precision the part runs (FP8/FP4 only where it publishes a peak
+for them), on the smallest of 1, 2, 4 or 8 devices that holds the weights with 20% to
+spare (sometimes doubled), with tensor parallelism. The devices are called GPUs only
+when they are GPUs (NVIDIA, AMD; not the two-GCD MI250X package); TPU chips,
+Trainium/Inferentia chips and Gaudi or MI250X accelerators otherwise. Discrimination:
+forgetting to split the weights over the devices is named (per-gpu-vs-total), unless its
+value coincides with the wrong bytes-per-parameter slip; with 8 devices it is what an 8x
+slip (bits for bytes) looks like, and the learner is told the more specific slip.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from problems.templates._common import (
     model_with_params,
 )
 from problems.templates.serving._family import (
+    device_noun,
     gpu_count,
 )
 
@@ -63,6 +74,7 @@ class DecodeTpotFloor(Template):
     lessons = ("prefill-decode-and-the-cost-of-a-token", "llm-inference-at-scale", "quantization")
     skills = ("decode-bandwidth-bound", "tpot", "weights-bytes")
     difficulty = 2
+    version = 2
     Params = DecodeParams
 
     def generate(self, rng: random.Random) -> DecodeParams:
@@ -102,16 +114,18 @@ class DecodeTpotFloor(Template):
         )
         hits = matching_accelerators(mem_bw_tbps=p.mem_bw_tbps)
         which = f" ({accelerator_names(hits)})" if hits else ""
+        accs = [a for a, _ in hits]
         if p.n_gpus == 1:
             hardware = (
-                f"It runs on a single GPU{which}, which reads its HBM at "
+                f"It runs on a single {device_noun(accs)}{which}, which reads its HBM at "
                 f"{sig(p.mem_bw_tbps, 12)} TB/s."
             )
         else:
+            nouns = device_noun(accs, p.n_gpus)
             hardware = (
-                f"It runs on {p.n_gpus} GPUs{which} with tensor parallelism; each reads its "
-                f"HBM at {sig(p.mem_bw_tbps, 12)} TB/s, and the GPUs read their shares of the "
-                "weights in parallel."
+                f"It runs on {p.n_gpus} {nouns}{which} with tensor parallelism; each reads "
+                f"its HBM at {sig(p.mem_bw_tbps, 12)} TB/s, and the {nouns} read their shares "
+                "of the weights in parallel."
             )
         return (
             f"{model} serves one sequence at a time (batch size 1) with its weights in "
@@ -126,7 +140,7 @@ class DecodeTpotFloor(Template):
         seconds = _decode_seconds(p)
         return (
             f"Each token reads $N b = {tex(p.n_params * b, 12)}$ bytes of weights, spread "
-            f"over {p.n_gpus} GPU{'s' if p.n_gpus > 1 else ''} reading at "
+            f"over {p.n_gpus} {self._noun(p)} reading at "
             f"$B_{{\\mathrm{{mem}}}} = {tex(p.mem_bw_tbps, 12)} \\times 10^{{12}}$ B/s each:\n\n"
             + step(
                 TPOT,
@@ -179,7 +193,32 @@ class DecodeTpotFloor(Template):
                 "Invert the time in seconds to get tokens per second.",
             ),
         ]
+        if p.n_gpus > 1 and not any(
+            m.part == "tpot" and abs(m.value - seconds * 1e3 * p.n_gpus) < 0.03 * m.value
+            for m in out
+        ):
+            noun = self._noun(p)
+            out += [
+                Misconception(
+                    "per-gpu-vs-total",
+                    "tpot",
+                    seconds * 1e3 * p.n_gpus,
+                    f"That streams all the weights through one device. The {p.n_gpus} "
+                    f"{noun} each hold and read 1/{p.n_gpus} of them at the same time.",
+                ),
+                Misconception(
+                    "per-gpu-vs-total",
+                    "tokens_per_s",
+                    1 / (seconds * p.n_gpus),
+                    f"That streams all the weights through one device. The {p.n_gpus} "
+                    f"{noun} each read 1/{p.n_gpus} of them in parallel.",
+                ),
+            ]
         return out
+
+    def _noun(self, p: DecodeParams) -> str:
+        hits = matching_accelerators(mem_bw_tbps=p.mem_bw_tbps)
+        return device_noun([a for a, _ in hits], p.n_gpus)
 
     def factor_hints(self, p: DecodeParams) -> FactorHints:
         return FactorHints(parallelism=p.n_gpus if p.n_gpus > 1 else None)

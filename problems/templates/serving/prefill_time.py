@@ -1,5 +1,18 @@
-"""prefill-time: the time to first token from 2N FLOP per prompt token, the GPUs' dense
-peak and the MFU.
+"""prefill-time: the time to first token from 2N FLOP per prompt token, the devices'
+dense peak and the MFU.
+
+Realism: a dense catalog model with a prompt within its context window, on a catalog
+part (any part may serve) at BF16 or FP8, on the smallest of 1, 2, 4 or 8 devices that
+holds the weights with room to spare (sometimes doubled), with tensor parallelism. One
+device reads "a single GPU, with ..."; several read "N GPUs ..., each with ...". The
+devices are called GPUs only when they are GPUs (NVIDIA, AMD); TPU chips,
+Trainium/Inferentia chips and Gaudi or MI250X accelerators otherwise.
+
+Convention examined: where the part publishes a 2:4 sparse figure of 2x dense, three
+variants in four (by a hash of the parameters) give only that datasheet headline, marked
+as sparse, and the learner halves it. Discrimination: forgetting to split the work over
+the devices is named (per-gpu-vs-total); with 2 or 8 devices it is also what a 2x or 8x
+generic slip looks like, and the learner is told the specific one.
 """
 
 from __future__ import annotations
@@ -23,13 +36,11 @@ from problems.templates._common import (
     sparse_note,
     sparse_ratio,
 )
+from problems.templates.roofline._family import halving_note, quotes_sparse, sparse_clause
 from problems.templates.serving._family import (
+    device_noun,
     gpu_count,
 )
-
-
-def _gpus_phrase(n: int) -> str:
-    return "a single GPU" if n == 1 else f"{n} GPUs with tensor parallelism"
 
 
 class PrefillParams(Params):
@@ -65,6 +76,7 @@ class PrefillTime(Template):
     lessons = ("prefill-decode-and-the-cost-of-a-token", "serving-models", "llm-inference-at-scale")
     skills = ("prefill-compute-bound", "ttft", "mfu")
     difficulty = 2
+    version = 2
     Params = PrefillParams
 
     def generate(self, rng: random.Random) -> PrefillParams:
@@ -91,18 +103,30 @@ class PrefillTime(Template):
         named = model_with_params(p.n_params, among=dense_models())
         model = f"{named.name if named else 'A dense model'} ({params_count(p.n_params)} parameters"
         hits = matching_accelerators(peak_tflops=p.peak_tflops)
+        n = p.n_gpus
+        noun = device_noun([a for a, _ in hits], n)
+        names = f" ({accelerator_names(hits)})" if hits else ""
+        where = (
+            f"a single {noun}{names}" if n == 1 else f"{n} {noun}{names} with tensor parallelism"
+        )
+        each = "" if n == 1 else "each "
+        sparse = self._sparse(p, hits)
         if hits:
             prec = PRECISION_LABEL[hits[0][1] or "bf16"]
-            gpu = (
-                f"each GPU ({accelerator_names(hits)}) with a dense {prec} peak of "
-                f"{sig(p.peak_tflops, 12)} TFLOP/s.{sparse_note(hits)}"
-            )
+            if sparse is not None:
+                figure = f"{each}with {sparse_clause(sparse, prec)}."
+            else:
+                figure = (
+                    f"{each}with a dense {prec} peak of {sig(p.peak_tflops, 12)} TFLOP/s."
+                    f"{sparse_note(hits)}"
+                )
         else:
-            gpu = f"each with a dense peak of {sig(p.peak_tflops, 12)} TFLOP/s."
+            figure = f"{each}with a dense peak of {sig(p.peak_tflops, 12)} TFLOP/s."
+        gpu = f"{where}, {figure}"
         return (
             f"{model}, $N = {tex(p.n_params, 15)}$) receives a prompt of "
-            f"$T = {tex(p.prompt_tokens, 12)}$ tokens. It runs on {_gpus_phrase(p.n_gpus)}, "
-            f"{gpu} The prefill runs at a model FLOPs utilization of "
+            f"$T = {tex(p.prompt_tokens, 12)}$ tokens. It runs on {gpu} "
+            "The prefill runs at a model FLOPs utilization of "
             f"$\\mathrm{{MFU}} = {tex(p.mfu, 12)}$.\n\n"
             "Count about $2N$ FLOP per prompt token (one multiply and one add per weight; "
             "ignore the attention-score FLOPs), and ignore queueing and communication. How "
@@ -111,9 +135,11 @@ class PrefillTime(Template):
 
     def solution(self, p: PrefillParams) -> str:
         seconds = _prefill_seconds(p)
-        return (
+        hits = matching_accelerators(peak_tflops=p.peak_tflops)
+        noun = device_noun([a for a, _ in hits], 2)
+        return halving_note(self._sparse(p, hits), p.peak_tflops) + (
             f"The prompt costs $2 N T = {tex(2 * p.n_params * p.prompt_tokens, 6)}$ FLOP. "
-            f"The GPUs deliver $n \\times P_{{\\mathrm{{peak}}}} \\times \\mathrm{{MFU}}$ of it "
+            f"The {noun} deliver $n \\times P_{{\\mathrm{{peak}}}} \\times \\mathrm{{MFU}}$ of it "
             "per second:\n\n"
             + step(
                 PREFILL,
@@ -154,6 +180,16 @@ class PrefillTime(Template):
                 "That is the time in seconds; the question asks for milliseconds (x 1000).",
             ),
         ]
+        if p.n_gpus > 1:
+            out.append(
+                Misconception(
+                    "per-gpu-vs-total",
+                    "ttft",
+                    ms * p.n_gpus,
+                    f"That is the time for one device doing the whole prompt. The "
+                    f"{p.n_gpus} devices split the FLOPs, so divide by {p.n_gpus}.",
+                )
+            )
         ratio = sparse_ratio(matching_accelerators(peak_tflops=p.peak_tflops))
         if ratio is not None:
             out.append(
@@ -166,6 +202,10 @@ class PrefillTime(Template):
                 )
             )
         return out
+
+    @staticmethod
+    def _sparse(p: PrefillParams, hits) -> float | None:
+        return quotes_sparse(hits, p.n_params, p.prompt_tokens, p.peak_tflops, p.n_gpus, p.mfu)
 
     def factor_hints(self, p: PrefillParams) -> FactorHints:
         return FactorHints(parallelism=p.n_gpus if p.n_gpus > 1 else None)

@@ -1,5 +1,25 @@
 """training-time: wall-clock days and GPU-hours of a pretraining run from the 6ND
 compute estimate, the accelerators' dense peak and the MFU.
+
+Realism constraints:
+- Training only on training parts. The catalog has no "purpose" flag, so the rule follows
+  the vendors' positioning: a part trains here unless it is an inference part (AWS
+  Inferentia) or a PCIe card (H100 PCIe, H100 NVL, L40S: sold for inference and
+  small-scale fine-tuning, with no scale-up fabric across hundreds of nodes). That
+  leaves A100/H100/H200/B200 SXM, GB200, AMD Instinct MI250X-MI355X, Intel Gaudi 3,
+  Google TPU v5e/v5p/v6e and AWS Trainium2.
+- "GPU" only for GPUs (NVIDIA, AMD; MI250X's two-GCD package is an accelerator); TPU
+  chips, Trainium2 chips and Gaudi accelerators otherwise. The part is still named
+  gpu_hours (the contract); the statement asks for chip-hours or accelerator-hours where
+  the devices are not GPUs.
+- 256 to 16,384 devices in multiples of 256, never 1,000 or 1,024 (a unit factor: the
+  x1000 slip would read as "per device versus total"); Intel Gaudi 3 at most 4,096.
+- Runs of half a day to 200 days.
+
+Convention examined: where the part has a 2:4 sparse figure of 2x dense, three variants
+in four (by a hash of the parameters) give only that datasheet headline, marked as
+sparse; the learner halves it. Discrimination: forgetting the device count (days x n, or
+hours for GPU-hours) is named as per-gpu-vs-total.
 """
 
 from __future__ import annotations
@@ -16,7 +36,6 @@ from problems.engine.template import FactorHints, Misconception, Params, Part, T
 from problems.templates._common import (
     PRECISION_LABEL,
     accelerator_names,
-    draw_accelerator,
     matching_accelerators,
     model_with_params,
     moe_with_active_params,
@@ -24,6 +43,8 @@ from problems.templates._common import (
     sparse_note,
     sparse_ratio,
 )
+from problems.templates.roofline._family import halving_note, quotes_sparse, sparse_clause
+from problems.templates.serving._family import device_noun
 
 
 class TrainingTimeParams(Params):
@@ -46,7 +67,20 @@ TRAIN_SECONDS = formula(
 GPU_HOURS = formula(r"G", lambda s: s.t / 3600 * s.n, t="t", n="n")
 
 _TOKEN_BUDGETS = (3e11, 1e12, 2e12, 3e12, 5e12, 8e12, 1.5e13)
-_GPU_COUNTS = (256, 512, 1024, 2048, 4096, 8192, 16384)
+_GPU_COUNTS = (256, 512, 768, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384)
+_MAX_COUNT = {"Intel": 4096}
+
+
+def training_part(acc: catalog.Accelerator) -> bool:
+    """Positioned for training at scale: not an inference chip, not a PCIe card."""
+    return "Inferentia" not in acc.name and "PCIe" not in acc.form_factor
+
+
+def training_hits(peak_tflops: float):
+    """The training parts whose dense peak is `peak_tflops` (with its precision)."""
+    return [h for h in matching_accelerators(peak_tflops=peak_tflops) if training_part(h[0])]
+
+
 # 0.5 and 1/3 are left out so "ignored MFU" never coincides with the 2x and 3x slips.
 _MFUS = (0.3, 0.35, 0.38, 0.4, 0.42, 0.45, 0.55)
 
@@ -67,6 +101,7 @@ class TrainingTime(Template):
     )
     skills = ("training-compute-6nd", "mfu", "gpu-hours")
     difficulty = 2
+    version = 2
     Params = TrainingTimeParams
 
     def generate(self, rng: random.Random) -> TrainingTimeParams:
@@ -77,11 +112,20 @@ class TrainingTime(Template):
             # Sometimes Chinchilla-optimal: about 20 tokens per parameter, to two figures.
             chinchilla = rng.random() < 0.3
             tokens = float(f"{20 * n:.2g}") if chinchilla else rng.choice(_TOKEN_BUDGETS)
-            acc, prec = draw_accelerator(rng, ("bf16", "bf16", "bf16", "fp8"), need_bw=False)
+            acc, prec = rng.choice(
+                [
+                    (a, prec)
+                    for a in catalog.accelerators()
+                    if training_part(a)
+                    for prec in ("bf16", "bf16", "bf16", "fp8")
+                    if prec in a.dense_flops
+                ]
+            )
+            top = _MAX_COUNT.get(acc.vendor, max(_GPU_COUNTS))
             p = TrainingTimeParams(
                 n_params=float(n),
                 n_tokens=tokens,
-                n_gpus=rng.choice(_GPU_COUNTS),
+                n_gpus=rng.choice([c for c in _GPU_COUNTS if c <= top]),
                 peak_tflops=peak_tflops_of(acc, prec),
                 mfu=rng.choice(_MFUS),
             )
@@ -107,15 +151,31 @@ class TrainingTime(Template):
             named = model_with_params(p.n_params)
             name = named.name if named else "a dense model"
             model = f"{name} ($N = {tex(p.n_params, 15)}$ parameters, {params_count(p.n_params)})"
-        gpus = matching_accelerators(peak_tflops=p.peak_tflops)
+        gpus = training_hits(p.peak_tflops)
+        noun = device_noun([a for a, _ in gpus], p.n_gpus)
         if gpus:
             prec = PRECISION_LABEL[gpus[0][1] or "bf16"]
-            gpu = (
-                f"{p.n_gpus:,} GPUs ({accelerator_names(gpus)}), each with a dense {prec} peak "
-                f"of {sig(p.peak_tflops, 12)} TFLOP/s.{sparse_note(gpus)}"
-            )
+            sparse = self._sparse(p, gpus)
+            if sparse is not None:
+                figure = f"each with {sparse_clause(sparse, prec)}."
+            else:
+                figure = (
+                    f"each with a dense {prec} peak of {sig(p.peak_tflops, 12)} TFLOP/s."
+                    f"{sparse_note(gpus)}"
+                )
+            gpu = f"{p.n_gpus:,} {noun} ({accelerator_names(gpus)}), {figure}"
         else:
-            gpu = f"{p.n_gpus:,} GPUs, each with a dense peak of {sig(p.peak_tflops, 12)} TFLOP/s."
+            gpu = (
+                f"{p.n_gpus:,} {noun}, each with a dense peak of {sig(p.peak_tflops, 12)} TFLOP/s."
+            )
+        hours = (
+            "GPU-hours (GPU-h)"
+            if noun == "GPUs"
+            else (
+                f"{noun.removesuffix('s').split()[-1]}-hours (one {noun.removesuffix('s')} for "
+                "one hour; give them as GPU-h)"
+            )
+        )
         return (
             f"You pretrain {model}. The run covers $D = {tex(p.n_tokens, 15)}$ training "
             f"tokens on {gpu} "
@@ -123,13 +183,14 @@ class TrainingTime(Template):
             f"{tex(p.mfu, 12)}$.\n\n"
             "Estimate the training compute as $6ND$ FLOP (forward and backward pass) and "
             "ignore failures, restarts and evaluation. How long does the run take in days "
-            "(d) of wall-clock time, and how many GPU-hours (GPU-h) does it consume?"
+            f"(d) of wall-clock time, and how many {hours} does it consume?"
         )
 
     def solution(self, p: TrainingTimeParams) -> str:
         seconds = _seconds(p)
         gpu_hours = seconds / 3600 * p.n_gpus
-        return (
+        gpus = training_hits(p.peak_tflops)
+        return halving_note(self._sparse(p, gpus), p.peak_tflops) + (
             f"Compute: $6 N D = {tex(6 * p.n_params * p.n_tokens, 6)}$ FLOP. The cluster "
             "delivers $n \\times P_{\\mathrm{peak}} \\times \\mathrm{MFU}$ FLOP/s:\n\n"
             + step(
@@ -144,8 +205,8 @@ class TrainingTime(Template):
                 seconds,
                 "s",
             )
-            + f"\n\nDivide by 86,400 s per day: **{sig(seconds / 86400, 6)} d**. Every GPU is "
-            "busy for the whole run, so multiply the hours by the GPU count:\n\n"
+            + f"\n\nDivide by 86,400 s per day: **{sig(seconds / 86400, 6)} d**. Every device "
+            "is busy for the whole run, so multiply the hours by the device count:\n\n"
             + step(GPU_HOURS, {"t": seconds, "n": p.n_gpus}, gpu_hours, r"GPU\text{-}h")
         )
 
@@ -153,7 +214,24 @@ class TrainingTime(Template):
         seconds = _seconds(p)
         days, gpu_hours = seconds / 86400, seconds / 3600 * p.n_gpus
         out: list[Misconception] = []
-        ratio = sparse_ratio(matching_accelerators(peak_tflops=p.peak_tflops))
+        ratio = sparse_ratio(training_hits(p.peak_tflops))
+        if p.n_gpus > 1:
+            out += [
+                Misconception(
+                    "per-gpu-vs-total",
+                    "days",
+                    days * p.n_gpus,
+                    f"That is the time one device would need alone. The {p.n_gpus:,} devices "
+                    "share the compute, so divide by their count.",
+                ),
+                Misconception(
+                    "per-gpu-vs-total",
+                    "gpu_hours",
+                    gpu_hours / p.n_gpus,
+                    "That is the wall-clock hours. Every device is busy for all of them, so "
+                    f"multiply by the {p.n_gpus:,} devices.",
+                ),
+            ]
         for part, value in (("days", days), ("gpu_hours", gpu_hours)):
             out += [
                 Misconception(
@@ -195,6 +273,10 @@ class TrainingTime(Template):
                 for part, value in (("days", days), ("gpu_hours", gpu_hours))
             ]
         return out
+
+    @staticmethod
+    def _sparse(p: TrainingTimeParams, hits) -> float | None:
+        return quotes_sparse(hits, p.n_params, p.n_tokens, p.n_gpus, p.peak_tflops, p.mfu)
 
     def factor_hints(self, p: TrainingTimeParams) -> FactorHints:
         return FactorHints(parallelism=p.n_gpus if p.n_gpus > 1 else None)

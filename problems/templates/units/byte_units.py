@@ -1,10 +1,16 @@
 """gb-gib: convert a size between decimal and binary byte units; half the variants
 start from a figure in the catalog (a datasheet capacity, what the driver reports,
 a model's weights or KV cache per token).
+
+Realism: catalog figures as sold (the label's GB), as the driver reports them (MiB), a
+model's BF16 weights and KV bytes per token. Discrimination: a slip whose value repeats
+an earlier one (to or from plain bytes, stepping by the wrong factor is a GB/GiB
+reading) is named once, by the more specific code.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from typing import Literal
 
@@ -150,6 +156,7 @@ class GbGib(Template):
     lessons = ("gpu-memory-math", "storage-data-pipelines")
     skills = ("units-gb-gib",)
     difficulty = 1
+    version = 2
     Params = ConvertParams
 
     def generate(self, rng: random.Random) -> ConvertParams:
@@ -204,7 +211,7 @@ class GbGib(Template):
 
     def misconceptions(self, p: ConvertParams) -> list[Misconception]:
         src, dst = COUNTERPART[p.from_unit], COUNTERPART[p.to_unit]
-        return [
+        slips = [
             Misconception(
                 "gb-vs-gib",
                 "converted",
@@ -235,3 +242,10 @@ class GbGib(Template):
                 "target unit.",
             ),
         ]
+        # To or from plain bytes the wrong-factor slip is one of the GB/GiB readings (B has
+        # no binary counterpart); keep the first, more specific name for a value.
+        kept: list[Misconception] = []
+        for m in slips:
+            if not any(math.isclose(m.value, k.value, rel_tol=1e-6) for k in kept):
+                kept.append(m)
+        return kept
