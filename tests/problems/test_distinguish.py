@@ -186,16 +186,26 @@ def test_table_lists_every_row_with_its_share(synthetic):
     assert no_op.split()[-3:] == ["0", "0", "—"]
 
 
+APPLYING = " (of those applying in at least 5 variants)"
+
+
 def _check(*args: str) -> str:
     out = io.StringIO()
     call_command("problems", "check", "--slug", SLUG, *args, stdout=out, stderr=io.StringIO())
     return out.getvalue()
 
 
-def test_check_prints_the_report_and_passes_without_a_threshold(synthetic):
-    out = _check("--variants", "20")
+def test_check_prints_the_report_and_passes_with_the_gate_off(synthetic):
+    out = _check("--variants", "20", "--min-distinguishable", "0")
     assert "close-slip" in out and "far-slip" in out
-    assert out.strip().endswith(": 0 failures")
+    assert out.strip().endswith(": 0 failures, 0 slips under 0% distinguishable" + APPLYING)
+
+
+def test_the_gate_is_on_by_default_at_90_percent(synthetic):
+    with pytest.raises(CommandError) as err:
+        _check("--variants", "20")
+    assert err.value.returncode == 1
+    assert "1 slip under 90% distinguishable" in str(err.value)
 
 
 def test_threshold_exits_1_when_violated_and_0_when_met(synthetic):
@@ -237,7 +247,9 @@ def test_check_json_is_one_document_with_the_rows(synthetic):
 
 
 def test_worst_limits_the_table_to_the_lowest_shares(synthetic):
-    data = json.loads(_check("--variants", "20", "--worst", "1", "--json"))
+    data = json.loads(
+        _check("--variants", "20", "--worst", "1", "--json", "--min-distinguishable", "0")
+    )
     rows = data["distinguishability"]["rows"]
     assert [r["misconception"] for r in rows] == ["close-slip"]
 

@@ -26,11 +26,11 @@ MAX_SEEDS = 10_000  # one `generate --seeds` call; a bigger pool is several call
 _SEEDS = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s*$")
 _INT = re.compile(r"^\s*-?\d+\s*$")
 
+DEFAULT_MIN_DISTINGUISHABLE = "0.9"
 THRESHOLD_HELP = (
     "fail (exit 1) when a template's slip that applies in at least --min-applies variants "
-    "is distinguishable in less than this share of them (0-1). Off by default: the report "
-    "is printed but never fails the check. Issue #11 will make 0.9 the default once the "
-    "generators draw parameters that keep their slips apart."
+    f"is distinguishable in less than this share of them (0-1; default "
+    f"{DEFAULT_MIN_DISTINGUISHABLE}; 0 turns the gate off and only reports)."
 )
 
 
@@ -138,7 +138,12 @@ class Command(BaseCommand):
         )
         p.add_argument("--slug", action="append", dest="slugs", help="only this template")
         p.add_argument("--json", action="store_true", help="failures and report as one object")
-        p.add_argument("--min-distinguishable", metavar="SHARE", help=THRESHOLD_HELP)
+        p.add_argument(
+            "--min-distinguishable",
+            metavar="SHARE",
+            default=DEFAULT_MIN_DISTINGUISHABLE,
+            help=THRESHOLD_HELP,
+        )
         p.add_argument(
             "--min-applies",
             metavar="N",
@@ -306,8 +311,8 @@ class Command(BaseCommand):
             self.stdout.write(
                 "Distinguishability: applies = variants where the slip changes the answer; "
                 "distinguishable = of those, where the slip typed as a learner would grades "
-                "wrong and is named as that misconception. Report only unless "
-                "--min-distinguishable is given."
+                "wrong and is named as that misconception. Any slip under "
+                "--min-distinguishable fails the check."
             )
             for line in format_table(rows):
                 self.stdout.write(line)

@@ -1,5 +1,9 @@
 """littles-law: average requests in flight (lambda x W) and the replicas whose slots
 hold them.
+
+Rates and latencies are an LLM endpoint's (0.5-200 requests/s, 0.4-45 s end to end).
+The generator skips lambda = W (numerically): there lambda/W and W/lambda are both 1, so
+the two division slips could not be told apart.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ class LittlesLaw(Template):
     lessons = ("serving-models", "batching-for-llm-inference", "llm-inference-at-scale")
     skills = ("littles-law", "capacity-planning")
     difficulty = 1
+    version = 2  # 2: lambda = W no longer drawn (issue #11)
     Params = LittleParams
 
     def generate(self, rng: random.Random) -> LittleParams:
@@ -58,7 +63,9 @@ class LittlesLaw(Template):
                 latency_s=float(rng.choice(_LATENCIES)),
                 per_replica_concurrency=rng.choice(_SLOTS),
             )
-            if 2 <= _replicas(p) <= 60:
+            if 2 <= _replicas(p) <= 60 and not math.isclose(
+                p.arrival_rps, p.latency_s, rel_tol=0.05
+            ):
                 return p
 
     def solve(self, p: LittleParams) -> dict[str, Part]:
