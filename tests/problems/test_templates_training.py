@@ -122,3 +122,13 @@ def test_device_noun_checks_can_fail():
     mixed = [catalog.accelerator("h100-sxm"), catalog.accelerator("gaudi3")]
     assert device_noun(mixed, 2) == "accelerators"
     assert device_noun([catalog.accelerator("mi250x")], 2) == "accelerators"
+
+
+def test_training_runs_are_sized_to_the_model():
+    """5 to 120 days on at most 128 devices per billion parameters (or 256): no 7B model
+    spread over thousands of devices for a day."""
+    for seed in range(200):
+        v = Variant.from_seed("training-time", seed)
+        p = v.params
+        assert p.n_gpus <= max(256, 128 * p.n_params / 1e9), seed
+        assert 5 <= v.parts["days"].value <= 120, seed

@@ -14,7 +14,9 @@ Realism constraints:
   the devices are not GPUs.
 - 256 to 16,384 devices in multiples of 256, never 1,000 or 1,024 (a unit factor: the
   x1000 slip would read as "per device versus total"); Intel Gaudi 3 at most 4,096.
-- Runs of half a day to 200 days.
+- Runs of 5 to 120 days, and a cluster sized to the model: at most 128 devices per
+  billion (active) parameters (Llama 3 405B ran on 16,384 H100s, about 40 per billion),
+  so no 7B model is spread over thousands of devices for a day.
 
 Convention examined: where the part has a 2:4 sparse figure of 2x dense, three variants
 in four (by a hash of the parameters) give only that datasheet headline, marked as
@@ -129,7 +131,9 @@ class TrainingTime(Template):
                 peak_tflops=peak_tflops_of(acc, prec),
                 mfu=rng.choice(_MFUS),
             )
-            if 0.5 <= _seconds(p) / 86400 <= 200:
+            if p.n_gpus > max(256, 128 * n / 1e9):
+                continue
+            if 5 <= _seconds(p) / 86400 <= 120:
                 return p
 
     def solve(self, p: TrainingTimeParams) -> dict[str, Part]:
