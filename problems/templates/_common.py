@@ -234,3 +234,23 @@ def drop_close_counts(slips: list[Misconception], counts: dict[str, int]) -> lis
                 continue
         kept.append(m)
     return kept
+
+
+# Slips a generator keeps apart: each named slip at least this far (relative) from the
+# answer and from the part's other slips, so the grader can name it (issue #11).
+SLIP_GAP = 0.025
+
+
+def separated(values: Iterable[float], gap: float = SLIP_GAP) -> bool:
+    """True when every two of the values differ by more than `gap` (relative)."""
+    vals = sorted(abs(float(v)) for v in values)
+    return all(b > a * (1 + gap) for a, b in zip(vals, vals[1:], strict=False))
+
+
+def parts_separated(solved: dict, slips: list[Misconception], gap: float = SLIP_GAP) -> bool:
+    """Each part's answer and its named slips are pairwise `separated`."""
+    for name, part in solved.items():
+        values = [m.value for m in slips if m.part == name]
+        if not separated([part.value, *values], gap):
+            return False
+    return True

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import Field
@@ -53,7 +53,6 @@ NODE_MTBF_H = (3000, 4000, 5000, 6300, 8000, 10000)
 NODE_RATES = (2.34, 3.5, 4.5, 6.5, 7, 9)
 CHECKPOINT_S = (20, 30, 45, 60, 90, 120, 180, 240, 300, 420, 600, 900)
 DELTA_OVER_M = (0.0075, 0.06)
-SLIP_GAP = 0.025  # every slip at least 2.5% from the answer and from the other slips
 NODE_DAY_HOURS = 24_000  # hours in 1,000 node-days
 
 
@@ -64,21 +63,6 @@ def young_s(delta_s: float, mtbf_s: float) -> float:
 def short(x: float, figures: int) -> bool:
     """True when x is written exactly with at most `figures` significant figures."""
     return x != 0 and math.isclose(float(f"{x:.{figures}g}"), x, rel_tol=1e-12)
-
-
-def separated(values: Iterable[float], gap: float = SLIP_GAP) -> bool:
-    """True when every two of the values differ by more than `gap` (relative)."""
-    vals = sorted(abs(float(v)) for v in values)
-    return all(b > a * (1 + gap) for a, b in zip(vals, vals[1:], strict=False))
-
-
-def parts_separated(solved: dict, slips: list[Misconception]) -> bool:
-    """Each numeric part's answer and its named slips are pairwise `separated`."""
-    for name, part in solved.items():
-        values = [m.value for m in slips if m.part == name]
-        if not separated([part.value, *values]):
-            return False
-    return True
 
 
 class IntervalParams(Params):

@@ -18,7 +18,7 @@ from problems.engine.numbers import SECONDS, sig
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
 from problems.engine.template import FactorHints, Misconception, Part, Template
-from problems.templates._common import tex15
+from problems.templates._common import parts_separated, tex15
 from problems.templates.checkpointing._family import (
     SYSTEM_MTBF,
     IntervalParams,
@@ -26,7 +26,6 @@ from problems.templates.checkpointing._family import (
     interval_misconceptions,
     interval_statement,
     node_mtbf_text,
-    parts_separated,
     young_s,
 )
 

@@ -31,8 +31,8 @@ from problems.engine.numbers import sig, tex
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
 from problems.engine.template import Misconception, Params, Part, Template
-from problems.templates._common import tex15
-from problems.templates.checkpointing._family import parts_separated, short
+from problems.templates._common import parts_separated, tex15
+from problems.templates.checkpointing._family import short
 
 
 class GoodputParams(Params):

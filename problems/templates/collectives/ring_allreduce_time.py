@@ -36,6 +36,7 @@ from problems.engine.solutions import formula, step
 from problems.engine.template import FactorHints, Misconception, Params, Part, Template
 from problems.templates._common import (
     model_with_params,
+    separated,
     sig15,
     tex15,
 )
@@ -151,9 +152,7 @@ class AllreduceRingTime(Template):
         for share in (2 * (n - 1) * a / total, a / total):
             if _GRAY[0] <= share < _GRAY[1]:
                 return False
-        values = [total] + [float(m.value) for m in self.misconceptions(p)]
-        values.sort()
-        return all(b > a_ * (1 + _SEPARATION) for a_, b in zip(values, values[1:], strict=False))
+        return separated([total, *(float(m.value) for m in self.misconceptions(p))], _SEPARATION)
 
     def _value(self, p: RingParams, **over: Any) -> float:
         args = {"S": p.message_bytes, "n": p.n_gpus, "bw_gbps": p.bus_bw_gbps}
