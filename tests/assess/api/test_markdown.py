@@ -76,6 +76,11 @@ def test_answer_result_new_variant_and_practice_carry_markdown(api):
     assert_same_statement(wrong)
     assert (wrong["solution_html"], wrong["solution_markdown"]) == (None, None)
 
+    # The solution shows once every part is closed: answer the other parts (kv-cache-total
+    # also asks whether the cache fits) right, the first part last.
+    for other in parts_of(qid)[1:]:
+        half = answer(api, start["id"], qid, other).json()["question_state"]
+        assert (half["solution_html"], half["solution_markdown"]) == (None, None)
     right = answer(api, start["id"], qid, part).json()["question_state"]
     assert_same_statement(right)
     question = Question.objects.get(pk=qid)
