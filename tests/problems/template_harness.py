@@ -12,6 +12,7 @@ import math
 import random
 import re
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 
 import pydantic
 import pytest
@@ -33,6 +34,17 @@ LESSONS = {
     "troubleshooting-gpu-clusters", "power-cooling-the-ai-data-center", "reliability-cost-at-scale",
     "speculative-decoding", "gpu-programming-with-cuda", "rocm-hip-on-amd", "triton-kernels",
 }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Follows:
+    """A contract part unit that is whatever this parameter asks for."""
+
+    param: str
+
+
+UNIT = Follows("unit")
+
 KEBAB = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 _MATH = re.compile(r"<math\b.*?</math>", re.S)
 

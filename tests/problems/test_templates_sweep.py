@@ -8,7 +8,8 @@ units and kinds, and values its parameters must refuse. The family files
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,8 @@ from tests.problems.conftest import load_cases
 from tests.problems.template_harness import (
     KEBAB,
     LESSONS,
+    UNIT,
+    Follows,
     assert_bad_params_refused,
     check_variant,
 )
@@ -28,14 +31,6 @@ BLOCK = 30
 NUMERIC, INTEGER, CHOICE = Kind.NUMERIC, Kind.INTEGER, Kind.CHOICE
 
 
-@dataclass(frozen=True)
-class Follows:
-    """A part unit that is whatever this parameter asks for."""
-
-    param: str
-
-
-UNIT = Follows("unit")
 INTERVAL = {"checkpoint_s", "node_mtbf_h", "n_nodes", "unit"}
 KV_SHAPE = {"n_layers", "n_kv_heads", "head_dim", "kv_dtype"}
 
@@ -184,7 +179,10 @@ CONTRACT = {
         [("value", 0), ("from_unit", "Gb"), ("to_unit", "GiB/s")],
     ),
 }
-CASE_SLUGS = {c["slug"] for c in load_cases()}
+# The second set's contracts (templates-2.md), one module per family beside this file.
+for _module in sorted(Path(__file__).parent.glob("contract_*.py")):
+    CONTRACT.update(import_module(f"tests.problems.{_module.stem}").CONTRACT)
+CASE_SLUGS = {c["slug"] for c in load_cases()} | {c["slug"] for c in load_cases(2)}
 
 
 def test_every_template_has_a_contract():
