@@ -67,6 +67,7 @@ _DEFINITIONS = (
     "GPU_h = [gpu_time]",
     "USD = [currency]",
     "W = [power]",
+    "L = [volume]",
     "percent = 0.01",
     # sizes: decimal, binary, bits
     "KB = 1e3 * B",
@@ -119,6 +120,8 @@ _DEFINITIONS = (
     "kJ = 1e3 * J",
     "MJ = 1e6 * J",
     "GJ = 1e9 * J",
+    # heat: the International Table BTU (1 W = 3600 / 1055.05585262 BTU/h)
+    "BTU = 1055.05585262 * J",
 )
 
 
@@ -219,6 +222,8 @@ for _sym, _words in (
     ("kJ", ()),
     ("MJ", ()),
     ("GJ", ()),
+    ("BTU", ("Btu", "btu")),
+    ("L", ("litre", "litres", "liter", "liters")),
 ):
     _add(_sym, _sym, *_words)
 _add("GPU-h", "GPU_h", "GPUh", "GPU-hr", "GPU-hrs", "GPU-hour", "GPU-hours")
@@ -479,6 +484,8 @@ _KINDS: dict[tuple[tuple[str, int], ...], str] = {
     (("[currency]", 1), ("[token]", -1)): "a price per token",
     (("[power]", 1),): "power",
     (("[power]", 1), ("[time]", 1)): "energy",
+    (("[volume]", 1),): "a volume",
+    (("[time]", -1), ("[volume]", 1)): "a flow rate (volume per unit of time)",
 }
 
 

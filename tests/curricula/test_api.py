@@ -90,7 +90,15 @@ def test_lesson_detail(client, django_assert_max_num_queries):
     assert body["title"] == "The KV Cache"
     assert body["minutes"] == 35
     assert body["status"] == "ready"
-    assert body["templates"] == ["kv-cache-per-token", "kv-cache-total", "kv-max-sequences"]
+    assert body["templates"] == [
+        "kv-cache-per-token",
+        "kv-cache-total",
+        "kv-max-sequences",
+        "decode-step-batched",
+        "kv-transfer-time",
+        "paged-kv-blocks",
+        "prefix-cache-ttft",
+    ]
     assert body["course"] == {"slug": "learn-ai-infrastructure", "title": "Learn AI Infrastructure"}
     assert body["module"] == {"slug": "intermediate", "title": "Intermediate"}
     assert all(isinstance(o, str) and o for o in body["objectives"])

@@ -214,3 +214,18 @@ def test_parse_unit_never_raises_on_unit_like_text(text):
     info = parse_unit(text)
     if info is not None:
         assert convert(1.0, text, text) == 1.0
+
+
+def test_btu_per_hour_is_the_international_table_btu():
+    # 1 W = 3600 / 1055.05585262 BTU/h (cooling-load)
+    assert units.convert(1, "W", "BTU/h") == pytest.approx(3600 / 1055.05585262, rel=1e-12)
+    assert units.convert(120, "kW", "BTU/h") == pytest.approx(409456.995975353, rel=1e-12)
+    assert units.parse_unit("Btu/hr").symbol == "BTU/h"
+    assert units.describe_kind("BTU/h") == "power"
+
+
+def test_litres_per_minute_is_a_flow_rate():
+    assert units.convert(60, "L/min", "L/s") == pytest.approx(1.0)
+    assert units.parse_unit("litres/min").symbol == "L/min"
+    assert units.describe_kind("L/min") == "a flow rate (volume per unit of time)"
+    assert not units.same_kind("L/min", "kW")
