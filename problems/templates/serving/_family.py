@@ -14,6 +14,15 @@ _GPU_COUNTS = (1, 2, 4, 8)
 _WEIGHT_SHARE = 0.8
 
 
+def weight_dtypes(acc: catalog.Accelerator) -> list[str]:
+    """Weight formats a decode question may draw for a part, twice as often BF16 (the
+    usual serving format); FP8 and FP4 only where the part computes in them."""
+    dtypes = ["bf16", "bf16", "fp16", "int8", "int4"]
+    dtypes += ["fp8", "fp8"] if "fp8" in acc.dense_flops else []
+    dtypes += ["fp4"] if "fp4" in acc.dense_flops else []
+    return dtypes
+
+
 def gpu_count(rng: random.Random, weight_bytes: float, acc: catalog.Accelerator) -> int | None:
     """Smallest of 1, 2, 4, 8 that holds the weights with room to spare; sometimes doubled."""
     for n in _GPU_COUNTS:

@@ -39,7 +39,7 @@ from problems.templates._common import (
     parts_separated,
 )
 from problems.templates.kv_cache._family import KV_DTYPES, token_bytes
-from problems.templates.serving._family import device_noun, gpu_count
+from problems.templates.serving._family import device_noun, gpu_count, weight_dtypes
 
 Precision = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"]
 
@@ -106,10 +106,7 @@ class DecodeStepBatched(Template):
         while True:
             model = rng.choice(models)
             acc = rng.choice(accs)
-            dtypes = ["bf16", "bf16", "fp16", "int8", "int4"]
-            dtypes += ["fp8", "fp8"] if "fp8" in acc.dense_flops else []
-            dtypes += ["fp4"] if "fp4" in acc.dense_flops else []
-            dtype = rng.choice(dtypes)
+            dtype = rng.choice(weight_dtypes(acc))
             n = gpu_count(rng, model.total_params * BYTES_PER_ELEMENT[dtype], acc)
             contexts = [c for c in _CONTEXTS if c <= model.max_context]
             if n is None or not contexts:

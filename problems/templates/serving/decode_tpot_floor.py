@@ -34,6 +34,7 @@ from problems.templates._common import (
 from problems.templates.serving._family import (
     device_noun,
     gpu_count,
+    weight_dtypes,
 )
 
 Precision = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"]
@@ -83,10 +84,7 @@ class DecodeTpotFloor(Template):
         while True:
             model = rng.choice(dense)
             acc = rng.choice(accs)
-            dtypes = ["bf16", "bf16", "fp16", "int8", "int4"]
-            dtypes += ["fp8", "fp8"] if "fp8" in acc.dense_flops else []
-            dtypes += ["fp4"] if "fp4" in acc.dense_flops else []
-            dtype = rng.choice(dtypes)
+            dtype = rng.choice(weight_dtypes(acc))
             n = gpu_count(rng, model.total_params * BYTES_PER_ELEMENT[dtype], acc)
             if n is None:
                 continue
