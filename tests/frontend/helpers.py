@@ -43,14 +43,22 @@ def value_spellings(value: float) -> set[str]:
 # 10:05:29.016 holds "29.0".
 CLOCK = re.compile(r"\b(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[+-]\d\d:\d\d|Z)?")
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"')
+# Attributes that hold URLs and element ids, where row ids can spell a value by chance
+# (/attempts/312/ holds the "312" of a 312.47 GiB answer); never an answer's place.
+ADDRESSES = re.compile(
+    r"\b(?:href|action|src|id|for|name|hx-(?:get|post|target|swap|trigger|include)"
+    r'|aria-(?:describedby|controls|labelledby))="[^"]*"'
+)
 
 
 def assert_no_answer_in(html: str, question: Question, *, typed: bool = False) -> None:
     """No solved value of any part in any usual spelling outside the statement (which may
-    print the question's own inputs), the CSRF token and clock times; no seed at all.
+    print the question's own inputs), the CSRF token, clock times, and URLs and element
+    ids; no seed at all.
     typed=True also drops every input's value (the learner's own text)."""
     assert "seed" not in html.lower() and str(question.seed) not in html
     rest = CLOCK.sub("", CSRF.sub("", html.replace(question.statement_html, "")))
+    rest = ADDRESSES.sub("", rest)
     if typed:
         rest = re.sub(r'value="[^"]*"', "", rest)
     for part in question.answers:
