@@ -8,7 +8,9 @@ the kept ones, cannot see a generator that makes a slip invisible in half its va
 This report counts, per template, part and misconception over the variants checked:
 
 - applies: the variants where the slip changes the answer at all (its value differs from
-  the right one by more than a relative 1e-9, or is another word for a choice part);
+  the right one by more than a relative 1e-9 and by more than the part's absolute floor,
+  or is another word for a choice part): a slip inside the floor (a vanishing chance
+  given as a fraction, 2e-26 for 2e-24 %) changes nothing a learner could type;
 - distinguishable: of those, the variants where the slip's value, typed as a learner
   would (4 significant figures, a whole number for a whole value, the word for a choice),
   grades not correct and is named as that misconception.
@@ -34,6 +36,7 @@ from typing import Any
 
 from problems.engine.grading import _dimensionless, _factors, normalise_choice
 from problems.engine.template import FactorHints, Kind, Part
+from problems.engine.tolerance import RelAbs
 from problems.engine.variants import Variant
 
 LEARNER_FIGURES = 4  # significant figures a learner types from a calculator
@@ -119,7 +122,11 @@ def _applies(part: Part, value: float | int | str) -> bool:
     correct = part.value
     if isinstance(value, str) or isinstance(correct, str):
         return normalise_choice(str(value)) != normalise_choice(str(correct))
-    return not math.isclose(float(value), float(correct), rel_tol=APPLIES_REL, abs_tol=0.0)
+    v, c = float(value), float(correct)
+    if math.isclose(v, c, rel_tol=APPLIES_REL, abs_tol=0.0):
+        return False
+    floor = part.tolerance.abs if isinstance(part.tolerance, RelAbs) else 0.0
+    return abs(v - c) > floor
 
 
 def generic_slips(part: Part, hints: FactorHints) -> dict[str, list[float]]:

@@ -276,9 +276,19 @@ def _within_tolerance(part: Part) -> Callable[[float, float], bool]:
         return lambda answer, target: math.isclose(answer, target, rel_tol=1e-9)
     if type(tol) is RelAbs:
         # RelAbs.score's own test, with the settings read once: the detector may try
-        # some 70 targets, and a model method call costs ~1 us each.
+        # some 70 targets, and a model method call costs ~1 us each. A target at or below
+        # the absolute floor is matched relatively only: the floor says how finely the
+        # right answer is graded, and below it every slip's value (a vanishing chance in
+        # %, divided by 8, by 1024, ...) would match any small answer and the first
+        # factor tried would take the name.
         rel, floor = tol.rel, tol.abs
-        return lambda answer, target: abs(answer - target) <= max(rel * abs(target), floor)
+
+        def near(answer: float, target: float) -> bool:
+            size = abs(target)
+            allowed = max(rel * size, floor) if size > floor else rel * size
+            return abs(answer - target) <= allowed
+
+        return near
     return lambda answer, target: tol.score(answer, target) >= 1.0
 
 

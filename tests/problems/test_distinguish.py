@@ -24,7 +24,7 @@ from problems.engine.distinguish import (
     typed,
 )
 from problems.engine.template import FactorHints, Kind, Misconception, Params, Part, Template
-from problems.engine.tolerance import Exact
+from problems.engine.tolerance import Exact, RelAbs
 from problems.engine.variants import Variant
 
 SLUG = "synthetic-slips"
@@ -161,6 +161,35 @@ def test_young_for_daly_is_not_distinguishable_when_checkpoints_are_cheap():
         tally_variant(report, Variant.from_params("checkpoint-daly", params), seed=0)
         row = _rows(report)[("interval", "young-not-daly", TEMPLATE)]
         assert (row.applies, row.distinguishable) == (1, expected), params
+
+
+class _Vanishing(_Slips):
+    """A chance in % graded within 1% or 0.01 points, and a slip that only rescales it."""
+
+    slug = "synthetic-vanishing"
+
+    def solve(self, p):
+        chance = 1e-20 if p.x == 1.0 else 5.0
+        return {"p": Part("p", chance, "%", tolerance=RelAbs(rel=0.01, abs=0.01))}
+
+    def misconceptions(self, p):
+        chance = self.solve(p)["p"].value
+        return [
+            Misconception("fraction-given", "p", chance / 100, "a fraction, not a percent"),
+            Misconception("doubled", "p", chance * 2, "twice the chance"),
+        ]
+
+
+def test_a_slip_inside_the_absolute_floor_does_not_apply():
+    report = DistinguishReport()
+    for x in (1.0, 2.0):
+        tally_variant(report, Variant(_Vanishing(), _SlipParams(x=x, n=3)), seed=int(x))
+    rows = _rows(report)
+    # 1e-22 against 1e-20 %: both read as 0, so only the 5 % variant counts.
+    for code in ("fraction-given", "doubled"):
+        row = rows[("p", code, TEMPLATE)]
+        assert (row.applies, row.distinguishable) == (1, 1), code
+    assert rows[("p", "gb-vs-gib", GENERIC)].applies == 1
 
 
 def test_typed_as_a_learner_would():

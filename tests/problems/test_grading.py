@@ -248,9 +248,35 @@ def test_pint_free_after_warm_up(monkeypatch):
     st.floats(0, 10),
 )
 def test_fast_relabs_check_agrees_with_relabs_score(answer, target, rel, floor):
+    """Above the floor, the detector's test is the grader's; at or below it, a target is
+    matched relatively only (the floor resolves the right answer, not the slips)."""
     tol = RelAbs(rel=rel, abs=floor)
     near = _within_tolerance(Part("p", 1.0, "GB", tolerance=tol))
-    assert near(answer, target) == (tol.score(answer, target) >= 1.0)
+    if abs(target) > floor:
+        assert near(answer, target) == (tol.score(answer, target) >= 1.0)
+    else:
+        assert near(answer, target) == (abs(answer - target) <= rel * abs(target))
+
+
+# A chance in %, graded within 1% or 0.01 percentage points (expected-failures' p_none).
+CHANCE = RelAbs(rel=0.01, abs=0.01)
+
+
+def test_a_factor_slip_below_the_floor_is_named_only_at_its_own_value():
+    # 0.02 % right; 0.0025 % is the bits-for-bytes slip (÷ 8). With the floor applied to
+    # every target, 0.0025 would first match 0.02 / 1.024 (gb-vs-gib, 0.0195, within
+    # 0.01 of it) and the report could never tell the slips apart.
+    part = Part("p_none", 0.02, "%", tolerance=CHANCE)
+    assert grade_part(part, "0.0025").misconception == "bits-vs-bytes"
+    assert grade_part(part, "0.0031").misconception is None
+
+
+def test_a_vanishing_answer_names_no_factor_for_a_small_wrong_one():
+    # 2.4e-24 % is 0 to the grader; 0.5 % is wrong, and no factor of 2.4e-24 explains it.
+    part = Part("p_none", 2.4225e-24, "%", tolerance=CHANCE)
+    assert grade_part(part, "0").correct and grade_part(part, "0.005").correct
+    graded = grade_part(part, "0.5")
+    assert not graded.correct and graded.misconception is None
 
 
 PARTS = [
