@@ -269,26 +269,23 @@ def _factors(hints: FactorHints) -> Iterator[tuple[str, float, str]]:
         yield code, f, FEEDBACK[code]
 
 
+DEFAULT_SLIP_REL = 0.01  # slips of a part graded by an absolute floor alone
+
+
 def _within_tolerance(part: Part) -> Callable[[float, float], bool]:
     """near(answer, target) for a numeric part: as close as a correct answer must be."""
     tol = part.tolerance
     if isinstance(tol, Exact):  # products of floats are never exactly equal
         return lambda answer, target: math.isclose(answer, target, rel_tol=1e-9)
     if type(tol) is RelAbs:
-        # RelAbs.score's own test, with the settings read once: the detector may try
-        # some 70 targets, and a model method call costs ~1 us each. A target at or below
-        # the absolute floor is matched relatively only: the floor says how finely the
-        # right answer is graded, and below it every slip's value (a vanishing chance in
-        # %, divided by 8, by 1024, ...) would match any small answer and the first
-        # factor tried would take the name.
-        rel, floor = tol.rel, tol.abs
-
-        def near(answer: float, target: float) -> bool:
-            size = abs(target)
-            allowed = max(rel * size, floor) if size > floor else rel * size
-            return abs(answer - target) <= allowed
-
-        return near
+        # RelAbs.score's relative test, with the settings read once: the detector may try
+        # some 70 targets, and a model method call costs ~1 us each. An absolute floor is
+        # left out: it says how finely the right answer is graded (0 is right for a
+        # vanishing chance), not how close a slip must come; applied to the targets, every
+        # slip of a small answer (÷8, ÷24, ÷1024, ...) would match any small answer and
+        # the first factor tried would take the name.
+        rel = tol.rel if tol.rel > 0 or tol.abs == 0 else DEFAULT_SLIP_REL
+        return lambda answer, target: abs(answer - target) <= rel * abs(target)
     return lambda answer, target: tol.score(answer, target) >= 1.0
 
 

@@ -15,9 +15,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from problems.engine import registry
-from problems.engine.grading import GradeResult, grade_part
+from problems.engine.grading import DEFAULT_SLIP_REL, GradeResult, grade_part
 from problems.engine.render import render_markdown
 from problems.engine.template import Kind, Misconception, Params, Part, Template
+from problems.engine.tolerance import RelAbs
 
 
 class ParamError(ValueError):
@@ -50,10 +51,20 @@ def parse_params(template: Template, data: Any) -> Params:
         raise ParamError(_describe(template.slug, err)) from None
 
 
-def _indistinct(part: Part, a: float | int | str, b: float | int | str) -> bool:
-    """Whether an answer of `a` would also be read as `b` under the part's tolerance."""
+def _indistinct(
+    part: Part, a: float | int | str, b: float | int | str, *, slips: bool = False
+) -> bool:
+    """Whether an answer of `a` would also be read as `b` under the part's tolerance.
+
+    Two slips (`slips=True`) are compared without the tolerance's absolute floor, as the
+    grader's detector compares them: the floor resolves the right answer (0 for a
+    vanishing chance), and 0.001% and 0% are still two different mistakes."""
     if isinstance(a, str) or isinstance(b, str):
         return a == b
+    tol = part.tolerance
+    if slips and isinstance(tol, RelAbs) and tol.abs > 0:
+        rel = tol.rel or DEFAULT_SLIP_REL
+        return abs(float(a) - float(b)) <= rel * max(abs(float(a)), abs(float(b)))
     if part.tolerance.score(float(a), float(b)) > 0 or part.tolerance.score(float(b), float(a)) > 0:
         return True
     # Integer parts: the detector allows a slip to be off by one (floor against ceil).
@@ -98,8 +109,10 @@ class Variant:
             part = self.parts.get(m.part)
             if part is None:
                 continue
-            taken = [part.value] + [k.value for k in kept if k.part == m.part]
-            if not any(_indistinct(part, m.value, value) for value in taken):
+            earlier = [k.value for k in kept if k.part == m.part]
+            if _indistinct(part, m.value, part.value):
+                continue
+            if not any(_indistinct(part, m.value, value, slips=True) for value in earlier):
                 kept.append(m)
         return kept
 

@@ -58,7 +58,7 @@ def test_packaged_data_passes_and_lists_planned_gaps():
     assert "Coverage OK" in out
     assert "    gpu-memory-math" in out
     assert "learn-ai-infrastructure/rocm-hip-on-amd" in out
-    assert "Planned gaps (12):" in out
+    assert "Planned gaps (11):" in out
 
 
 def test_a_ready_lesson_without_templates_fails(edit):

@@ -248,14 +248,15 @@ def test_pint_free_after_warm_up(monkeypatch):
     st.floats(0, 10),
 )
 def test_fast_relabs_check_agrees_with_relabs_score(answer, target, rel, floor):
-    """Above the floor, the detector's test is the grader's; at or below it, a target is
-    matched relatively only (the floor resolves the right answer, not the slips)."""
+    """Without a floor, the detector's test is the grader's; with one, slips are matched
+    relatively only (the floor resolves the right answer, not the slips)."""
     tol = RelAbs(rel=rel, abs=floor)
     near = _within_tolerance(Part("p", 1.0, "GB", tolerance=tol))
-    if abs(target) > floor:
+    if floor == 0:
         assert near(answer, target) == (tol.score(answer, target) >= 1.0)
     else:
-        assert near(answer, target) == (abs(answer - target) <= rel * abs(target))
+        slack = rel if rel > 0 else 0.01
+        assert near(answer, target) == (abs(answer - target) <= slack * abs(target))
 
 
 # A chance in %, graded within 1% or 0.01 percentage points (expected-failures' p_none).
@@ -269,6 +270,11 @@ def test_a_factor_slip_below_the_floor_is_named_only_at_its_own_value():
     part = Part("p_none", 0.02, "%", tolerance=CHANCE)
     assert grade_part(part, "0.0025").misconception == "bits-vs-bytes"
     assert grade_part(part, "0.0031").misconception is None
+    # 0.1027 % ÷ 24 = 0.004279 lies within 0.01 of 0.1027 ÷ 8 = 0.01284 (above the floor):
+    # only the relative test keeps the two factors apart.
+    part = Part("p_none", 0.1027, "%", tolerance=CHANCE)
+    assert grade_part(part, "0.004279").misconception == "time-unit"
+    assert grade_part(part, "0.01284").misconception == "bits-vs-bytes"
 
 
 def test_a_vanishing_answer_names_no_factor_for_a_small_wrong_one():
