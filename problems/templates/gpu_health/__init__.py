@@ -1,0 +1,4 @@
+"""GPU health family: scenario questions read from NVIDIA tool output (the default
+`nvidia-smi` table and its CSV queries, `nvidia-smi -q` ECC and row-remapper sections,
+`dcgmi dmon` profiling fields) for an 8-GPU HGX node, each with one planted fault or none.
+"""

@@ -1,0 +1,345 @@
+"""gpu-memory-errors: read `nvidia-smi -q -d ECC,ROW_REMAPPER` for the eight GPUs of an
+HGX A100 or H100 node, find the GPU with memory errors since the node last booted, and
+choose the first action.
+
+Realism: A100 SXM4 80GB and H100 80GB HBM3 (the parts that remap HBM rows; their
+Bank Remap Availability Histograms hold 640 and 2,560 banks), the section layout of the
+driver-525 era (SRAM/DRAM correctable and uncorrectable, volatile and aggregate; Remapped
+Rows with Pending and Remapping Failure Occurred), and a `--query-gpu=index,pci.bus_id`
+listing so the bus IDs map to indexes. Volatile counters restart at each driver load,
+aggregate ones last the GPU's lifetime. The planted state, if any, is one of:
+
+- pending: 1-2 new DRAM uncorrectable errors, a row remapped for them with Pending: Yes.
+  The spare row is only used after a GPU reset: drain and reset the GPU.
+- failure: new uncorrectable errors and Remapping Failure Occurred: Yes, with a bank out
+  of spare rows. A reset cannot repair that: drain and replace the GPU (RMA).
+- correctable: 2-40 new DRAM correctable errors and no remap: ECC fixed each one; keep
+  running and watch the count.
+- none: no new errors anywhere.
+
+Every variant also has two healthy GPUs with history only: one with aggregate
+correctable errors and no new ones (named aggregate-is-history when picked), and one
+whose past uncorrectable error was remapped at an earlier reset, Pending: No
+(applied-remap-is-healthy). Action slips: keep running or restart the job with a remap
+pending (pending-needs-reset, restart-is-not-reset), replacing a GPU whose remap worked
+(remap-is-the-repair), resetting or restarting after a remapping failure
+(failure-needs-replacement), any drastic step for correctable errors
+(correctable-is-not-fatal), and resetting or replacing a GPU when nothing is new.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from problems.engine.registry import register
+from problems.engine.template import Kind, Misconception, Params, Part, Template
+from problems.engine.tolerance import Exact
+from problems.templates.gpu_health._family import (
+    GPU_CHOICES,
+    GPUS,
+    NODES,
+    SAMPLE_MAX,
+    gpu_label,
+    gpu_or_none,
+    others,
+    readings_rng,
+)
+
+State = Literal["pending", "failure", "correctable", "none"]
+STATES = ("pending", "failure", "correctable", "none")
+KEEP, RESTART, RESET, REPLACE = "keep running", "restart job", "reset GPU", "replace GPU"
+ACTIONS = (KEEP, RESTART, RESET, REPLACE)
+# The driver-525 layout of the ECC section (later drivers split SRAM uncorrectable errors
+# into parity and SEC-DED and add per-source counts).
+DRIVER, CUDA = "525.105.17", "12.0"
+ACTION_FOR = {"pending": RESET, "failure": REPLACE, "correctable": KEEP, "none": KEEP}
+
+
+class MemErrParams(Params):
+    accelerator: Literal["a100-sxm-80gb", "h100-sxm"]
+    state: State
+    gpu: int | None = Field(ge=0, le=GPUS - 1)
+    sample: int = Field(ge=0, le=SAMPLE_MAX)
+
+    @model_validator(mode="after")
+    def _gpu_matches_state(self) -> MemErrParams:
+        gpu_or_none(self.state == "none", self.gpu)
+        return self
+
+
+def _clean(banks: int) -> dict:
+    return {
+        "vol": [0, 0, 0, 0],  # SRAM corr, SRAM uncorr, DRAM corr, DRAM uncorr
+        "agg": [0, 0, 0, 0],
+        "rr_corr": 0,
+        "rr_unc": 0,
+        "pending": False,
+        "failure": False,
+        "hist": [banks, 0, 0, 0, 0],  # Max, High, Partial, Low, None
+    }
+
+
+def readings(p: MemErrParams) -> tuple[list[dict], int, int]:
+    """Per-GPU counters, the GPU with old correctable errors and the GPU with an old,
+    applied remap (both healthy)."""
+    banks = NODES[p.accelerator].banks
+    rng = readings_rng("gpu-memory-errors", p.sample, p.accelerator, p.state, p.gpu)
+    old_errors, old_remap = others(rng, {p.gpu} if p.gpu is not None else set(), 2)
+    rows = [_clean(banks) for _ in range(GPUS)]
+    r = rows[old_errors]
+    r["agg"][2] = rng.randint(3, 60)
+    r = rows[old_remap]
+    r["agg"][2], r["agg"][3] = rng.randint(0, 4), 1
+    r["rr_unc"], r["hist"] = 1, [banks - 1, 1, 0, 0, 0]
+    if p.gpu is not None:
+        r = rows[p.gpu]
+        old = rng.randint(0, 6)
+        if p.state == "correctable":
+            n = rng.randint(2, 40)
+            r["vol"][2], r["agg"][2] = n, n + old
+        elif p.state == "pending":
+            n = rng.randint(1, 2)
+            c = rng.randint(0, 3)
+            r["vol"][2:], r["agg"][2:] = [c, n], [c + old, n]
+            r.update(rr_unc=1, pending=True, hist=[banks - 1, 1, 0, 0, 0])
+        else:  # failure
+            n, c = rng.randint(1, 3), rng.randint(0, 8)
+            rows_unc, rows_corr = rng.randint(3, 7), rng.randint(0, 2)
+            r["vol"][2:], r["agg"][2:] = [c, n], [c + old, n + rows_unc - 1]
+            r.update(rr_corr=rows_corr, rr_unc=rows_unc, failure=True)
+            partial, low = rng.randint(0, 1), rng.randint(0, 1)
+            high = max(1, rows_unc + rows_corr - 4)
+            r["hist"] = [banks - high - partial - low - 1, high, partial, low, 1]
+    return rows, old_errors, old_remap
+
+
+def _gpu_block(node, i: int, r: dict) -> list[str]:
+    def field(indent: int, name: str, value: object) -> str:
+        return f"{' ' * indent}{name:<{42 - indent}}: {value}"
+
+    names = ("SRAM Correctable", "SRAM Uncorrectable", "DRAM Correctable", "DRAM Uncorrectable")
+    lines = [f"GPU {node.bus_id(i)}", "    Ecc Mode"]
+    lines += [field(8, "Current", "Enabled"), field(8, "Pending", "Enabled"), "    ECC Errors"]
+    for title, counts in (("Volatile", r["vol"]), ("Aggregate", r["agg"])):
+        lines.append(f"        {title}")
+        lines += [field(12, n, c) for n, c in zip(names, counts, strict=True)]
+    lines += [
+        "    Remapped Rows",
+        field(8, "Correctable Error", r["rr_corr"]),
+        field(8, "Uncorrectable Error", r["rr_unc"]),
+        field(8, "Pending", "Yes" if r["pending"] else "No"),
+        field(8, "Remapping Failure Occurred", "Yes" if r["failure"] else "No"),
+        "        Bank Remap Availability Histogram",
+    ]
+    levels = ("Max", "High", "Partial", "Low", "None")
+    lines += [field(12, n, f"{c} bank(s)") for n, c in zip(levels, r["hist"], strict=True)]
+    return lines
+
+
+def smi_output(p: MemErrParams, rows: list[dict]) -> str:
+    node = NODES[p.accelerator]
+    lines = ["$ nvidia-smi --query-gpu=index,pci.bus_id --format=csv", "index, pci.bus_id"]
+    lines += [f"{i}, {node.bus_id(i)}" for i in range(GPUS)]
+    lines += [
+        "",
+        "$ nvidia-smi -q -d ECC,ROW_REMAPPER",
+        "",
+        "==============NVSMI LOG==============",
+        "",
+        f"{'Timestamp':<42}: Mon Nov 30 06:12:44 2026",
+        f"{'Driver Version':<42}: {DRIVER}",
+        f"{'CUDA Version':<42}: {CUDA}",
+        "",
+        f"{'Attached GPUs':<42}: {GPUS}",
+    ]
+    for i, r in enumerate(rows):
+        lines += _gpu_block(node, i, r)
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+@register
+class GpuMemoryErrors(Template):
+    slug = "gpu-memory-errors"
+    title = "ECC errors and row remapping: which GPU, and what to do"
+    family = "gpu_health"
+    lessons = (
+        "troubleshooting-gpu-clusters",
+        "gpu-monitoring-observability",
+        "bring-up-validation",
+    )
+    skills = ("incident-triage", "gpu-telemetry", "cluster-acceptance", "ecc-row-remapping")
+    difficulty = 3
+    version = 1
+    Params = MemErrParams
+
+    def generate(self, rng: random.Random) -> MemErrParams:
+        state = rng.choice(STATES)
+        return MemErrParams(
+            accelerator=rng.choice(("a100-sxm-80gb", "h100-sxm")),
+            state=state,
+            gpu=None if state == "none" else rng.randrange(GPUS),
+            sample=rng.randrange(SAMPLE_MAX),
+        )
+
+    def solve(self, p: MemErrParams) -> dict[str, Part]:
+        return {
+            "gpu": Part(
+                "gpu",
+                gpu_label(p.gpu),
+                kind=Kind.CHOICE,
+                tolerance=Exact(),
+                choices=GPU_CHOICES,
+                label="GPU with new memory errors",
+            ),
+            "action": Part(
+                "action",
+                ACTION_FOR[p.state],
+                kind=Kind.CHOICE,
+                tolerance=Exact(),
+                choices=ACTIONS,
+                label="First action",
+            ),
+        }
+
+    def statement(self, p: MemErrParams) -> str:
+        node = NODES[p.accelerator]
+        rows, _, _ = readings(p)
+        return (
+            f"A training node with eight {node.smi_name} GPUs rebooted two days ago for a "
+            "kernel update. Its nightly health check printed:\n\n"
+            f"```text\n{smi_output(p, rows)}\n```\n\n"
+            "1. Which GPU, if any, has had memory errors since the node last booted? Answer "
+            "GPU 0 to GPU 7, or none.\n"
+            "2. What is the first action for the node? Answer **keep running** (leave it in "
+            "service and watch the counters), **restart job** (restart the training job "
+            "from its last checkpoint on the same GPUs), **reset GPU** (drain the node, "
+            "reset that GPU, check it and return it to service) or **replace GPU** (drain "
+            "the node and take it out of service for a GPU replacement)."
+        )
+
+    def solution(self, p: MemErrParams) -> str:
+        rows, old_errors, old_remap = readings(p)
+        text = (
+            "Two kinds of counter sit side by side. The **Volatile** ECC counts restart at "
+            "every driver load, so after the reboot they hold only new errors; the "
+            "**Aggregate** counts last the GPU's lifetime. Row remapping replaces a bad HBM "
+            "row with a spare one in the same bank: **Pending: Yes** means a row is marked "
+            "but the swap only takes effect at the next GPU reset (until then the driver "
+            "keeps the bad page out of use); **Remapping Failure Occurred: Yes** means a "
+            "bank had no spare left, which a reset cannot fix.\n\n"
+        )
+        if p.gpu is not None:
+            r, g = rows[p.gpu], p.gpu
+            vol = r["vol"]
+            if p.state == "pending":
+                text += (
+                    f"GPU {g} has {vol[3]} volatile DRAM uncorrectable error(s) and its "
+                    "Remapped Rows show an uncorrectable-error row with **Pending: Yes**. "
+                    "The remap worked but is not active yet: drain the node and **reset "
+                    f"GPU** (`nvidia-smi -r -i {g}` once no process uses it, or reboot the "
+                    "node), confirm Pending is No, and return it. Restarting the job does "
+                    "not reset the GPU, and replacement is for a remap that failed.\n\n"
+                )
+            elif p.state == "failure":
+                text += (
+                    f"GPU {g} has {vol[3]} volatile DRAM uncorrectable error(s) and "
+                    "**Remapping Failure Occurred: Yes**, with "
+                    f"{r['hist'][4]} bank(s) at None in the histogram: a bank ran out of "
+                    "spare rows, so the bad row cannot be retired. That is NVIDIA's RMA "
+                    "condition: drain the node and **replace GPU**. A reset or a restart "
+                    "would put a GPU with known bad memory back into service.\n\n"
+                )
+            else:
+                text += (
+                    f"GPU {g} has {vol[2]} volatile DRAM correctable errors and no "
+                    "uncorrectable ones, no pending remap and no failure: ECC corrected "
+                    "every one, and the job's data is intact. **Keep running** and watch "
+                    "the count; a fast-rising count or a pending remap would change that.\n\n"
+                )
+            text += f"So the answer is **GPU {g}**, **{ACTION_FOR[p.state]}**.\n\n"
+        else:
+            text += (
+                "No GPU has a non-zero volatile count, none is pending and none has a "
+                "remapping failure: answer **none**, **keep running**.\n\n"
+            )
+        a, b = rows[old_errors], rows[old_remap]
+        text += (
+            f"GPU {old_errors} has {a['agg'][2]} aggregate DRAM correctable errors but zero "
+            "volatile ones: they all happened before the reboot, and none since. GPU "
+            f"{old_remap} has one aggregate uncorrectable error and one remapped row with "
+            "Pending: No and no failure: that error was repaired at an earlier reset, and "
+            f"its histogram's {b['hist'][1]} bank at High just records the spare row in use. "
+            "Both are healthy."
+        )
+        return text
+
+    def misconceptions(self, p: MemErrParams) -> list[Misconception]:
+        _, old_errors, old_remap = readings(p)
+        out = [
+            Misconception(
+                "aggregate-is-history",
+                "gpu",
+                gpu_label(old_errors),
+                f"GPU {old_errors}'s errors are all in the Aggregate counts, which span the "
+                "GPU's life; its Volatile counts, which restart at each boot, are zero.",
+            ),
+            Misconception(
+                "applied-remap-is-healthy",
+                "gpu",
+                gpu_label(old_remap),
+                f"GPU {old_remap}'s remapped row has Pending: No and no failure: the repair "
+                "was applied at an earlier reset, and no error is new since the boot.",
+            ),
+        ]
+
+        def slip(code: str, value: str, feedback: str) -> None:
+            out.append(Misconception(code, "action", value, feedback))
+
+        if p.state == "pending":
+            slip(
+                "pending-needs-reset",
+                KEEP,
+                "Pending: Yes means the spare row is not in use until the GPU is reset.",
+            )
+            slip(
+                "restart-is-not-reset",
+                RESTART,
+                "Restarting the job does not reset the GPU, so the remap stays pending.",
+            )
+            slip(
+                "remap-is-the-repair",
+                REPLACE,
+                "The remap succeeded (no failure flag): a reset completes the repair.",
+            )
+        elif p.state == "failure":
+            for value in (RESET, RESTART, KEEP):
+                slip(
+                    "failure-needs-replacement",
+                    value,
+                    "Remapping Failure Occurred: Yes means a bank ran out of spare rows; "
+                    "no reset or restart fixes that. The GPU needs replacing.",
+                )
+        elif p.state == "correctable":
+            for value in (RESTART, RESET, REPLACE):
+                slip(
+                    "correctable-is-not-fatal",
+                    value,
+                    "Correctable errors were fixed by ECC: no data was lost and nothing is "
+                    "pending. Keep running and watch the count.",
+                )
+        else:
+            slip(
+                "applied-remap-is-healthy",
+                RESET,
+                f"GPU {old_remap}'s remap is already applied (Pending: No); no reset is needed.",
+            )
+            slip(
+                "aggregate-is-history",
+                REPLACE,
+                "The only errors are in Aggregate counts from before the boot; nothing is new.",
+            )
+        return out
