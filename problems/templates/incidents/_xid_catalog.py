@@ -1,0 +1,235 @@
+"""The Xid codes xid-triage draws, in the words of NVIDIA's Xid catalog and GPU debug
+guidelines (rewritten): what each means, the first action, the explanation a solution
+gives and the named slips for each code. Data only; registers no template."""
+
+from __future__ import annotations
+
+EVENTS: dict[str, str] = {
+    "graphics-exception": "a graphics/compute engine exception raised by the running kernel",
+    "mmu-fault": "a GPU memory-management (page) fault: an access to an unmapped address",
+    "double-bit-ecc": "an uncorrectable (double-bit) ECC error in GPU memory",
+    "row-remap-pending": "a bad memory row was recorded for remapping; it takes effect at reset",
+    "row-remap-failed": "the GPU could not remap a bad memory row",
+    "nvlink-error": "a fatal error on one of the GPU's NVLinks",
+    "off-the-bus": "the GPU stopped answering on PCIe",
+    "contained-ecc": "an uncorrectable error the GPU contained to the process that hit it",
+    "uncontained-ecc": "an uncorrectable error the GPU could not contain to one process",
+}
+ACTIONS: dict[str, str] = {
+    "debug-app": "the application caused it: hand it back to its owner to debug "
+    "(compute-sanitizer finds the bad access); the GPU needs nothing",
+    "restart-app": "the job was an innocent victim and the GPU already isolated the damage: "
+    "restart the killed job; other work on the GPU carries on",
+    "reset-at-window": "nothing has to stop now: keep the GPU in service and reset it when "
+    "its current work ends, so the pending repair takes effect",
+    "reset-gpu": "stop all work on that GPU now, reset it (`nvidia-smi -r`) and run a short "
+    "diagnostic before it takes work again",
+    "check-nvlink": "read the NVLink error counters and the fabric manager log, then reset "
+    "and run the NVLink diagnostics (reseat if the link keeps failing)",
+    "reboot-node": "drain the whole node and power-cycle it, then run diagnostics before it "
+    "rejoins",
+    "rma-gpu": "drain and take the GPU out of service for replacement (RMA)",
+}
+MEANING: dict[int, tuple[str, str]] = {
+    13: ("graphics-exception", "debug-app"),
+    31: ("mmu-fault", "debug-app"),
+    48: ("double-bit-ecc", "reset-gpu"),
+    63: ("row-remap-pending", "reset-at-window"),
+    64: ("row-remap-failed", "rma-gpu"),
+    74: ("nvlink-error", "check-nvlink"),
+    79: ("off-the-bus", "reboot-node"),
+    94: ("contained-ecc", "restart-app"),
+    95: ("uncontained-ecc", "reset-gpu"),
+}
+
+EXPLAIN: dict[int, str] = {
+    13: "a graphics engine exception. The SM warp exception names the cause, an out-of-"
+    "range or misaligned address in the kernel that was running: almost always a bug in "
+    "the application or a library it calls. Rerunning it unchanged repeats the crash; "
+    "debug it (compute-sanitizer finds the faulting access) while the GPU stays in service.",
+    31: "a GPU memory page fault (MMU fault): the process touched a virtual address that "
+    "is not mapped, an illegal address from the program's side, not a memory cell going "
+    "bad. Debug the application; the GPU is fine.",
+    48: "an uncorrectable double-bit ECC error in the framebuffer. No containment report "
+    "(an Xid 94) follows, so nothing says the damage stayed in one process: stop the work "
+    "on that GPU and reset it, which also swaps in a spare for the bad row. One DBE is not "
+    "yet a reason to replace the board.",
+    63: "the row remapper recorded a spare row to replace a failing one; the message says "
+    "it activates at the next reset. Until then error containment and page blacklisting "
+    "keep the bad row away from new work, so nothing has to stop: keep the GPU in service "
+    "and reset it when its current work ends. This is the repair working, not a failure.",
+    64: "the row remapper could not record a replacement (its table or the bank's spare "
+    "rows are used up). The GPU can no longer protect itself from that row, and a reset "
+    "cannot help: drain it and replace the GPU.",
+    74: "a fatal NVLink error on one link. Check the link before anything else: its error "
+    "counters, the fabric manager log, then a reset and the NVLink diagnostics; reseat or "
+    "replace only if it keeps failing.",
+    79: "the GPU fell off the bus: the driver can no longer reach it over PCIe. "
+    "`nvidia-smi -r` talks to the GPU over that same bus, so a GPU reset cannot work; "
+    "drain the node and power-cycle it, then run diagnostics (and RMA if it happens again).",
+    94: "a contained uncorrectable error: the GPU confined the damage to the process that "
+    "touched the memory (RST: No), which was killed. Restart that job; other work on the "
+    "GPU is unaffected, and the reset that activates the row remap can wait for a "
+    "convenient window.",
+    95: "an uncontained uncorrectable error (RST: Yes): the GPU could not limit the "
+    "damage to one process, so nothing running on it can be trusted. Drain the GPU and "
+    "reset it before it takes work again.",
+}
+
+_APP_HW = (
+    "Xid 13 and 31 come from the application's own memory accesses; nothing points at "
+    "the hardware, and a reset or a new GPU would crash the same way."
+)
+SLIPS: dict[int, tuple[tuple[str, str, str, str], ...]] = {
+    13: (
+        ("action", "reset-gpu", "app-fault-blamed-on-gpu", _APP_HW),
+        ("action", "rma-gpu", "app-fault-blamed-on-gpu", _APP_HW),
+        (
+            "action",
+            "restart-app",
+            "restart-without-fix",
+            "The job was no victim: its own kernel made the out-of-range access, and "
+            "rerunning it unchanged crashes the same way. The bug has to be found first.",
+        ),
+    ),
+    31: (
+        ("action", "reset-gpu", "app-fault-blamed-on-gpu", _APP_HW),
+        ("action", "rma-gpu", "app-fault-blamed-on-gpu", _APP_HW),
+        (
+            "action",
+            "restart-app",
+            "restart-without-fix",
+            "The job was no victim: it touched an unmapped address itself, and rerunning it "
+            "unchanged faults the same way. The bug has to be found first.",
+        ),
+        (
+            "event",
+            "double-bit-ecc",
+            "page-fault-as-ecc",
+            "An MMU fault is an access to an "
+            "address with no mapping (a program error), not a memory cell returning bad data.",
+        ),
+    ),
+    48: (
+        (
+            "action",
+            "restart-app",
+            "dbe-treated-as-contained",
+            "Only a contained error (Xid 94) says the damage stayed in one process. A bare DBE "
+            "with no containment report leaves every process on the GPU exposed: stop the "
+            "work and reset, which also remaps the row.",
+        ),
+        (
+            "action",
+            "reset-at-window",
+            "dbe-treated-as-contained",
+            "Waiting is safe for a pending remap or a contained error; a bare DBE with no "
+            "containment report means work on the GPU may already have read bad data.",
+        ),
+        (
+            "action",
+            "rma-gpu",
+            "remap-is-not-failure",
+            "One DBE is handled by remapping the row "
+            "at reset; replace the GPU when remapping fails (Xid 64) or the errors recur.",
+        ),
+    ),
+    63: (
+        (
+            "event",
+            "row-remap-failed",
+            "remap-recorded-vs-failed",
+            "Xid 63 says a new row was "
+            "marked for remapping: the repair was recorded. A failed remap is Xid 64.",
+        ),
+        (
+            "action",
+            "reset-gpu",
+            "pending-remap-is-not-urgent",
+            "A pending remap does not endanger new work: containment and page blacklisting "
+            "keep the bad row out of use until the reset, which can wait for the GPU's "
+            "current work to end.",
+        ),
+        (
+            "action",
+            "rma-gpu",
+            "remap-is-not-failure",
+            "A recorded remap is the GPU repairing "
+            "itself with a spare row; it needs a reset, not a replacement.",
+        ),
+    ),
+    64: (
+        (
+            "event",
+            "row-remap-pending",
+            "remap-recorded-vs-failed",
+            "Xid 64 is the remapper's "
+            "error: no spare row could be recorded. A pending remap is Xid 63.",
+        ),
+        (
+            "action",
+            "reset-gpu",
+            "reset-after-failed-remap",
+            "A reset activates remaps that "
+            "were recorded; this one could not be recorded, so the bad row stays.",
+        ),
+    ),
+    74: (
+        (
+            "action",
+            "rma-gpu",
+            "nvlink-rma-first",
+            "Many NVLink faults clear after a reset or "
+            "a reseat; read the link counters and run diagnostics before replacing the GPU.",
+        ),
+    ),
+    79: (
+        (
+            "action",
+            "reset-gpu",
+            "reset-unreachable-gpu",
+            "nvidia-smi -r reaches the GPU over "
+            "PCIe, which is exactly what it fell off; only a node power cycle brings it back.",
+        ),
+    ),
+    94: (
+        (
+            "event",
+            "uncontained-ecc",
+            "contained-vs-uncontained",
+            "The line says Contained "
+            "(RST: No): the error was confined to one process. Uncontained is Xid 95.",
+        ),
+        (
+            "action",
+            "reset-gpu",
+            "contained-treated-as-uncontained",
+            "A contained error only "
+            "killed the process that touched the memory; the rest of the GPU's work goes on "
+            "and the reset can wait for a maintenance window.",
+        ),
+        (
+            "action",
+            "debug-app",
+            "contained-treated-as-app-bug",
+            "The job was killed by a "
+            "memory error, not by its own code; there is nothing to debug, only to restart.",
+        ),
+    ),
+    95: (
+        (
+            "event",
+            "contained-ecc",
+            "contained-vs-uncontained",
+            "The line says Uncontained "
+            "(RST: Yes): the GPU could not confine the error. Contained is Xid 94.",
+        ),
+        (
+            "action",
+            "restart-app",
+            "uncontained-restart-only",
+            "Uncontained means every "
+            "process on the GPU may have seen bad data; drain it and reset before reuse.",
+        ),
+    ),
+}
