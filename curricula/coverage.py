@@ -11,6 +11,10 @@ from dataclasses import dataclass
 
 from curricula.schema import CORE_TEMPLATE_SLUGS, Catalog
 
+# A lesson tested by one template is tested by one way of asking: a learner who has
+# memorised its formula passes. Two, from different angles, is the least we ship.
+MIN_TEMPLATES = 2
+
 
 @dataclass(frozen=True)
 class LessonRow:
@@ -28,11 +32,17 @@ class LessonRow:
 @dataclass(frozen=True)
 class CoverageReport:
     rows: tuple[LessonRow, ...]
+    min_templates: int = MIN_TEMPLATES
 
     @property
     def gaps(self) -> tuple[LessonRow, ...]:
         """Lessons that claim to be ready but nothing can test: these fail the check."""
         return tuple(r for r in self.rows if not r.templates and r.status != "planned")
+
+    @property
+    def thin(self) -> tuple[LessonRow, ...]:
+        """Ready lessons with some templates, but fewer than min_templates: these fail."""
+        return tuple(r for r in self.rows if 0 < len(r.templates) < self.min_templates)
 
     @property
     def planned_gaps(self) -> tuple[LessonRow, ...]:
@@ -46,7 +56,7 @@ class CoverageReport:
 
     @property
     def ok(self) -> bool:
-        return not self.gaps and not self.unused_core_templates
+        return not self.gaps and not self.thin and not self.unused_core_templates
 
 
 def rows_from_catalog(catalog: Catalog) -> list[LessonRow]:
@@ -56,5 +66,7 @@ def rows_from_catalog(catalog: Catalog) -> list[LessonRow]:
     ]
 
 
-def coverage_report(rows: Iterable[LessonRow]) -> CoverageReport:
-    return CoverageReport(rows=tuple(rows))
+def coverage_report(
+    rows: Iterable[LessonRow], min_templates: int = MIN_TEMPLATES
+) -> CoverageReport:
+    return CoverageReport(rows=tuple(rows), min_templates=min_templates)

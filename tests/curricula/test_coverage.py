@@ -10,21 +10,13 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from curricula.coverage import coverage_report, rows_from_catalog
+from curricula.coverage import MIN_TEMPLATES, coverage_report, rows_from_catalog
 from curricula.schema import CORE_TEMPLATE_SLUGS, load_catalog
 from curricula.selectors import lesson_coverage_rows
 from curricula.services import curricula_load
 from tests.curricula.conftest import LEARN, course_doc, find_lesson, lesson_doc, write_courses
 
 ROOT = Path(__file__).resolve().parents[2]
-
-LEARN_PLANNED = [
-    "the-accelerator-software-stack",
-    "gpus-on-kubernetes",
-    "scheduling-gpu-clusters",
-    "ray-distributed-ai-frameworks",
-    "rocm-hip-on-amd",
-]
 
 
 def _coverage(*args: str) -> tuple[int, str]:
@@ -39,26 +31,38 @@ def _coverage(*args: str) -> tuple[int, str]:
     return 0, out.getvalue()
 
 
-def test_learn_ai_gaps_are_exactly_the_lessons_marked_planned():
+def test_every_lesson_is_ready_and_tested_by_two_templates_or_more():
     report = coverage_report(rows_from_catalog(load_catalog()))
-    assert report.gaps == ()
-    learn_gaps = [r.lesson for r in report.planned_gaps if r.course == "learn-ai-infrastructure"]
-    assert learn_gaps == LEARN_PLANNED
-    learn_planned = [
-        r.lesson
-        for r in report.rows
-        if r.course == "learn-ai-infrastructure" and r.status == "planned"
-    ]
-    assert learn_planned == LEARN_PLANNED
+    assert report.gaps == () and report.planned_gaps == () and report.thin == ()
+    assert all(r.status == "ready" for r in report.rows)
+    assert min(len(r.templates) for r in report.rows) >= MIN_TEMPLATES == 2
 
 
-def test_packaged_data_passes_and_lists_planned_gaps():
+def test_packaged_data_passes_with_no_planned_gap():
     status, out = _coverage()
     assert status == 0, out
     assert "Coverage OK" in out
     assert "    gpu-memory-math" in out
-    assert "learn-ai-infrastructure/rocm-hip-on-amd" in out
-    assert "Planned gaps (11):" in out
+    assert "Planned gaps (0):" in out
+    assert "THIN" not in out and "GAP" not in out
+
+
+def test_a_lesson_with_one_template_fails_and_the_minimum_is_an_option(edit):
+    def thin(doc):
+        lesson = find_lesson(doc, "triton-kernels")
+        lesson["templates"] = lesson["templates"][:1]
+
+    data = str(edit(LEARN, thin))
+    status, out = _coverage("--data-dir", data)
+    assert status == 1
+    assert "THIN" in out
+    assert out.endswith(
+        "1 lesson(s) with fewer than 2 templates: learn-ai-infrastructure/triton-kernels"
+    )
+    status, out = _coverage("--data-dir", data, "--min-templates", "1")
+    assert status == 0, out
+    status, out = _coverage("--min-templates", "0")
+    assert status == 2
 
 
 def test_a_ready_lesson_without_templates_fails(edit):

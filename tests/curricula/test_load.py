@@ -114,8 +114,8 @@ def test_edits_are_applied_and_vanished_rows_deleted(data_dir, edit):
         # basic loses two lessons, so every later basic lesson moves up; intermediate gains one
         "modules": (0, 0, 0),
         "lessons": (0, 5 + 1, 1),
-        # what-ai-workloads-need's 4 links go, and the-kv-cache keeps 2 of its 7
-        "template links": (0, 2, 4 + 5),
+        # what-ai-workloads-need's 4 links go, and the-kv-cache keeps 2 of its 8
+        "template links": (0, 2, 4 + 6),
     }
     assert not Lesson.objects.filter(slug="what-ai-workloads-need").exists()
     moved = Lesson.objects.get(slug="inside-a-gpu")

@@ -5,7 +5,13 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from curricula import selectors
-from curricula.coverage import CoverageReport, LessonRow, coverage_report, rows_from_catalog
+from curricula.coverage import (
+    MIN_TEMPLATES,
+    CoverageReport,
+    LessonRow,
+    coverage_report,
+    rows_from_catalog,
+)
 from curricula.schema import DEFAULT_DATA_DIR, CurriculumDataError, load_catalog
 
 
@@ -16,8 +22,9 @@ class Command(BaseCommand):
         actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
         about = (
             "Print every lesson with its number of problem templates. Exit 1 if a lesson "
-            "not marked `status: planned` has none, or a core template is used by no "
-            "lesson; planned lessons are listed as planned gaps and tolerated. Exit 2 if "
+            "not marked `status: planned` has none or fewer than --min-templates, or a core "
+            "template is used by no lesson; planned lessons are listed as planned gaps and "
+            "tolerated. Exit 2 if "
             "the data files are invalid. Reads the data files by default (no database "
             "needed); --source db reads the tables load_curricula filled instead."
         )
@@ -35,12 +42,25 @@ class Command(BaseCommand):
             default=DEFAULT_DATA_DIR,
             help="Directory of course files when --source files (default: the packaged data).",
         )
+        coverage.add_argument(
+            "--min-templates",
+            type=int,
+            default=MIN_TEMPLATES,
+            metavar="N",
+            help=f"Templates a ready lesson needs at least (default {MIN_TEMPLATES}).",
+        )
 
     def handle(self, *args, action: str, **options):
         if action == "coverage":
-            self._coverage(source=options["source"], data_dir=options["data_dir"])
+            self._coverage(
+                source=options["source"],
+                data_dir=options["data_dir"],
+                min_templates=options["min_templates"],
+            )
 
-    def _coverage(self, *, source: str, data_dir: Path) -> None:
+    def _coverage(self, *, source: str, data_dir: Path, min_templates: int) -> None:
+        if min_templates < 1:
+            raise CommandError("--min-templates must be 1 or more", returncode=2)
         if source == "db":
             rows = selectors.lesson_coverage_rows()
         else:
@@ -48,7 +68,7 @@ class Command(BaseCommand):
                 rows = rows_from_catalog(load_catalog(data_dir))
             except CurriculumDataError as exc:
                 raise CommandError(str(exc), returncode=2) from exc
-        report = coverage_report(rows)
+        report = coverage_report(rows, min_templates)
         self._print(report)
         if not report.ok:
             problems = []
@@ -56,6 +76,11 @@ class Command(BaseCommand):
                 problems.append(
                     f"{len(report.gaps)} lesson(s) without templates and not marked planned: "
                     + ", ".join(row.path for row in report.gaps)
+                )
+            if report.thin:
+                problems.append(
+                    f"{len(report.thin)} lesson(s) with fewer than {min_templates} templates: "
+                    + ", ".join(row.path for row in report.thin)
                 )
             if report.unused_core_templates:
                 problems.append(
@@ -72,7 +97,8 @@ class Command(BaseCommand):
             if row.module != module:
                 module = row.module
                 self.stdout.write(f"  {row.module}")
-            self.stdout.write(f"    {row.lesson:<52} {len(row.templates):>2}  {_note(row)}")
+            note = _note(row, report.min_templates)
+            self.stdout.write(f"    {row.lesson:<52} {len(row.templates):>2}  {note}")
         n = len(report.rows)
         self.stdout.write(
             f"{n} lessons, {n - len(report.gaps) - len(report.planned_gaps)} with templates"
@@ -85,7 +111,8 @@ class Command(BaseCommand):
             self.stdout.write(self.style.SUCCESS("Coverage OK"))
 
 
-def _note(row: LessonRow) -> str:
+def _note(row: LessonRow, min_templates: int) -> str:
     if row.templates:
-        return ", ".join(row.templates)
+        thin = "  THIN" if len(row.templates) < min_templates else ""
+        return ", ".join(row.templates) + thin
     return "planned gap" if row.status == "planned" else "GAP"

@@ -81,7 +81,11 @@ class CostPerMillionTokens(Template):
     slug = "cost-per-mtok"
     title = "GPU cost per million output tokens"
     family = "economics"
-    lessons = ("prefill-decode-and-the-cost-of-a-token", "reliability-cost-at-scale")
+    lessons = (
+        "prefill-decode-and-the-cost-of-a-token",
+        "reliability-cost-at-scale",
+        "the-layers-and-the-build-or-buy-ladder",
+    )
     skills = ("cost-per-token", "gpu-hour-pricing")
     difficulty = 1
     Params = CostParams

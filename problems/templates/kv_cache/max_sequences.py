@@ -106,7 +106,13 @@ class KvMaxSequences(Template):
     slug = "kv-max-sequences"
     title = "How many sequences fit in the KV cache"
     family = "kv_cache"
-    lessons = ("the-kv-cache", "batching-for-llm-inference", "serving-models", "gpu-memory-math")
+    lessons = (
+        "the-kv-cache",
+        "batching-for-llm-inference",
+        "serving-models",
+        "gpu-memory-math",
+        "vllm-and-the-job-of-a-model-server",
+    )
     skills = ("kv-cache-bytes", "serving-capacity", "memory-budget")
     difficulty = 3
     Params = KvMaxParams

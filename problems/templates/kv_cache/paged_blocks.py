@@ -78,7 +78,12 @@ class PagedKvBlocks(Template):
     slug = "paged-kv-blocks"
     title = "PagedAttention blocks: size, count and resident sequences"
     family = "kv_cache"
-    lessons = ("the-kv-cache", "batching-for-llm-inference", "serving-models")
+    lessons = (
+        "the-kv-cache",
+        "batching-for-llm-inference",
+        "serving-models",
+        "vllm-and-the-job-of-a-model-server",
+    )
     skills = ("kv-cache-bytes", "paged-attention", "serving-capacity", "floor-and-ceil")
     difficulty = 3
     Params = PagedKvParams

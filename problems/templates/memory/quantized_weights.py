@@ -65,7 +65,7 @@ class QuantizedWeights(Template):
     slug = "quantized-weights"
     title = "Group-quantized weights: bytes, memory and decode speed-up"
     family = "memory"
-    lessons = ("quantization", "gpu-memory-math")
+    lessons = ("quantization", "gpu-memory-math", "what-a-model-is")
     skills = ("quantization-overhead", "weights-bytes", "memory-bound-decode", "units-gb-gib")
     difficulty = 2
     Params = QuantizedWeightsParams

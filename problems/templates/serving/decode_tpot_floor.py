@@ -72,7 +72,12 @@ class DecodeTpotFloor(Template):
     slug = "decode-tpot-floor"
     title = "The memory-bandwidth floor on time per output token"
     family = "serving"
-    lessons = ("prefill-decode-and-the-cost-of-a-token", "llm-inference-at-scale", "quantization")
+    lessons = (
+        "prefill-decode-and-the-cost-of-a-token",
+        "llm-inference-at-scale",
+        "quantization",
+        "how-an-llm-writes-text",
+    )
     skills = ("decode-bandwidth-bound", "tpot", "weights-bytes")
     difficulty = 2
     version = 2

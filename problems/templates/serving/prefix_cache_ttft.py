@@ -83,7 +83,12 @@ class PrefixCacheTtft(Template):
     slug = "prefix-cache-ttft"
     title = "Time to first token with a prefix cache"
     family = "serving"
-    lessons = ("prefill-decode-and-the-cost-of-a-token", "the-kv-cache", "serving-models")
+    lessons = (
+        "prefill-decode-and-the-cost-of-a-token",
+        "the-kv-cache",
+        "serving-models",
+        "why-the-classic-load-balancer-breaks",
+    )
     skills = ("prefix-caching", "prefill-compute-bound", "ttft")
     difficulty = 2
     version = 1

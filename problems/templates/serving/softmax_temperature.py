@@ -94,7 +94,7 @@ class SoftmaxTemperature(Template):
     slug = "softmax-temperature"
     title = "Temperature and top-p on a handful of logits"
     family = "serving"
-    lessons = ("how-an-llm-writes-text", "serving-models")
+    lessons = ("how-an-llm-writes-text", "serving-models", "tokens-and-writing-one-word-at-a-time")
     skills = ("softmax", "sampling-temperature", "top-p-sampling")
     difficulty = 2
     version = 1

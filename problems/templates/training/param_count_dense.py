@@ -118,7 +118,7 @@ class ParamCountDense(Template):
     slug = "param-count-dense"
     title = "Parameter count of a dense transformer from its config"
     family = "training"
-    lessons = ("inside-the-transformer", "gpu-memory-math")
+    lessons = ("inside-the-transformer", "gpu-memory-math", "what-a-model-is")
     skills = ("parameter-count", "gqa-kv-heads")
     difficulty = 2
     version = 1
