@@ -15,7 +15,8 @@ from typing import Any
 
 from hardware_db import catalog
 from problems.engine.numbers import sig, tex
-from problems.engine.template import Misconception
+from problems.engine.template import Kind, Misconception, Part
+from problems.engine.tolerance import Exact
 
 PRECISION_LABEL = {
     "fp64": "FP64",
@@ -254,3 +255,18 @@ def parts_separated(solved: dict, slips: list[Misconception], gap: float = SLIP_
         if not separated([part.value, *values], gap):
             return False
     return True
+
+
+# --- answers that are words, and tool output -----------------------------------------------
+
+
+def choice_part(name: str, value: str, choices: tuple[str, ...], label: str) -> Part:
+    """A one-word answer graded exactly against `choices` (radio buttons in the page)."""
+    if value not in choices:
+        raise ValueError(f"{name}: {value!r} is not one of {choices}")
+    return Part(name, value, kind=Kind.CHOICE, tolerance=Exact(), choices=choices, label=label)
+
+
+def fenced(text: str, lang: str = "text") -> str:
+    """Tool output as a fenced block: the renderer leaves it as it is, monospaced."""
+    return f"```{lang}\n{text.rstrip()}\n```"

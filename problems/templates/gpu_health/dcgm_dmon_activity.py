@@ -34,9 +34,8 @@ from pydantic import Field, model_validator
 from problems.engine.numbers import sig
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
-from problems.engine.template import Kind, Misconception, Params, Part, Template
-from problems.engine.tolerance import Exact
-from problems.templates._common import PRECISION_LABEL, parts_separated, peak_tflops_of
+from problems.engine.template import Misconception, Params, Part, Template
+from problems.templates._common import PRECISION_LABEL, choice_part, parts_separated, peak_tflops_of
 from problems.templates.gpu_health._family import (
     GPU_CHOICES,
     GPUS,
@@ -174,13 +173,8 @@ class DcgmDmonActivity(Template):
     def solve(self, p: DmonParams) -> dict[str, Part]:
         tenso = mean_of(readings(p), p.named_gpu, "TENSO")
         return {
-            "gpu": Part(
-                "gpu",
-                gpu_label(p.odd_gpu),
-                kind=Kind.CHOICE,
-                tolerance=Exact(),
-                choices=GPU_CHOICES,
-                label="GPU not doing tensor work",
+            "gpu": choice_part(
+                "gpu", gpu_label(p.odd_gpu), GPU_CHOICES, "GPU not doing tensor work"
             ),
             "tflops": Part(
                 "tflops",

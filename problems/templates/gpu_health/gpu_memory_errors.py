@@ -37,6 +37,7 @@ from pydantic import Field, model_validator
 from problems.engine.registry import register
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
+from problems.templates._common import choice_part
 from problems.templates.gpu_health._family import (
     GPU_CHOICES,
     GPUS,
@@ -187,14 +188,7 @@ class GpuMemoryErrors(Template):
 
     def solve(self, p: MemErrParams) -> dict[str, Part]:
         return {
-            "gpu": Part(
-                "gpu",
-                gpu_label(p.gpu),
-                kind=Kind.CHOICE,
-                tolerance=Exact(),
-                choices=GPU_CHOICES,
-                label="GPU with new memory errors",
-            ),
+            "gpu": choice_part("gpu", gpu_label(p.gpu), GPU_CHOICES, "GPU with new memory errors"),
             "action": Part(
                 "action",
                 ACTION_FOR[p.state],

@@ -39,6 +39,7 @@ from pydantic import Field, model_validator
 from problems.engine.registry import register
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
+from problems.templates._common import choice_part
 from problems.templates.gpu_health._family import (
     GPU_CHOICES,
     GPUS,
@@ -155,14 +156,7 @@ class NvidiaSmiTriage(Template):
 
     def solve(self, p: TriageParams) -> dict[str, Part]:
         return {
-            "gpu": Part(
-                "gpu",
-                gpu_label(p.gpu),
-                kind=Kind.CHOICE,
-                tolerance=Exact(),
-                choices=GPU_CHOICES,
-                label="GPU not doing its share",
-            ),
+            "gpu": choice_part("gpu", gpu_label(p.gpu), GPU_CHOICES, "GPU not doing its share"),
             "cause": Part(
                 "cause",
                 p.fault,

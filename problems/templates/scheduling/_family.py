@@ -1,6 +1,7 @@
 """What the scheduling templates share: a detail generator seeded from the parameters
 (names, job ids and ages are decoration; the fault lives in the parameters), a builder
-for word-answer parts, Slurm hostlist compression and the fenced block for tool output.
+for count parts (word answers use `_common.choice_part`), Slurm hostlist compression
+and the fenced block for tool output.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ import random
 from hardware_db import catalog
 from problems.engine.template import Kind, Params, Part
 from problems.engine.tolerance import Exact
+from problems.templates._common import choice_part
+
+__all__ = ["choice_part"]  # re-exported: the family's modules import it from here
 
 
 def detail_rng(p: Params, salt: str = "") -> random.Random:
@@ -18,10 +22,6 @@ def detail_rng(p: Params, salt: str = "") -> random.Random:
     test reader see the same names every time)."""
     digest = hashlib.sha256((salt + p.model_dump_json()).encode()).digest()
     return random.Random(int.from_bytes(digest[:8], "big"))
-
-
-def choice_part(name: str, value: str, choices: tuple[str, ...], label: str) -> Part:
-    return Part(name, value, kind=Kind.CHOICE, tolerance=Exact(), choices=choices, label=label)
 
 
 def count_part(name: str, value: int, label: str) -> Part:
