@@ -1,0 +1,252 @@
+"""review_memo: full marks for a correct memo, planted mistakes caught with the expected
+figure and the engine's misconception code, and the same input always the same review."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from assess.memo_review import Review, brief_for, example_memo, review_memo
+from assess.memo_review import figures as fig
+
+
+def _set(text: str, label: str, value: str) -> str:
+    """The memo with one Key figures line replaced."""
+    new, n = re.subn(rf"^- {re.escape(label)}: .*$", f"- {label}: {value}", text, flags=re.M)
+    assert n == 1, label
+    return new
+
+
+def _seed(condition) -> int:
+    return next(s for s in range(300) if condition(brief_for(s), fig.best_plan(brief_for(s))))
+
+
+def test_the_example_memo_gets_full_marks_for_100_seeds():
+    for seed in range(100):
+        brief = brief_for(seed)
+        review = review_memo(brief, example_memo(brief))
+        lost = [(c.code, c.comment) for c in review.criteria if c.points != c.max_points]
+        assert review.score == review.max_score == 34, (seed, lost)
+        assert all(c.misconception is None for c in review.criteria)
+
+
+def test_the_example_memo_gets_full_marks_on_every_candidate():
+    for seed in range(10):
+        brief = brief_for(seed)
+        for cand in brief.candidates:
+            review = review_memo(brief, example_memo(brief, accelerator=cand.slug))
+            assert review.score == review.max_score, (seed, cand.slug)
+
+
+def test_arithmetic_error_and_gb_gib_slip_are_both_flagged_with_the_right_figures():
+    for seed in range(30):
+        brief = brief_for(seed)
+        plan = fig.best_plan(brief)
+        text = example_memo(brief, mistakes=("arithmetic", "gb-vs-gib"))
+        review = review_memo(brief, text)
+        weights = review.criterion("weights")
+        assert (weights.points, weights.misconception) == (0, "gb-vs-gib")
+        assert f"Expected {plan.weights_gb:.4g} GB" in weights.comment
+        assert f"{plan.weights_gb * 1e9 / 2**30:.4g} GB" in weights.evidence
+        replicas = review.criterion("replicas")
+        assert replicas.points == 0
+        assert f"Expected at least {plan.replicas}:" in replicas.comment
+        # The engine names the slip: one replica short of ceil(L / C) is floor(L / C).
+        expected_code = plan.variant("little").grade("replicas", str(plan.replicas - 1))
+        assert replicas.misconception == expected_code.misconception
+        cost = review.criterion("monthly-cost")
+        assert cost.points == 0 and f"Expected USD {plan.cost:,.0f}" in cost.comment
+        consistency = review.criterion("consistency")
+        assert consistency.points == 3 and "below the stated peak" in consistency.comment
+        assert review.score == 34 - 2 - 2 - 1 - 2 - 1
+
+
+def test_hand_checked_review_of_seed_3():
+    # Seed 3: Qwen2.5 72B, FP8 weights: 72,706,203,648 x 1 B = 72.71 GB (67.71 GiB);
+    # on one B200 the peak of 72.2 sequences over 66 per replica needs 2 replicas.
+    brief = brief_for(3)
+    review = review_memo(brief, example_memo(brief, mistakes=("arithmetic", "gb-vs-gib")))
+    assert review.criterion("weights").evidence == "Weights: 67.71 GB"
+    assert review.criterion("weights").comment.startswith("Expected 72.71 GB (FP8).")
+    assert review.criterion("replicas").misconception == "floor-not-ceil"
+    assert review.criterion("replicas").comment.endswith("(floor-not-ceil)")
+    assert review.criterion("weights").comment.endswith("(gb-vs-gib)")
+    assert "Expected USD 9,767 (2 GPUs x USD 6.69" in review.criterion("monthly-cost").comment
+
+
+def test_a_cost_not_matching_gpus_times_price_is_flagged():
+    brief = brief_for(4)
+    review = review_memo(brief, example_memo(brief, mistakes=("cost-arithmetic",)))
+    assert review.criterion("monthly-cost").points == 0
+    assert "x 730 = USD" in review.criterion("consistency").comment
+    assert review.score == 34 - 2 - 1
+
+
+def test_cost_named_when_hourly_or_instance_priced():
+    brief = brief_for(6)
+    plan = fig.best_plan(brief)
+    text = example_memo(brief)
+    hourly = review_memo(brief, _set(text, "Monthly cost", f"{plan.cost / 730:.2f} USD"))
+    assert hourly.criterion("monthly-cost").misconception == "hourly-not-monthly"
+
+
+def test_other_engine_misconceptions_are_named():
+    brief = brief_for(3)
+    plan = fig.best_plan(brief)
+    text = example_memo(brief)
+    half_kv = review_memo(brief, _set(text, "KV per token", f"{plan.kv_kib / 2:g} KiB"))
+    assert half_kv.criterion("kv-per-token").misconception == "missing-kv-factor-2"
+    kb = review_memo(brief, _set(text, "KV per token", f"{plan.kv_kib * 1024 / 1000:.4g} KiB"))
+    assert kb.criterion("kv-per-token").misconception == "gb-vs-gib"
+    gib = review_memo(brief, _set(text, "Weights", f"{plan.weights_gb * 1e9 / 2**30:.4g} GiB"))
+    assert gib.criterion("weights").points == 2  # the right size, in the unit it names
+
+
+def test_missing_sections_are_flagged_by_name():
+    brief = brief_for(8)
+    review = review_memo(brief, example_memo(brief, mistakes=("missing-section",)))
+    sections = review.criterion("sections")
+    assert (sections.points, sections.comment) == (4, "Missing section: Demand.")
+    bare = review_memo(brief, "## Key figures\n\n- Replicas: 3\n")
+    assert bare.criterion("sections").points == 0
+    assert bare.criterion("measurement-plan").points == 0
+    assert "missing" in bare.criterion("failure-test").comment
+
+
+def test_vague_plans_are_flagged():
+    brief = brief_for(9)
+    review = review_memo(brief, example_memo(brief, mistakes=("vague-measurement",)))
+    measure = review.criterion("measurement-plan")
+    assert measure.points == 0 and measure.comment.startswith("Vague: no numbers")
+    assert "no pass/fail threshold" in measure.comment
+    review = review_memo(brief, example_memo(brief, mistakes=("vague-failure-test",)))
+    failure = review.criterion("failure-test")
+    assert failure.points == 0 and failure.comment.startswith("Too short")
+    assert review.criterion("measurement-plan").points == 3
+
+
+def test_inconsistent_gpus_are_flagged():
+    brief = brief_for(10)
+    plan = fig.best_plan(brief)
+    review = review_memo(brief, _set(example_memo(brief), "GPUs", str(plan.gpus + 1)))
+    assert review.criterion("gpus").points == 0
+    assert f"Expected {plan.gpus}" in review.criterion("gpus").comment
+    consistency = review.criterion("consistency")
+    assert consistency.points == 2  # GPUs != replicas x TP, and cost != GPUs x price x 730
+    assert f"is not {plan.replicas} replicas x {plan.tp}" in consistency.comment
+
+
+def test_tensor_parallel_below_the_minimum_for_the_weights_is_flagged():
+    seed = _seed(lambda b, p: p.tp_min >= 2)
+    brief = brief_for(seed)
+    plan = fig.best_plan(brief)
+    text = _set(example_memo(brief), "Tensor parallel", str(plan.tp_min // 2))
+    review = review_memo(brief, text)
+    tp = review.criterion("tensor-parallel")
+    assert tp.points == 0 and f"Expected at least {plan.tp_min}" in tp.comment
+    assert "do not fit" in review.criterion("consistency").comment
+
+
+def test_a_non_candidate_accelerator_cannot_be_checked_further():
+    brief = brief_for(11)
+    review = review_memo(brief, _set(example_memo(brief), "Accelerator", "TPU v5e"))
+    assert review.criterion("accelerator").points == 0
+    assert "Choose one of" in review.criterion("accelerator").comment
+    for code in ("seqs-per-replica", "replicas", "gpus", "monthly-cost"):
+        assert review.criterion(code).comment.startswith("Cannot be checked"), code
+    assert review.criterion("weights").points == 2  # independent of the choice
+
+
+def test_context_shorter_than_the_p99_request_is_flagged():
+    brief = brief_for(12)
+    text = _set(example_memo(brief), "Context per sequence", str(brief.min_context - 1))
+    context = review_memo(brief, text).criterion("context")
+    assert context.points == 0 and f"{brief.min_context:,}" in context.comment
+
+
+def test_unreadable_figures_and_code_are_just_unreadable(tmp_path):
+    brief = brief_for(13)
+    target = tmp_path / "pwned"
+    text = _set(example_memo(brief), "Replicas", f"__import__('os').system('touch {target}')")
+    text = _set(text, "Weights", "about a hundred GB")
+    review = review_memo(brief, text)
+    assert review.criterion("replicas").points == 0
+    assert review.criterion("replicas").comment.startswith("Could not read the value")
+    assert review.criterion("weights").comment.startswith("Could not read the value")
+    assert not target.exists()
+
+
+def test_same_input_same_review_and_json_round_trip():
+    brief = brief_for(14)
+    text = example_memo(brief, mistakes=("arithmetic", "gb-vs-gib", "vague-measurement"))
+    first, second = review_memo(brief, text), review_memo(brief_for(14), text)
+    assert first == second and first.as_dict() == second.as_dict()
+    data = json.loads(json.dumps(first.as_dict()))
+    assert Review.from_dict(data) == first
+    assert data["score"] == sum(c["points"] for c in data["criteria"])
+
+
+def test_unknown_mistake_is_refused():
+    with pytest.raises(ValueError, match="unknown mistakes"):
+        example_memo(brief_for(0), mistakes=("typo",))
+
+
+def test_criteria_codes_and_points():
+    review = review_memo(brief_for(0), example_memo(brief_for(0)))
+    assert [(c.code, c.max_points) for c in review.criteria] == [
+        ("sections", 5),
+        ("accelerator", 1),
+        ("tensor-parallel", 2),
+        ("context", 1),
+        ("weights", 2),
+        ("kv-per-token", 2),
+        ("seqs-per-replica", 3),
+        ("peak-concurrency", 3),
+        ("replicas", 2),
+        ("gpus", 1),
+        ("monthly-cost", 2),
+        ("consistency", 4),
+        ("measurement-plan", 3),
+        ("failure-test", 3),
+    ]
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["0", "-1", "1e30", "64", "3", "1e-30", "0.5", "16", "100000000000", "7 GB", "$5", "x"],
+)
+def test_odd_figure_values_never_crash_the_review(value):
+    brief = brief_for(15)
+    text = example_memo(brief)
+    for label in (
+        "Tensor parallel",
+        "Context per sequence",
+        "Weights",
+        "KV per token",
+        "Concurrent sequences per replica",
+        "Peak concurrent sequences",
+        "Replicas",
+        "GPUs",
+        "Monthly cost",
+    ):
+        review = review_memo(brief, _set(text, label, value))
+        assert 0 <= review.score <= review.max_score, label
+        assert len(review.criteria) == 14
+
+
+def test_the_package_is_pure_no_django_imported():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, assess.memo_review as m; b = m.brief_for(2); "
+        "m.review_memo(b, m.example_memo(b)); "
+        "sys.exit(any(k == 'django' or k.startswith('django.') for k in sys.modules))"
+    )
+    env = {"PATH": "/usr/bin:/bin"}
+    root = Path(__file__).resolve().parents[3]
+    done = subprocess.run([sys.executable, "-c", code], env=env, cwd=root, check=False)  # noqa: S603
+    assert done.returncode == 0
