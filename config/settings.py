@@ -289,6 +289,21 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = TIME_ZONE
+# Memo reviews are slow and run on their own queue, so a burst of them never delays the
+# minute-by-minute beat tasks (docker-compose runs a worker for each queue).
+# A task interrupted by a lost broker connection is cancelled and redelivered (the
+# Celery 6 default, said now): every task here is idempotent.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_TASK_ROUTES = {"assess.tasks.review_memo_version": {"queue": "reviews"}}
+# Redis redelivers a message whose worker died before acknowledging it (acks_late) once
+# this many seconds have passed since it was delivered. It must exceed the longest task
+# (a review takes well under a second) and bounds how long a killed worker's review waits:
+# a running worker looks for expired messages about every 100 s (kombu 5), and a starting
+# one once, so a whole worker's death costs the timeout plus up to ~100 s. A killed pool
+# process costs nothing of the kind: its task is rejected and requeued at once.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "600"))
+}
 # assess.schedule is a plain dict module (no Django imports), safe to read from settings.
 CELERY_BEAT_SCHEDULE = dict(ASSESS_BEAT_SCHEDULE)
 

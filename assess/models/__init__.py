@@ -1,13 +1,18 @@
 from assess.models.attempt import Attempt, Question, Response, Reveal
 from assess.models.mastery import MasteryEvent, SkillMastery
+from assess.models.memo import Capstone, Memo, MemoDecision, MemoVersion
 from assess.models.quiz import Quiz, Slot
 from assess.models.roles import CourseRole, Enrolment
 
 __all__ = [
     "Attempt",
+    "Capstone",
     "CourseRole",
     "Enrolment",
     "MasteryEvent",
+    "Memo",
+    "MemoDecision",
+    "MemoVersion",
     "Question",
     "Quiz",
     "Response",

@@ -1,0 +1,282 @@
+"""Capstone memos: the learner's brief, submitting versions, the review a worker runs for
+each version, and the instructor's decision.
+
+Never lose a memo: a version is committed before its review is queued
+(`transaction.on_commit`), so a worker never looks for a row that is not there and a
+broker outage loses a queue entry, not a memo (the beat task re-queues any version left
+queued or running past its deadline). A review is idempotent per version: the review is
+a pure function of the brief and the text, it is written once under the row's lock, and a
+second delivery finds it done and changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from assess.errors import Conflict, InvalidInput, NotPermitted
+from assess.memo_review.brief import Brief, brief_for
+from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion
+from assess.selectors import user_is_enrolled, user_is_instructor
+from assess.services.enrolments import enrolment_self
+from curricula.models import Course
+
+log = logging.getLogger(__name__)
+
+CAPSTONE_COURSE = "foundations-of-ai-infrastructure"
+MAX_MEMO_CHARS = 60_000  # a long memo is ~3,000 words; this is ten times that
+STUCK_AFTER = timedelta(minutes=15)  # queued or running this long: queue it again
+SEED_BITS = 48
+
+
+def capstone_course() -> Course:
+    try:
+        return Course.objects.get(slug=CAPSTONE_COURSE)
+    except Course.DoesNotExist as exc:
+        raise Conflict("The capstone's course is not loaded (manage.py load_curricula).") from exc
+
+
+def capstone_get_or_create(*, learner, course: Course | None = None) -> Capstone:
+    """The learner's capstone in the course, drawn once with a fresh seed; a learner not
+    enrolled is enrolled where the course allows it (NotPermitted otherwise)."""
+    course = course or capstone_course()
+    existing = Capstone.objects.filter(learner=learner, course=course).first()
+    if existing is not None:
+        return existing
+    if not (learner.is_staff or user_is_enrolled(user=learner, course_id=course.pk)):
+        enrolment_self(user=learner, course=course, source=Enrolment.Source.SELF)
+    capstone, _ = Capstone.objects.get_or_create(
+        learner=learner, course=course, defaults={"seed": secrets.randbits(SEED_BITS)}
+    )
+    return capstone
+
+
+def capstone_brief(capstone: Capstone) -> Brief:
+    return brief_for(capstone.seed)
+
+
+def _clean(markdown: object) -> str:
+    if not isinstance(markdown, str) or not markdown.strip():
+        raise InvalidInput("The memo is empty: send its Markdown text.", field="markdown")
+    if len(markdown) > MAX_MEMO_CHARS:
+        raise InvalidInput(
+            f"The memo is {len(markdown):,} characters; the limit is {MAX_MEMO_CHARS:,}.",
+            field="markdown",
+        )
+    if "\x00" in markdown:
+        raise InvalidInput("The memo contains a NUL character.", field="markdown")
+    return markdown
+
+
+def review_enqueue(version_id: int) -> bool:
+    """Hand one version's review to the broker; False when the broker cannot take it.
+
+    The version is already committed, so a broker outage must not turn the learner's
+    submission into an error: the review stays `queued`, and the beat task queues it
+    again once it has waited past STUCK_AFTER (or an operator runs it sooner)."""
+    from assess.tasks import review_memo_version  # the task module imports this one
+
+    try:
+        review_memo_version.delay(version_id)
+    except Exception as exc:  # kombu's OperationalError, redis' ConnectionError, ...
+        log.warning(
+            "memo version %s: review not queued (%s); the beat task retries", version_id, exc
+        )
+        return False
+    return True
+
+
+def _queue_review(version: MemoVersion) -> None:
+    """Queue the review once the version's transaction has committed."""
+    version_id = version.pk
+    transaction.on_commit(lambda: review_enqueue(version_id))
+
+
+@transaction.atomic
+def memo_submit(*, learner, markdown: str, now: datetime | None = None) -> MemoVersion:
+    """The learner's memo gets a new version (version 1 creates the memo) and a review
+    is queued for it. An approved memo is final (Conflict)."""
+    text = _clean(markdown)
+    capstone = capstone_get_or_create(learner=learner)
+    memo, _ = Memo.objects.get_or_create(capstone=capstone)
+    return _add_version(memo, text, now or timezone.now())
+
+
+@transaction.atomic
+def memo_version_add(*, learner, memo: Memo, markdown: str, now: datetime | None = None):
+    """A resubmission of the learner's own memo: a new version, reviewed afresh."""
+    if memo.capstone.learner_id != learner.pk:
+        raise NotPermitted("Only the memo's author adds versions to it.")
+    return _add_version(memo, _clean(markdown), now or timezone.now())
+
+
+def _add_version(memo: Memo, text: str, now: datetime) -> MemoVersion:
+    memo = Memo.objects.select_for_update().get(pk=memo.pk)
+    if memo.status == Memo.Status.APPROVED:
+        raise Conflict("This memo is approved; it takes no more versions.")
+    last = memo.versions.order_by("-number").values_list("number", flat=True).first() or 0
+    version = MemoVersion.objects.create(
+        memo=memo, number=last + 1, markdown=text, created_at=now, queued_at=now
+    )
+    memo.status, memo.updated_at = Memo.Status.IN_REVIEW, now
+    memo.save(update_fields=["status", "updated_at"])
+    _queue_review(version)
+    return version
+
+
+# ------------------------------------------------------------------------------ review
+
+
+def memo_review_run(*, version_id: int, now: datetime | None = None) -> str:
+    """Review one version (the task's body): "done" when this call wrote the review,
+    "already" when a delivery before it had, "missing" when the version is gone.
+
+    Two short transactions around the pure review, so no lock is held while it runs; the
+    second rechecks under the lock, so two deliveries racing write one review.
+    """
+    from assess.memo_review.review import review_memo
+
+    with transaction.atomic():
+        version = (
+            MemoVersion.objects.select_for_update()
+            .select_related("memo__capstone")
+            .filter(pk=version_id)
+            .first()
+        )
+        if version is None:
+            return "missing"
+        if version.review_status == MemoVersion.ReviewStatus.DONE:
+            return "already"
+        version.review_status = MemoVersion.ReviewStatus.RUNNING
+        version.started_at = now or timezone.now()
+        version.deliveries += 1
+        version.save(update_fields=["review_status", "started_at", "deliveries"])
+        seed, text = version.memo.capstone.seed, version.markdown
+
+    review = review_memo(brief_for(seed), text)
+
+    with transaction.atomic():
+        version = MemoVersion.objects.select_for_update().get(pk=version_id)
+        if version.review_status == MemoVersion.ReviewStatus.DONE:
+            return "already"
+        version.review = review.as_dict()
+        version.score, version.max_score = review.score, review.max_score
+        version.review_status = MemoVersion.ReviewStatus.DONE
+        version.review_error = ""
+        version.reviewed_at = timezone.now()
+        version.save(
+            update_fields=[
+                "review", "score", "max_score", "review_status", "review_error", "reviewed_at"
+            ]
+        )  # fmt: skip
+    return "done"
+
+
+def memo_review_failed(*, version_id: int, reason: str) -> None:
+    """Retries are spent: the version shows failed with the reason (the learner sees it,
+    and the beat task leaves it alone; a new version or an instructor re-queues it)."""
+    MemoVersion.objects.filter(pk=version_id).exclude(
+        review_status=MemoVersion.ReviewStatus.DONE
+    ).update(review_status=MemoVersion.ReviewStatus.FAILED, review_error=reason[:2000])
+
+
+def memo_reviews_requeue_stuck(*, now: datetime | None = None, after=STUCK_AFTER) -> int:
+    """Queue again every review left queued or running past `after` (a lost broker
+    message, a worker that died before acking): the count re-queued. A version that is
+    in fact still running is harmless to queue twice (the review is idempotent)."""
+    now = now or timezone.now()
+    stuck = list(
+        MemoVersion.objects.filter(
+            review_status__in=[MemoVersion.ReviewStatus.QUEUED, MemoVersion.ReviewStatus.RUNNING],
+            queued_at__lt=now - after,
+        ).values_list("pk", flat=True)
+    )
+    for pk in stuck:
+        if review_enqueue(pk):
+            MemoVersion.objects.filter(pk=pk).update(queued_at=now)
+    if stuck:
+        log.warning("re-queued %d stuck memo review(s): %s", len(stuck), stuck)
+    return len(stuck)
+
+
+# ---------------------------------------------------------------------------- decision
+
+
+def _check_adjustments(review: dict, adjustments: list[dict]) -> list[dict]:
+    limits = {c["code"]: float(c["max_points"]) for c in review.get("criteria", [])}
+    clean = []
+    for i, adj in enumerate(adjustments):
+        code = adj.get("criterion")
+        if code not in limits:
+            raise InvalidInput(
+                f"No criterion {code!r} in this review.", field=f"adjustments.{i}.criterion"
+            )
+        points = adj.get("points")
+        if not isinstance(points, int | float) or not 0 <= points <= limits[code]:
+            raise InvalidInput(
+                f"Points for {code} must be between 0 and {limits[code]:g}.",
+                field=f"adjustments.{i}.points",
+            )
+        comment = str(adj.get("comment") or "").strip()
+        if not comment:
+            raise InvalidInput("Say why the points changed.", field=f"adjustments.{i}.comment")
+        clean.append({"criterion": code, "points": float(points), "comment": comment[:2000]})
+    return clean
+
+
+@transaction.atomic
+def memo_decide(
+    *,
+    instructor,
+    memo: Memo,
+    decision: str,
+    comment: str = "",
+    adjustments: list[dict] | None = None,
+    now: datetime | None = None,
+) -> MemoDecision:
+    """An instructor approves the latest reviewed version or asks for changes, adjusting
+    any criterion with a comment. Not on a version still in review, nor on a memo already
+    approved (Conflict): an approval is what certification will stand on."""
+    course_id = memo.capstone.course_id
+    if not (instructor.is_staff or user_is_instructor(user=instructor, course_id=course_id)):
+        raise NotPermitted("Only the course's instructors decide on its memos.")
+    if decision not in MemoDecision.Decision.values:
+        raise InvalidInput("Decide approve or request_changes.", field="decision")
+    memo = Memo.objects.select_for_update().get(pk=memo.pk)
+    if memo.status == Memo.Status.APPROVED:
+        raise Conflict("This memo is approved already; an approval is final.")
+    version = memo.versions.order_by("-number").first()
+    if version is None or version.review_status != MemoVersion.ReviewStatus.DONE:
+        raise Conflict("The latest version has no finished review yet.")
+    now = now or timezone.now()
+    made = MemoDecision.objects.create(
+        memo=memo,
+        version=version,
+        instructor=instructor,
+        decision=decision,
+        comment=(comment or "").strip()[:5000],
+        adjustments=_check_adjustments(version.review or {}, adjustments or []),
+        created_at=now,
+    )
+    memo.status = (
+        Memo.Status.APPROVED
+        if decision == MemoDecision.Decision.APPROVE
+        else Memo.Status.CHANGES_REQUESTED
+    )
+    memo.updated_at = now
+    memo.save(update_fields=["status", "updated_at"])
+    return made
+
+
+def adjusted_score(version: MemoVersion, decision: MemoDecision | None) -> float | None:
+    """The review's score with the decision's adjustments applied (None before review)."""
+    if version.review is None:
+        return None
+    points = {c["code"]: float(c["points"]) for c in version.review.get("criteria", [])}
+    if decision is not None and decision.version_id == version.pk:
+        points.update({a["criterion"]: a["points"] for a in decision.adjustments})
+    return sum(points.values())
