@@ -19,6 +19,17 @@ from assess.api.serializers.mastery import (
     MisconceptionCountSerializer,
     SkillMasterySerializer,
 )
+from assess.api.serializers.memos import (
+    AdjustmentSerializer,
+    CapstoneBriefSerializer,
+    MemoDecisionInputSerializer,
+    MemoDecisionSerializer,
+    MemoInputSerializer,
+    MemoReviewSerializer,
+    MemoSerializer,
+    MemoSummarySerializer,
+    MemoVersionSerializer,
+)
 from assess.api.serializers.questions import (
     AnswerSerializer,
     PartSerializer,
@@ -41,16 +52,25 @@ from assess.api.serializers.responses import (
 )
 
 __all__ = [
+    "AdjustmentSerializer",
     "AnswerResultSerializer",
     "AnswerSerializer",
     "AttemptReviewSerializer",
     "AttemptStartSerializer",
     "AttemptSummarySerializer",
+    "CapstoneBriefSerializer",
     "EnrolmentInputSerializer",
     "EnrolmentSerializer",
     "ItemStatsSerializer",
     "LessonMasterySerializer",
     "MasterySerializer",
+    "MemoDecisionInputSerializer",
+    "MemoDecisionSerializer",
+    "MemoInputSerializer",
+    "MemoReviewSerializer",
+    "MemoSerializer",
+    "MemoSummarySerializer",
+    "MemoVersionSerializer",
     "MisconceptionCountSerializer",
     "PartSerializer",
     "PartStatusSerializer",

@@ -16,6 +16,13 @@ from assess.api.views.courses import (
     LessonPracticeView,
     MyMasteryView,
 )
+from assess.api.views.memos import (
+    CapstoneBriefView,
+    MemoDecisionView,
+    MemoDetailView,
+    MemoListView,
+    MemoVersionsView,
+)
 from assess.api.views.quizzes import (
     QuizAttemptsView,
     QuizDetailView,
@@ -27,10 +34,15 @@ __all__ = [
     "AttemptDetailView",
     "AttemptFinishView",
     "AttemptResponsesView",
+    "CapstoneBriefView",
     "CourseEnrolView",
     "CourseEnrolmentDetailView",
     "CourseEnrolmentsView",
     "LessonPracticeView",
+    "MemoDecisionView",
+    "MemoDetailView",
+    "MemoListView",
+    "MemoVersionsView",
     "MyMasteryView",
     "NewVariantView",
     "QuizAttemptsView",

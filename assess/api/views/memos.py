@@ -1,0 +1,153 @@
+"""Capstone memos: the learner's brief, submitting a memo and its later versions, reading
+a memo with its reviews, the instructor's decision, and the list (a learner's own memo,
+an instructor's review queue)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+
+from assess.api import docs
+from assess.api import serializers as s
+from assess.api.views.base import AssessAPIView, service_validation
+from assess.errors import Conflict, NotPermitted
+from assess.selectors import user_is_instructor
+from assess.selectors.memos import memo_for_learner, memo_get_for_user, memo_list_for_user
+from assess.services.memos import (
+    capstone_brief,
+    capstone_get_or_create,
+    memo_decide,
+    memo_submit,
+    memo_version_add,
+)
+from config.api_errors import error_responses
+from config.pagination import Pagination, paginate
+
+
+def _memo(request, pk: int, code: int = status.HTTP_200_OK) -> Response:
+    """The memo as stored now (after a write: with the version or decision just made,
+    and, when reviews run in-process, the review already written)."""
+    memo = memo_get_for_user(user=request.user, pk=pk)
+    return Response(s.MemoSerializer(memo).data, status=code)
+
+
+class CapstoneBriefView(AssessAPIView):
+    @extend_schema(
+        summary="Your capstone brief",
+        description=docs.CAPSTONE_BRIEF,
+        responses={
+            200: s.CapstoneBriefSerializer,
+            **error_responses(403, 409, c403=docs.C403_ENROL, c409=docs.C409_NO_COURSE),
+        },
+    )
+    def get(self, request):
+        capstone = capstone_get_or_create(learner=request.user)
+        memo = memo_for_learner(user=request.user, course_id=capstone.course_id)
+        data = {
+            "capstone": capstone,
+            "brief": capstone_brief(capstone),
+            "memo_id": memo.pk if memo else None,
+        }
+        return Response(s.CapstoneBriefSerializer(data).data)
+
+
+class MemoListView(AssessAPIView):
+    pagination_class = Pagination
+
+    @extend_schema(
+        summary="List memos",
+        description=docs.MEMO_LIST,
+        responses=s.MemoSummarySerializer(many=True),
+    )
+    def get(self, request):
+        return paginate(self, memo_list_for_user(user=request.user), s.MemoSummarySerializer)
+
+    @extend_schema(
+        summary="Submit your capstone memo",
+        description=docs.MEMO_SUBMIT,
+        request=s.MemoInputSerializer,
+        responses={
+            201: s.MemoSerializer,
+            **error_responses(403, 409, c403=docs.C403_ENROL, c409=docs.C409_SUBMIT),
+        },
+        examples=docs.MEMO_EXAMPLES,
+    )
+    def post(self, request):
+        data = s.MemoInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        capstone = capstone_get_or_create(learner=request.user)
+        existing = memo_for_learner(user=request.user, course_id=capstone.course_id)
+        if existing is not None:
+            raise Conflict(
+                f"You already have a memo (id {existing.pk}): add a version with "
+                f"POST /api/memos/{existing.pk}/versions/."
+            )
+        version = memo_submit(learner=request.user, markdown=data.validated_data["markdown"])
+        return _memo(request, version.memo_id, status.HTTP_201_CREATED)
+
+
+class MemoDetailView(AssessAPIView):
+    @extend_schema(
+        summary="Read a memo",
+        description=docs.MEMO_GET,
+        parameters=[docs.MEMO_ID],
+        responses=s.MemoSerializer,
+    )
+    def get(self, request, pk: int):
+        return _memo(request, pk)
+
+
+class MemoVersionsView(AssessAPIView):
+    @extend_schema(
+        summary="Resubmit your memo",
+        description=docs.MEMO_VERSION_ADD,
+        parameters=[docs.MEMO_ID],
+        request=s.MemoInputSerializer,
+        responses={
+            201: OpenApiResponse(s.MemoSerializer, description="The memo with the new version."),
+            **error_responses(403, 409, c403=docs.C403_AUTHOR, c409=docs.C409_APPROVED),
+        },
+        examples=docs.MEMO_EXAMPLES,
+    )
+    def post(self, request, pk: int):
+        memo = memo_get_for_user(user=request.user, pk=pk)
+        if memo.capstone.learner_id != request.user.pk:  # before the body: 403, not 400
+            raise NotPermitted("Only the memo's author adds versions to it.")
+        data = s.MemoInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        memo_version_add(learner=request.user, memo=memo, markdown=data.validated_data["markdown"])
+        return _memo(request, pk, status.HTTP_201_CREATED)
+
+
+@service_validation("adjustments.INDEX.criterion", "adjustments.INDEX.points")
+class MemoDecisionView(AssessAPIView):
+    @extend_schema(
+        summary="Decide on a memo",
+        description=docs.MEMO_DECIDE,
+        parameters=[docs.MEMO_ID],
+        request=s.MemoDecisionInputSerializer,
+        responses={
+            201: OpenApiResponse(s.MemoSerializer, description="The memo with the decision."),
+            **error_responses(403, 409, c403=docs.C403_INSTRUCTOR, c409=docs.C409_UNREVIEWED),
+        },
+        examples=docs.MEMO_DECISION_EXAMPLES,
+    )
+    def post(self, request, pk: int):
+        memo = memo_get_for_user(user=request.user, pk=pk)
+        course_id = memo.capstone.course_id
+        if not (
+            request.user.is_staff or user_is_instructor(user=request.user, course_id=course_id)
+        ):
+            raise NotPermitted("Only the course's instructors decide on its memos.")
+        data = s.MemoDecisionInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        memo_decide(
+            instructor=request.user,
+            memo=memo,
+            decision=d["decision"],
+            comment=d["comment"],
+            adjustments=[dict(a) for a in d["adjustments"]],
+        )
+        return _memo(request, pk, status.HTTP_201_CREATED)
