@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
 from config.throttles import PASSWORD_RESET_THROTTLES, SIGN_IN_THROTTLES, throttle_posts
-from frontend.views import dashboard, hardware, learn, pages, take, teach
+from frontend.views import capstone, dashboard, hardware, learn, pages, take, teach
 
 AUTH = "frontend/auth/"
 
@@ -88,6 +88,19 @@ urlpatterns = [
         teach.course_progress_csv,
         name="course-progress-csv",
     ),
+    # capstone memos
+    path("capstone/", capstone.capstone_home, name="capstone"),
+    path("capstone/start/", capstone.capstone_start, name="capstone-start"),
+    path("capstone/write/", capstone.capstone_write, name="capstone-write"),
+    path("capstone/preview/", capstone.capstone_preview, name="capstone-preview"),
+    path("capstone/memos/<int:pk>/", capstone.capstone_memo, name="capstone-memo"),
+    path(
+        "capstone/memos/<int:pk>/status/",
+        capstone.capstone_memo_status,
+        name="capstone-memo-status",
+    ),
+    path("teach/memos/", capstone.teach_memos, name="teach-memos"),
+    path("teach/memos/<int:pk>/", capstone.teach_memo, name="teach-memo"),
     # hardware
     path("hardware/", hardware.hardware_index, name="hardware"),
     path("hardware/compare/", hardware.hardware_compare, name="hardware-compare"),

@@ -4,8 +4,10 @@ Idempotent: users are created or reset to the documented passwords, the instruct
 is ensured, each quiz is created through quiz_create only if no quiz of that title
 exists on the course, and the demo learner is enrolled (through enrolment_add, by the
 staff account, so it works whether or not the course takes self-enrolment) in every
-course the demo quizzes belong to: quizzes list only for enrolled learners. Needs
-load_curricula first (the course must exist).
+course the demo quizzes belong to: quizzes list only for enrolled learners. The
+instructor also teaches the capstone's course, and the learner has a capstone memo (the
+worked example with a GB/GiB slip planted, so the review names a mistake), submitted only
+if they have none. Needs load_curricula first (the courses must exist).
 """
 
 from __future__ import annotations
@@ -16,8 +18,15 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from assess.models import CourseRole, Quiz
+from assess.memo_review.example import example_memo
+from assess.models import CourseRole, Memo, Quiz
 from assess.services.enrolments import enrolment_add
+from assess.services.memos import (
+    CAPSTONE_COURSE,
+    capstone_brief,
+    capstone_get_or_create,
+    memo_submit,
+)
 from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
 from curricula.models import Course
 
@@ -92,6 +101,23 @@ class Command(BaseCommand):
             )
             state = "created" if created else "exists"
             self.stdout.write(f"learner enrolled in {demo_course.slug} [{state}]")
+        self._capstone(users)
         self.stdout.write("Demo accounts (sign in at /accounts/login/):")
         for username, password, _staff, what in ACCOUNTS:
             self.stdout.write(f"  {username:<11} {password:<22} {what}")
+
+    def _capstone(self, users) -> None:
+        capstone_course = Course.objects.filter(slug=CAPSTONE_COURSE).first()
+        if capstone_course is None:
+            raise CommandError(f"Course {CAPSTONE_COURSE!r} is not loaded: run load_curricula.")
+        CourseRole.objects.get_or_create(
+            user=users["instructor"], course=capstone_course, role=CourseRole.Role.INSTRUCTOR
+        )
+        enrolment_add(actor=users["admin"], course=capstone_course, username="learner")
+        capstone = capstone_get_or_create(learner=users["learner"], course=capstone_course)
+        if Memo.objects.filter(capstone=capstone).exists():
+            self.stdout.write("capstone memo [exists]")
+            return
+        text = example_memo(capstone_brief(capstone), mistakes=("gb-vs-gib",))
+        version = memo_submit(learner=users["learner"], markdown=text)
+        self.stdout.write(f"capstone memo {version.memo_id} v{version.number} [created]")
