@@ -5,6 +5,8 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# Test processes (pytest-xdist); the suite's pure template sweeps are most of its time.
+TEST_WORKERS ?= 2
 
 .PHONY: install run test lint format migrate load check-problems bench clean
 
@@ -28,7 +30,7 @@ run: load
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
 
 test: install
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 lint: install
 	$(BIN)/ruff check .

@@ -27,8 +27,15 @@ def _seed() -> dict:
     from django.core.management import call_command
     from rest_framework.authtoken.models import Token
 
-    from assess.models import CourseRole, Quiz
+    from assess.memo_review.example import example_memo
+    from assess.models import CourseRole, MemoVersion, Quiz
     from assess.services.attempts import attempt_start
+    from assess.services.memos import (
+        CAPSTONE_COURSE,
+        capstone_brief,
+        capstone_get_or_create,
+        memo_submit,
+    )
     from assess.services.questions import practice_question_add
     from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
     from curricula.models import Course, Lesson
@@ -81,6 +88,16 @@ def _seed() -> dict:
     practice = {name: practice_question_add(learner=user, lesson=lesson) for name, user in fuzzers}
     to_reveal = {name: practice_question_add(learner=user, lesson=lesson) for name, user in fuzzers}
     to_finish = {name: attempt_start(quiz=open_quiz, learner=user)[0] for name, user in fuzzers}
+    # A reviewed capstone memo of the fuzzing learner, in a course the fuzzing instructor
+    # teaches: the memo operations reach past 404 (versions, reads, decisions).
+    capstone_course = Course.objects.get(slug=CAPSTONE_COURSE)
+    CourseRole.objects.get_or_create(
+        user=st_instructor, course=capstone_course, role=CourseRole.Role.INSTRUCTOR
+    )
+    capstone = capstone_get_or_create(learner=st_learner, course=capstone_course)
+    memo_version = memo_submit(
+        learner=st_learner, markdown=example_memo(capstone_brief(capstone), mistakes=("gb-vs-gib",))
+    )
     tokens = {
         "learner": Token.objects.get_or_create(user=st_learner)[0].key,
         "instructor": Token.objects.get_or_create(user=st_instructor)[0].key,
@@ -120,6 +137,10 @@ def _seed() -> dict:
                 }
             ),
             "open_quiz": open_quiz.pk,
+            "memo": memo_version.memo_id,
+            "criteria": sorted(
+                c["code"] for c in MemoVersion.objects.get(pk=memo_version.pk).review["criteria"]
+            ),
         },
         "courses": sorted(Course.objects.values_list("slug", flat=True)),
         "lessons": sorted(

@@ -70,6 +70,8 @@ def _dictionaries(seed: dict, role: str) -> dict[str, list]:
         "questions": [st["questions"][role]],
         "questions_to_reveal": [st["questions_to_reveal"][role]],
         "parts": st["parts"],
+        "memos": [st["memo"]],
+        "criteria": st["criteria"],
         "usernames": seed["usernames"],
         "templates": seed["templates"],
         # Readable answers (right only by chance) and a few idempotency keys, so answers
@@ -138,6 +140,10 @@ def _bindings(seed: dict) -> list[tuple[list[str], dict[str, object]]]:
             },
         ),
         (["/api/auth/token/"], {"body.username": "usernames"}),
+        (
+            ["/api/memos/{id}/", "/api/memos/{id}/versions/", "/api/memos/{id}/decision/"],
+            {"path.id": "memos", "body.adjustments[*].criterion": "criteria"},
+        ),
     ]
 
 
