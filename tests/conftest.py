@@ -24,3 +24,20 @@ def _empty_cache():
     from django.core.cache import cache
 
     cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def _tasks_in_process(request):
+    """Outside tests/services, Celery tasks run in the test's own process, whatever
+    broker the environment names (the PostgreSQL pass sets one): those tests check what a
+    task does and that it is queued after commit; tests/services checks delivery by real
+    workers."""
+    if request.node.get_closest_marker("services") is not None:
+        yield
+        return
+    from config.celery import app
+
+    saved = app.conf.task_always_eager, app.conf.task_eager_propagates
+    app.conf.task_always_eager = app.conf.task_eager_propagates = True
+    yield
+    app.conf.task_always_eager, app.conf.task_eager_propagates = saved
