@@ -31,8 +31,9 @@ def _tasks_in_process(request):
     """Outside tests/services, Celery tasks run in the test's own process, whatever
     broker the environment names (the PostgreSQL pass sets one): those tests check what a
     task does and that it is queued after commit; tests/services checks delivery by real
-    workers."""
-    if request.node.get_closest_marker("services") is not None:
+    workers, and tests marked `celery_config` read the app's own configuration."""
+    node = request.node
+    if node.get_closest_marker("services") or node.get_closest_marker("celery_config"):
         yield
         return
     from config.celery import app

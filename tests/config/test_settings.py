@@ -187,6 +187,7 @@ def test_database_url_selects_the_engine():
     assert proc.stdout.split() == ["django.db.backends.postgresql", "burn"], proc.stderr
 
 
+@pytest.mark.celery_config
 def test_celery_runs_in_process_without_a_broker(settings):
     from config.celery import app
 
