@@ -24,6 +24,7 @@ migrate: install
 load: migrate
 	$(BIN)/python manage.py load_hardware
 	$(BIN)/python manage.py load_curricula
+	$(BIN)/python manage.py load_tracks
 	$(BIN)/python manage.py load_demo
 
 run: load

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import dj_database_url
 
 from assess.schedule import BEAT_SCHEDULE as ASSESS_BEAT_SCHEDULE
+from certify.schedule import BEAT_SCHEDULE as CERTIFY_BEAT_SCHEDULE
 from config.mail import email_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -56,6 +57,8 @@ INSTALLED_APPS = [
     "problems",
     "curricula",
     "assess",
+    "orgs",
+    "certify",
     "frontend",
 ]
 
@@ -152,6 +155,9 @@ STORAGES = {
         )
     },
 }
+
+# The public address of the service, for links in mail (certificate reminders).
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -305,7 +311,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "600"))
 }
 # assess.schedule is a plain dict module (no Django imports), safe to read from settings.
-CELERY_BEAT_SCHEDULE = dict(ASSESS_BEAT_SCHEDULE)
+CELERY_BEAT_SCHEDULE = {**ASSESS_BEAT_SCHEDULE, **CERTIFY_BEAT_SCHEDULE}
 
 # Production hardening, on whenever DEBUG is off (checked by `manage.py check --deploy`).
 if not DEBUG:

@@ -50,6 +50,9 @@ class Quiz(models.Model):
     mode = models.CharField(max_length=16, choices=Mode.choices)
     time_limit = models.DurationField(null=True, blank=True)
     attempts_allowed = models.PositiveIntegerField(null=True, blank=True)  # None: unlimited
+    # Certification exams: the wait between the end of one attempt and the next start
+    # (None: none). Fresh variants and the wait keep a retake from being a rehearsal.
+    cooldown = models.DurationField(null=True, blank=True)
     opens_at = models.DateTimeField(null=True, blank=True)
     closes_at = models.DateTimeField(null=True, blank=True)
     feedback = models.CharField(max_length=16, choices=Feedback.choices)

@@ -1,4 +1,5 @@
-"""Per-course roles and enrolment. Staff is Django's is_staff."""
+"""Per-course roles and enrolment. Staff is Django's is_staff. Team managers are
+organisation roles (orgs.Membership), not course roles."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from django.utils import timezone
 class CourseRole(models.Model):
     class Role(models.TextChoices):
         INSTRUCTOR = "instructor", "Instructor"
-        TEAM_MANAGER = "team_manager", "Team manager"
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="course_roles"

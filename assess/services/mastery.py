@@ -22,6 +22,7 @@ from assess.mastery import bkt
 from assess.models import Attempt, MasteryEvent, Question, Quiz, Response, SkillMastery
 from assess.policy import grades_visible
 from assess.scoring import Rules, counted_responses
+from assess.signals import progress_recorded_on_commit
 
 
 def _params_for(part: dict | None) -> bkt.BKTParams:
@@ -91,6 +92,7 @@ def mastery_apply(
         SkillMastery.objects.bulk_update(
             list(rows.values()), ["p_mastery", "responses", "updated_at"]
         )
+    progress_recorded_on_commit(user_id=learner_id, reason="mastery")
     unmarked = [r for r, _, _ in items if not r.evidence]
     if unmarked:
         Response.objects.filter(pk__in=[r.pk for r in unmarked]).update(evidence=True)
@@ -130,6 +132,8 @@ def mastery_release_attempt(*, attempt: Attempt, now: datetime | None = None) ->
             applied = len(counted)
         locked.mastery_applied_at = now
         locked.save(update_fields=["mastery_applied_at"])
+        if not applied:  # mastery_apply signalled already when it applied answers
+            progress_recorded_on_commit(user_id=locked.learner_id, reason="attempt")
     return applied
 
 

@@ -23,6 +23,7 @@ from assess.memo_review.brief import Brief, brief_for
 from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion
 from assess.selectors import user_is_enrolled, user_is_instructor
 from assess.services.enrolments import enrolment_self
+from assess.signals import progress_recorded_on_commit
 from curricula.models import Course
 
 log = logging.getLogger(__name__)
@@ -269,6 +270,8 @@ def memo_decide(
     )
     memo.updated_at = now
     memo.save(update_fields=["status", "updated_at"])
+    if decision == MemoDecision.Decision.APPROVE:
+        progress_recorded_on_commit(user_id=memo.capstone.learner_id, reason="memo")
     return made
 
 

@@ -25,7 +25,7 @@ def test_mail_and_secret_are_required_and_the_cache_is_redis():
 def test_migrate_loads_hardware_then_curricula():
     command = COMPOSE["services"]["migrate"]["command"]
     steps = re.findall(r"manage\.py (\w+)", command)
-    assert steps == ["migrate", "load_hardware", "load_curricula"]
+    assert steps == ["migrate", "load_hardware", "load_curricula", "load_tracks"]
 
 
 def test_the_compose_environment_passes_the_deploy_check():

@@ -43,7 +43,7 @@ def _seed() -> dict:
 
     quiet = io.StringIO()
     call_command("migrate", "--noinput", verbosity=0)
-    for command in ("load_hardware", "load_curricula", "load_demo"):
+    for command in ("load_hardware", "load_curricula", "load_tracks", "load_demo"):
         call_command(command, stdout=quiet)
 
     users = get_user_model().objects

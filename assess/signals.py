@@ -1,0 +1,22 @@
+"""What assess tells the rest of the service, without importing it.
+
+`progress_recorded` is sent after the commit of anything a certification stands on: a
+learner's mastery changed (evidence applied), an attempt closed, a memo decided. The
+certify app listens and issues what became due; assess does not know it exists.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.dispatch import Signal
+
+# Sent with user_id (the learner) and reason ("mastery", "attempt", "memo").
+progress_recorded = Signal()
+
+
+def progress_recorded_on_commit(*, user_id: int, reason: str) -> None:
+    """Send progress_recorded once the caller's transaction commits (at once outside
+    one): listeners read what was written, never a rolled-back change."""
+    transaction.on_commit(
+        lambda: progress_recorded.send(sender="assess", user_id=user_id, reason=reason)
+    )

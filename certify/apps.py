@@ -1,0 +1,14 @@
+from django.apps import AppConfig
+
+
+class CertifyConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "certify"
+    verbose_name = "Certification"
+
+    def ready(self) -> None:
+        # Issue certificates when assess records progress (after its commit).
+        from assess.signals import progress_recorded
+        from certify.receivers import on_progress
+
+        progress_recorded.connect(on_progress, dispatch_uid="certify-on-progress")

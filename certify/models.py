@@ -1,0 +1,108 @@
+"""Certification tracks (loaded from certify/data) and the certificates they issue.
+
+A certificate's id is a random 128-bit token in the URL (the verification page is
+public), never the row's sequence number. Its evidence is a frozen snapshot taken at
+issuance: what the manager and the holder see later, whatever mastery does since.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+def new_certificate_id() -> str:
+    """22 URL-safe characters: 128 bits from the OS's CSPRNG, not guessable."""
+    return secrets.token_urlsafe(16)
+
+
+class Track(models.Model):
+    slug = models.SlugField(max_length=100, unique=True)
+    title = models.CharField(max_length=200)
+    summary = models.TextField()
+    rotation = models.CharField(max_length=200)  # the on-call rotation it admits to
+    order = models.PositiveIntegerField()
+    lessons = models.ManyToManyField("curricula.Lesson", related_name="tracks")
+    # Every skill of the lessons at or above this P(mastered) of the learner's BKT.
+    mastery_threshold = models.FloatField()
+    requires_memo = models.BooleanField(default=False)
+    validity_days = models.PositiveIntegerField(default=365)
+    reminder_days = models.PositiveIntegerField(default=30)
+    exam = models.OneToOneField(
+        "assess.Quiz", on_delete=models.PROTECT, related_name="certification_track"
+    )
+
+    class Meta:
+        ordering = ["order", "slug"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(mastery_threshold__gt=0) & Q(mastery_threshold__lt=1),
+                name="certify_track_threshold",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+
+class Certificate(models.Model):
+    class Status(models.TextChoices):
+        VALID = "valid", "Valid"
+        EXPIRED = "expired", "Expired"
+        REVOKED = "revoked", "Revoked"
+
+    id = models.CharField(
+        primary_key=True, max_length=32, default=new_certificate_id, editable=False
+    )
+    holder = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="certificates"
+    )
+    track = models.ForeignKey(Track, on_delete=models.PROTECT, related_name="certificates")
+    # Stored, not only computed from expires_at: the beat task marks expiry and a
+    # revocation is final. Readers also compare expires_at with now, so a late beat
+    # never makes an expired certificate look valid.
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.VALID)
+    issued_at = models.DateTimeField(default=timezone.now)
+    expires_at = models.DateTimeField()
+    evidence = models.JSONField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    revoke_reason = models.TextField(blank=True)
+    reminder_sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-issued_at"]
+        constraints = [
+            # Two completions racing each other issue one certificate: the second
+            # insert fails here and the service returns the first.
+            models.UniqueConstraint(
+                fields=["holder", "track"],
+                condition=Q(status="valid"),
+                name="certify_one_valid_certificate",
+            ),
+            models.CheckConstraint(
+                condition=Q(expires_at__gt=models.F("issued_at")), name="certify_expiry"
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "expires_at"], name="certify_expiry_scan")]
+
+    def __str__(self) -> str:
+        return f"{self.track} for {self.holder} ({self.status})"
+
+    def state(self, now) -> str:
+        """valid, expired or revoked as of now (expiry by date even before the beat)."""
+        if self.status == self.Status.REVOKED:
+            return self.Status.REVOKED
+        if self.status == self.Status.EXPIRED or now >= self.expires_at:
+            return self.Status.EXPIRED
+        return self.Status.VALID

@@ -1,0 +1,245 @@
+"""Whether a learner meets a track's requirements, and whether they may join its
+rotation now. Pure: the selectors read the rows, these functions decide.
+
+Requirements (all must hold):
+- mastery: every skill of the track's lessons at or above the track's threshold of the
+  learner's global per-skill BKT estimate (fed only by honest evidence);
+- exam: a passed certification exam finished after the learner's latest certificate of
+  the track (a renewal needs a new pass; an old pass is spent);
+- memo: an approved capstone memo, where the track asks for one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+
+@dataclass(frozen=True)
+class LessonSkills:
+    slug: str
+    title: str
+    skills: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TrackRules:
+    slug: str
+    title: str
+    lessons: tuple[LessonSkills, ...]
+    threshold: float
+    pass_mark: float
+    cooldown: timedelta | None
+    requires_memo: bool
+
+    @property
+    def skills(self) -> tuple[str, ...]:
+        seen: dict[str, None] = {}
+        for lesson in self.lessons:
+            for skill in lesson.skills:
+                seen.setdefault(skill, None)
+        return tuple(seen)
+
+
+@dataclass(frozen=True)
+class ExamResult:
+    attempt_id: int
+    score: float  # 0..1
+    finished_at: datetime
+
+
+@dataclass(frozen=True)
+class MemoApproval:
+    memo_id: int
+    version: int
+    score: float | None
+    max_score: float | None
+    approved_at: datetime
+
+
+@dataclass(frozen=True)
+class Evidence:
+    mastery: Mapping[str, float]
+    # Closed certification attempts since the latest certificate, any order.
+    exams: Sequence[ExamResult] = ()
+    exam_open: bool = False
+    memo: MemoApproval | None = None
+
+
+@dataclass(frozen=True)
+class Requirement:
+    key: str  # "mastery", "exam", "memo"
+    label: str
+    met: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class Readiness:
+    track: TrackRules
+    requirements: tuple[Requirement, ...]
+    skills: tuple[tuple[str, float, bool], ...]  # (skill, P(mastered), at threshold)
+    passed_exam: ExamResult | None
+    memo: MemoApproval | None
+    next_step: str
+
+    @property
+    def met(self) -> bool:
+        return all(r.met for r in self.requirements)
+
+    @property
+    def missing(self) -> tuple[Requirement, ...]:
+        return tuple(r for r in self.requirements if not r.met)
+
+
+def _date(moment: datetime) -> str:
+    return moment.date().isoformat()
+
+
+def _percent(fraction: float) -> str:
+    return f"{fraction * 100:.0f}%"
+
+
+def _retake_from(rules: TrackRules, exams: Sequence[ExamResult]) -> datetime | None:
+    if not exams or not rules.cooldown:
+        return None
+    return max(e.finished_at for e in exams) + rules.cooldown
+
+
+def evaluate(rules: TrackRules, evidence: Evidence, *, now: datetime, p_init: float) -> Readiness:
+    """The requirements as met or missing, with what to do next. `p_init` stands for a
+    skill the learner has no estimate of yet (the BKT prior)."""
+    skills = tuple(
+        (s, p, p >= rules.threshold)
+        for s in rules.skills
+        for p in [float(evidence.mastery.get(s, p_init))]
+    )
+    below = [s for s, _, ok in skills if not ok]
+    mastery = Requirement(
+        "mastery",
+        f"Every skill of the track's lessons at P(mastered) ≥ {rules.threshold:g}",
+        not below,
+        f"{len(skills) - len(below)} of {len(skills)} skills mastered"
+        + (f"; below the threshold: {', '.join(below)}" if below else ""),
+    )
+    passed = [e for e in evidence.exams if e.score >= rules.pass_mark]
+    best_pass = max(passed, key=lambda e: (e.score, e.finished_at), default=None)
+    retake = _retake_from(rules, evidence.exams)
+    if best_pass is not None:
+        exam_detail = f"passed with {_percent(best_pass.score)} on {_date(best_pass.finished_at)}"
+    elif evidence.exam_open:
+        exam_detail = "certification exam in progress"
+    elif evidence.exams:
+        last = max(evidence.exams, key=lambda e: e.finished_at)
+        exam_detail = (
+            f"certification exam not passed: {_percent(last.score)} on "
+            f"{_date(last.finished_at)}, pass mark {_percent(rules.pass_mark)}"
+        )
+        if retake and retake > now:
+            exam_detail += f"; next attempt from {retake.isoformat(timespec='minutes')}"
+    else:
+        exam_detail = "certification exam not taken"
+    exam = Requirement(
+        "exam",
+        f"A passed certification exam (pass mark {_percent(rules.pass_mark)})",
+        best_pass is not None,
+        exam_detail,
+    )
+    requirements = [mastery, exam]
+    if rules.requires_memo:
+        memo = evidence.memo
+        requirements.append(
+            Requirement(
+                "memo",
+                "An approved capstone capacity memo",
+                memo is not None,
+                f"memo approved on {_date(memo.approved_at)}"
+                if memo
+                else "capstone memo not approved yet",
+            )
+        )
+    return Readiness(
+        track=rules,
+        requirements=tuple(requirements),
+        skills=skills,
+        passed_exam=best_pass,
+        memo=evidence.memo if rules.requires_memo else None,
+        next_step=_next_step(rules, below, best_pass, evidence, retake, now),
+    )
+
+
+def _next_step(rules, below, best_pass, evidence, retake, now) -> str:
+    if below:
+        lesson = max(
+            (lesson for lesson in rules.lessons if set(lesson.skills) & set(below)),
+            key=lambda lesson: len(set(lesson.skills) & set(below)),
+        )
+        count = len(set(lesson.skills) & set(below))
+        return f"Practise “{lesson.title}”: {count} of its skills are below the threshold."
+    if best_pass is None:
+        if evidence.exam_open:
+            return "Finish the certification exam you started."
+        if retake and retake > now:
+            return f"Retake the certification exam from {retake.isoformat(timespec='minutes')}."
+        return "Take the certification exam."
+    if rules.requires_memo and evidence.memo is None:
+        return "Write the capstone capacity memo and have it approved."
+    return "Every requirement is met: the certificate is issued."
+
+
+class Status(StrEnum):
+    CERTIFIED = "certified"
+    EXPIRED = "expired"
+    REVOKED = "revoked"
+    IN_PROGRESS = "in_progress"
+
+
+@dataclass(frozen=True)
+class CertificateState:
+    id: str
+    state: str  # valid, expired, revoked (as of now)
+    issued_at: datetime
+    expires_at: datetime
+    revoked_at: datetime | None
+    revoke_reason: str
+
+
+@dataclass(frozen=True)
+class Standing:
+    """May this person join the track's rotation now, and why (not)."""
+
+    certified: bool
+    status: Status
+    until: datetime | None
+    reason: str
+    readiness: Readiness
+    certificate: CertificateState | None
+
+
+def standing(readiness: Readiness, latest: CertificateState | None) -> Standing:
+    """Combine the latest certificate with the requirements. A valid certificate admits;
+    otherwise the reason says what ended the last one and what is still missing."""
+    if latest is not None and latest.state == "valid":
+        return Standing(
+            True,
+            Status.CERTIFIED,
+            latest.expires_at,
+            f"Certified until {_date(latest.expires_at)}.",
+            readiness,
+            latest,
+        )
+    missing = "; ".join(r.detail for r in readiness.missing)
+    if latest is not None and latest.state == "revoked":
+        when = _date(latest.revoked_at) if latest.revoked_at else "an unknown date"
+        reason = f"Certificate revoked on {when}: {latest.revoke_reason or 'no reason given'}."
+        status = Status.REVOKED
+    elif latest is not None and latest.state == "expired":
+        reason = f"Certificate expired on {_date(latest.expires_at)}."
+        status = Status.EXPIRED
+    else:
+        reason, status = "Not certified.", Status.IN_PROGRESS
+    if missing:
+        reason += f" Missing: {missing}."
+    return Standing(False, status, None, reason, readiness, latest)

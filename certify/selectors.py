@@ -1,0 +1,164 @@
+"""Reads for certification: the rules of each track, a learner's evidence, readiness of
+one person or a whole team in a constant number of queries.
+
+Access gates live in certify.access; these functions trust their caller.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from assess import skills as skill_map
+from assess.mastery import bkt
+from assess.models import Attempt, MemoDecision, SkillMastery
+from certify import requirements as req
+from certify.models import Certificate, Track
+from curricula.models import LessonTemplate
+
+
+def tracks_all() -> QuerySet[Track]:
+    return Track.objects.select_related("exam").order_by("order", "slug")
+
+
+def track_rules(tracks: Sequence[Track]) -> dict[int, req.TrackRules]:
+    """The rules of each track (one query for every lesson's templates)."""
+    links = (
+        LessonTemplate.objects.filter(lesson__tracks__in=[t.pk for t in tracks])
+        .select_related("lesson")
+        .order_by(
+            "lesson__module__course__order", "lesson__module__order", "lesson__order", "order"
+        )
+        .values_list("lesson__tracks", "lesson__slug", "lesson__title", "template_slug")
+    )
+    lessons: dict[int, dict[str, tuple[str, list[str]]]] = defaultdict(dict)
+    for track_id, slug, title, template in links:
+        lessons[track_id].setdefault(slug, (title, []))[1].append(template)
+    return {
+        t.pk: req.TrackRules(
+            slug=t.slug,
+            title=t.title,
+            lessons=tuple(
+                req.LessonSkills(
+                    slug, title, skill_map.lesson_skills(skill_map.known_templates(templates))
+                )
+                for slug, (title, templates) in lessons[t.pk].items()
+            ),
+            threshold=t.mastery_threshold,
+            pass_mark=t.exam.pass_mark,
+            cooldown=t.exam.cooldown,
+            requires_memo=t.requires_memo,
+        )
+        for t in tracks
+    }
+
+
+def certificate_state(certificate: Certificate, now: datetime) -> req.CertificateState:
+    return req.CertificateState(
+        id=certificate.pk,
+        state=certificate.state(now),
+        issued_at=certificate.issued_at,
+        expires_at=certificate.expires_at,
+        revoked_at=certificate.revoked_at,
+        revoke_reason=certificate.revoke_reason,
+    )
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One person on one track."""
+
+    user_id: int
+    track: Track
+    standing: req.Standing
+    certificate: Certificate | None  # the latest one, whatever its state
+
+
+def standings(
+    *, user_ids: Iterable[int], tracks: Sequence[Track], now: datetime | None = None
+) -> dict[tuple[int, int], Cell]:
+    """Standing of every (user, track): five queries whatever the numbers of people and
+    tracks (rules, certificates, mastery, exam attempts, memo approvals)."""
+    now = now or timezone.now()
+    user_ids = list(user_ids)
+    tracks = list(tracks)
+    if not user_ids or not tracks:
+        return {}
+    rules = track_rules(tracks)
+    latest: dict[tuple[int, int], Certificate] = {}
+    for cert in Certificate.objects.filter(holder_id__in=user_ids, track__in=tracks).order_by(
+        "issued_at", "pk"
+    ):
+        latest[(cert.holder_id, cert.track_id)] = cert
+    skills = sorted({s for r in rules.values() for s in r.skills})
+    mastery: dict[int, dict[str, float]] = defaultdict(dict)
+    for user_id, skill, p in SkillMastery.objects.filter(
+        learner_id__in=user_ids, skill__in=skills
+    ).values_list("learner_id", "skill", "p_mastery"):
+        mastery[user_id][skill] = p
+    exam_track = {t.exam_id: t.pk for t in tracks}
+    exams: dict[tuple[int, int], list[req.ExamResult]] = defaultdict(list)
+    open_exam: set[tuple[int, int]] = set()
+    for pk, user_id, quiz_id, status, score, finished_at, deadline in Attempt.objects.filter(
+        learner_id__in=user_ids, quiz_id__in=list(exam_track)
+    ).values_list("pk", "learner_id", "quiz_id", "status", "score", "finished_at", "deadline"):
+        key = (user_id, exam_track[quiz_id])
+        if status == Attempt.Status.OPEN:
+            if deadline is None or deadline > now:
+                open_exam.add(key)
+            continue
+        cert = latest.get(key)
+        if score is None or finished_at is None or (cert and finished_at <= cert.issued_at):
+            continue  # spent on an earlier certificate, or never scored
+        exams[key].append(req.ExamResult(pk, score, finished_at))
+    memos: dict[int, req.MemoApproval] = {}
+    for decision in (
+        MemoDecision.objects.filter(
+            decision=MemoDecision.Decision.APPROVE, memo__capstone__learner_id__in=user_ids
+        )
+        .select_related("memo__capstone", "version")
+        .order_by("created_at", "pk")
+    ):
+        memos[decision.memo.capstone.learner_id] = req.MemoApproval(
+            memo_id=decision.memo_id,
+            version=decision.version.number,
+            score=decision.version.score,
+            max_score=decision.version.max_score,
+            approved_at=decision.created_at,
+        )
+    cells = {}
+    for user_id in user_ids:
+        for track in tracks:
+            key = (user_id, track.pk)
+            evidence = req.Evidence(
+                mastery=mastery[user_id],
+                exams=tuple(exams[key]),
+                exam_open=key in open_exam,
+                memo=memos.get(user_id),
+            )
+            readiness = req.evaluate(
+                rules[track.pk], evidence, now=now, p_init=bkt.DEFAULT_PARAMS.p_init
+            )
+            cert = latest.get(key)
+            state = certificate_state(cert, now) if cert else None
+            cells[key] = Cell(user_id, track, req.standing(readiness, state), cert)
+    return cells
+
+
+def standings_for_user(*, user, now: datetime | None = None) -> list[Cell]:
+    tracks = list(tracks_all())
+    cells = standings(user_ids=[user.pk], tracks=tracks, now=now)
+    return [cells[(user.pk, t.pk)] for t in tracks]
+
+
+def standing_for(*, user, track: Track, now: datetime | None = None) -> Cell:
+    return standings(user_ids=[user.pk], tracks=[track], now=now)[(user.pk, track.pk)]
+
+
+def certificates_for_holder(*, user) -> QuerySet[Certificate]:
+    return Certificate.objects.filter(holder=user).select_related("track")

@@ -1,0 +1,68 @@
+"""The one gate to organisation data: who manages what, and whom a person may ask about.
+
+A manager sees the teams and members of the organisations they manage; staff see all.
+Anyone else gets DoesNotExist (a 404), never a hint that the team or person exists.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db.models import QuerySet
+
+from orgs.models import Membership, Organization, Team, TeamMember
+
+
+def managed_org_ids(*, user) -> QuerySet:
+    return Membership.objects.filter(user=user, role=Membership.Role.MANAGER).values(
+        "organization_id"
+    )
+
+
+def user_is_manager(*, user) -> bool:
+    return user.is_authenticated and (user.is_staff or managed_org_ids(user=user).exists())
+
+
+def teams_for_manager(*, user) -> QuerySet[Team]:
+    teams = Team.objects.select_related("organization").prefetch_related("tracks")
+    if user.is_staff:
+        return teams
+    return teams.filter(organization_id__in=managed_org_ids(user=user))
+
+
+def team_get_for_manager(*, user, pk: int) -> Team:
+    """A team of an organisation the user manages (any, for staff); Team.DoesNotExist
+    otherwise."""
+    return teams_for_manager(user=user).get(pk=pk)
+
+
+def team_member_users(*, team: Team) -> list:
+    return [
+        m.user
+        for m in TeamMember.objects.filter(team=team)
+        .select_related("user")
+        .order_by("user__username")
+    ]
+
+
+def user_manages(*, manager, user_id: int) -> bool:
+    """Does `manager` manage an organisation `user_id` belongs to (or is staff)?"""
+    if manager.is_staff:
+        return True
+    return Membership.objects.filter(
+        user_id=user_id, organization_id__in=managed_org_ids(user=manager)
+    ).exists()
+
+
+def person_get_for(*, asker, username: str):
+    """The user named `username` if the asker is that user, staff, or a manager of an
+    organisation they belong to; User.DoesNotExist otherwise (a stranger and an unknown
+    name answer the same)."""
+    user_model = get_user_model()
+    person = user_model.objects.get(username=username)
+    if person.pk == asker.pk or user_manages(manager=asker, user_id=person.pk):
+        return person
+    raise user_model.DoesNotExist
+
+
+def organizations_of(*, user) -> QuerySet[Organization]:
+    return Organization.objects.filter(memberships__user=user).distinct()
