@@ -14,6 +14,7 @@ from django.utils import timezone
 from assess.errors import Conflict
 from assess.models import Attempt, Question, Quiz
 from assess.scoring import Rules, attempt_score
+from assess.services.fresh_variants import fresh_questions
 from assess.services.mastery import mastery_release_attempt
 from assess.services.questions import question_build
 
@@ -26,6 +27,29 @@ def _deadline(quiz: Quiz, started_at: datetime) -> datetime | None:
     return min(ends) if ends else None
 
 
+def _check_cooldown(quiz: Quiz, learner, now: datetime) -> None:
+    """Conflict while the quiz's cooldown since the learner's last closed attempt runs.
+    Call inside the transaction that counts the attempts, after any open one is resumed
+    or expired (an attempt expired just now ends at its deadline, and counts)."""
+    if not quiz.cooldown:
+        return
+    last_end = (
+        Attempt.objects.filter(
+            quiz=quiz,
+            learner=learner,
+            status__in=(Attempt.Status.FINISHED, Attempt.Status.EXPIRED),
+            finished_at__isnull=False,
+        )
+        .order_by("-finished_at")
+        .values_list("finished_at", flat=True)
+        .first()
+    )
+    if last_end is not None and now < last_end + quiz.cooldown:
+        raise Conflict(
+            f"You may take this quiz again from {(last_end + quiz.cooldown).isoformat()}."
+        )
+
+
 def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[Attempt, bool]:
     """(attempt, created). An open attempt still in time is resumed rather than doubled;
     one past its deadline is expired first. Raises Conflict when the quiz is not open or
@@ -34,7 +58,12 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
     Whether the learner may take the quiz at all is the selector's gate
     (quiz_get_for_user), which the caller has passed.
 
-    Queries do not grow with the number of questions: the questions are one bulk insert.
+    A quiz with a cooldown refuses a new attempt (Conflict, naming when) until that long
+    after the learner's last attempt ended. A certification attempt draws only variants
+    the learner has never been shown (fresh_variants).
+
+    Queries do not grow with the number of questions: the questions are one bulk insert
+    (and, for a certification, one read of what the learner has seen).
     """
     now = now or timezone.now()
     if quiz.adaptive:
@@ -55,6 +84,7 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
                 current.quiz = quiz
                 return current, False
             _close(current, Attempt.Status.EXPIRED, now)
+        _check_cooldown(quiz, learner, now)
         used = Attempt.objects.filter(quiz=quiz, learner=learner).count()
         if quiz.attempts_allowed is not None and used >= quiz.attempts_allowed:
             # The last allowed attempt may be a racing start's, committed after our
@@ -89,10 +119,14 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
             winner.quiz = quiz
             return winner, False
         slots = list(quiz.slots.order_by("order"))
-        Question.objects.bulk_create(
-            question_build(attempt=attempt, slot=slot, order=i + 1, variant_number=0)
-            for i, slot in enumerate(slots)
-        )
+        if quiz.mode == Quiz.Mode.CERTIFICATION:
+            questions = fresh_questions(attempt=attempt, slots=slots)
+        else:
+            questions = [
+                question_build(attempt=attempt, slot=slot, order=i + 1, variant_number=0)
+                for i, slot in enumerate(slots)
+            ]
+        Question.objects.bulk_create(questions)
     return attempt, True
 
 

@@ -29,10 +29,16 @@ from problems.engine.render import render_markdown
 from problems.engine.variants import Variant
 
 
-def question_seed(*, attempt_id: int, slot_id: int, variant_number: int) -> int:
-    """63 bits of HMAC-SHA256(SECRET_KEY, "attempt:slot:variant"): fits a BigInteger."""
-    message = f"{attempt_id}:{slot_id}:{variant_number}".encode()
-    digest = hmac.new(settings.SECRET_KEY.encode(), message, hashlib.sha256).digest()
+def question_seed(*, attempt_id: int, slot_id: int, variant_number: int, draw: int = 0) -> int:
+    """63 bits of HMAC-SHA256(SECRET_KEY, "attempt:slot:variant"): fits a BigInteger.
+
+    `draw` counts redraws of the same question (certification exams redraw a variant the
+    learner has seen); draw 0 keeps the original message, so stored seeds stay valid.
+    """
+    message = f"{attempt_id}:{slot_id}:{variant_number}"
+    if draw:
+        message += f":{draw}"
+    digest = hmac.new(settings.SECRET_KEY.encode(), message.encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
 
@@ -52,31 +58,40 @@ def solved_parts(variant: Variant) -> list[dict]:
     ]
 
 
-def question_build(
+def question_draw(
     *,
-    attempt: Attempt,
+    attempt_id: int,
     slot: Slot,
     order: int,
     variant_number: int,
     template_slug: str | None = None,
-) -> Question:
-    """An unsaved question: the template drawn from the slot's pool with the seed's own
-    rng (unless one is imposed, as adaptive practice does), then the variant."""
-    seed = question_seed(attempt_id=attempt.pk, slot_id=slot.pk, variant_number=variant_number)
+    draw: int = 0,
+) -> tuple[int, Variant]:
+    """(seed, variant): the template drawn from the slot's pool with the seed's own rng
+    (unless one is imposed, as adaptive practice does), then the variant. Cheap next to
+    building the question (no rendering), so redraws go through here."""
+    seed = question_seed(
+        attempt_id=attempt_id, slot_id=slot.pk, variant_number=variant_number, draw=draw
+    )
     if template_slug is None:
         # The pool was validated at creation; a template removed since is skipped.
         pool = skill_map.known_templates(slot.templates)
         if not pool:
             raise Conflict(f"Question {order} has no template available any more.")
         template_slug = random.Random(seed).choice(pool)
-    slug = template_slug
-    variant = Variant.from_seed(slug, seed)
+    return seed, Variant.from_seed(template_slug, seed)
+
+
+def question_from_variant(
+    *, attempt: Attempt, slot: Slot, order: int, variant_number: int, seed: int, variant: Variant
+) -> Question:
+    """An unsaved question for a drawn variant, with its solved parts and statement."""
     statement = variant.statement_markdown()
     return Question(
         attempt=attempt,
         slot=slot,
         order=order,
-        template_slug=slug,
+        template_slug=variant.template.slug,
         template_version=variant.template.version,
         seed=seed,
         variant_number=variant_number,
@@ -84,6 +99,34 @@ def question_build(
         answers=solved_parts(variant),
         statement_markdown=statement,
         statement_html=render_markdown(statement),
+    )
+
+
+def question_build(
+    *,
+    attempt: Attempt,
+    slot: Slot,
+    order: int,
+    variant_number: int,
+    template_slug: str | None = None,
+    draw: int = 0,
+) -> Question:
+    """An unsaved question: question_draw, then question_from_variant."""
+    seed, variant = question_draw(
+        attempt_id=attempt.pk,
+        slot=slot,
+        order=order,
+        variant_number=variant_number,
+        template_slug=template_slug,
+        draw=draw,
+    )
+    return question_from_variant(
+        attempt=attempt,
+        slot=slot,
+        order=order,
+        variant_number=variant_number,
+        seed=seed,
+        variant=variant,
     )
 
 
