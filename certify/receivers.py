@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import logging
 
+from kombu.exceptions import OperationalError as BrokerOperationalError
+
 log = logging.getLogger(__name__)
+
+# What a publish raises when the broker cannot take the message (kombu wraps the
+# transport's connection errors); a failure inside an in-process task is not one.
+BROKER_ERRORS = (BrokerOperationalError, ConnectionError)
 
 
 def on_progress(sender, *, user_id: int, reason: str, **kwargs) -> None:
@@ -15,6 +21,6 @@ def on_progress(sender, *, user_id: int, reason: str, **kwargs) -> None:
 
     try:
         issue_due_certificates.delay(user_id)
-    except Exception:  # noqa: BLE001 - any broker failure: do the work in-process
+    except BROKER_ERRORS:
         log.warning("broker unavailable; evaluating certificates for user %s inline", user_id)
         certificates_issue_due(user_id=user_id)

@@ -20,6 +20,7 @@ from pydantic import (
     StrictInt,
     ValidationError,
     field_validator,
+    model_validator,
 )
 
 from problems.engine import registry
@@ -83,6 +84,14 @@ class TrackRecord(_Strict):
     @classmethod
     def _lessons_distinct(cls, value: list[str]) -> list[str]:
         return _distinct(value)
+
+    @model_validator(mode="after")
+    def _reminder_inside_validity(self) -> TrackRecord:
+        # A window as long as the validity would mail the reminder the hour the
+        # certificate is issued.
+        if self.reminder_days >= self.validity_days:
+            raise ValueError("reminder_days must be shorter than validity_days")
+        return self
 
 
 def load_track_files(data_dir: Path | str | None = None) -> list[TrackRecord]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -20,6 +20,8 @@ from assess.models import Attempt, MemoDecision, SkillMastery
 from certify import requirements as req
 from certify.models import Certificate, Track
 from curricula.models import LessonTemplate
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def tracks_all() -> QuerySet[Track]:
@@ -95,6 +97,11 @@ def standings(
         "issued_at", "pk"
     ):
         latest[(cert.holder_id, cert.track_id)] = cert
+    # A pass counts once: those finished up to the latest certificate's issue (or its
+    # revocation, so a pass taken while certified cannot undo a revocation) are spent.
+    spent_until = {
+        key: max(cert.issued_at, cert.revoked_at or cert.issued_at) for key, cert in latest.items()
+    }
     skills = sorted({s for r in rules.values() for s in r.skills})
     mastery: dict[int, dict[str, float]] = defaultdict(dict)
     for user_id, skill, p in SkillMastery.objects.filter(
@@ -112,9 +119,8 @@ def standings(
             if deadline is None or deadline > now:
                 open_exam.add(key)
             continue
-        cert = latest.get(key)
-        if score is None or finished_at is None or (cert and finished_at <= cert.issued_at):
-            continue  # spent on an earlier certificate, or never scored
+        if score is None or finished_at is None or finished_at <= spent_until.get(key, _EPOCH):
+            continue  # spent on an earlier certificate (or before its revocation)
         exams[key].append(req.ExamResult(pk, score, finished_at))
     memos: dict[int, req.MemoApproval] = {}
     for decision in (
@@ -162,3 +168,41 @@ def standing_for(*, user, track: Track, now: datetime | None = None) -> Cell:
 
 def certificates_for_holder(*, user) -> QuerySet[Certificate]:
     return Certificate.objects.filter(holder=user).select_related("track")
+
+
+# ------------------------------------------------------------- reads for the REST API
+
+
+def tracks_listed() -> QuerySet[Track]:
+    """Every track with what its listing shows (lessons, the exam's slots) prefetched."""
+    return tracks_all().prefetch_related("lessons", "exam__slots")
+
+
+def track_get(*, slug: str) -> Track:
+    """A track by slug (Track.DoesNotExist otherwise); tracks are public to signed-in
+    users, so there is no gate."""
+    return tracks_all().get(slug=slug)
+
+
+def tracks_for_team(*, team) -> list[Track]:
+    """The team's tracks, or every track when the team names none (its matrix columns)."""
+    return list(tracks_all().filter(teams=team)) or list(tracks_all())
+
+
+def certificate_get_public(*, pk: str) -> Certificate:
+    """Any certificate by its id, for the public verification (the id is the secret)."""
+    return Certificate.objects.select_related("track", "holder").get(pk=pk)
+
+
+def certificate_get_for_user(*, user, pk: str) -> Certificate:
+    """A certificate its holder, a manager of the holder's organisation or staff may
+    read; Certificate.DoesNotExist for anyone else, as for an unknown id."""
+    # Imported here only so that this appended block leaves the module's header alone.
+    from orgs.selectors import user_manages
+
+    certificate = Certificate.objects.select_related("track", "holder", "revoked_by").get(pk=pk)
+    if certificate.holder_id == user.pk or user_manages(
+        manager=user, user_id=certificate.holder_id
+    ):
+        return certificate
+    raise Certificate.DoesNotExist

@@ -56,25 +56,31 @@ def evidence_snapshot(readiness: Readiness) -> dict:
     }
 
 
-def _issue(*, user_id: int, track: Track, readiness: Readiness, now: datetime) -> Certificate:
+def _issue(
+    *, user_id: int, track: Track, readiness: Readiness, now: datetime
+) -> tuple[Certificate, bool]:
+    """(certificate, created). Created tells this call's insert from a racing one's:
+    comparing issued_at with `now` cannot, when both callers were handed the same now."""
     # A valid certificate past its date is expired first, so it cannot block a renewal.
     Certificate.objects.filter(
         holder_id=user_id, track=track, status=Certificate.Status.VALID, expires_at__lte=now
     ).update(status=Certificate.Status.EXPIRED)
     try:
         with transaction.atomic():
-            return Certificate.objects.create(
+            certificate = Certificate.objects.create(
                 holder_id=user_id,
                 track=track,
                 issued_at=now,
                 expires_at=now + timedelta(days=track.validity_days),
                 evidence=evidence_snapshot(readiness),
             )
+        return certificate, True
     except IntegrityError:
         # A racing completion issued it first: that one stands.
-        return Certificate.objects.get(
+        winner = Certificate.objects.get(
             holder_id=user_id, track=track, status=Certificate.Status.VALID
         )
+        return winner, False
 
 
 def certificates_issue_due(*, user_id: int, now: datetime | None = None) -> list[Certificate]:
@@ -86,10 +92,10 @@ def certificates_issue_due(*, user_id: int, now: datetime | None = None) -> list
     for (_, _track_id), cell in standings(user_ids=[user_id], tracks=tracks, now=now).items():
         if cell.standing.certified or not cell.standing.readiness.met:
             continue
-        certificate = _issue(
+        certificate, created = _issue(
             user_id=user_id, track=cell.track, readiness=cell.standing.readiness, now=now
         )
-        if certificate.issued_at == now:
+        if created:
             issued.append(certificate)
             log.info("certificate %s issued: %s for user %s", certificate.pk, cell.track, user_id)
     return issued
@@ -120,11 +126,18 @@ def certificate_revoke(
 
 
 def certificates_expire(*, now: datetime | None = None) -> int:
-    """Mark valid certificates past their expiry as expired; returns how many."""
+    """Mark valid certificates past their expiry as expired; returns how many.
+
+    Then issue the renewals that became due: a holder who passed a new exam while the old
+    certificate was still valid (as the reminder asks) records no progress at expiry, so
+    without this they would wait for some unrelated progress to be certified again."""
     now = now or timezone.now()
-    return Certificate.objects.filter(status=Certificate.Status.VALID, expires_at__lte=now).update(
-        status=Certificate.Status.EXPIRED
-    )
+    due = Certificate.objects.filter(status=Certificate.Status.VALID, expires_at__lte=now)
+    holders = sorted(set(due.values_list("holder_id", flat=True)))
+    expired = due.update(status=Certificate.Status.EXPIRED)
+    for holder_id in holders:
+        certificates_issue_due(user_id=holder_id, now=now)
+    return expired
 
 
 def _reminder_text(certificate: Certificate) -> str:
@@ -154,6 +167,9 @@ def certificates_remind(*, now: datetime | None = None) -> int:
     for certificate in due:
         if certificate.expires_at - now > timedelta(days=certificate.track.reminder_days):
             continue
+        # The text (and its URL) before the stamp: a URL that does not resolve is a
+        # deployment error, which must not cost the holder their reminder.
+        message = _reminder_text(certificate)
         stamped = Certificate.objects.filter(
             pk=certificate.pk, reminder_sent_at__isnull=True
         ).update(reminder_sent_at=now)
@@ -161,7 +177,7 @@ def certificates_remind(*, now: datetime | None = None) -> int:
             continue
         send_mail(
             subject=f"Your certificate “{certificate.track.title}” expires soon",
-            message=_reminder_text(certificate),
+            message=message,
             from_email=None,
             recipient_list=[certificate.holder.email],
         )
