@@ -19,6 +19,7 @@ from hardware_db.models import Link, ModelArchitecture
 
 # Error codes the list endpoints can answer 400 with, per parameter, for the schema.
 ENUM_ERROR_CODES = ["invalid_choice"]
+TEXT_ERROR_CODES = ["null_characters_not_allowed"]
 
 
 class StrictChoiceField(serializers.ChoiceField):

@@ -42,7 +42,8 @@ _DETAIL_404 = "An unknown slug is a 404 in the API's error format."
 def _docs(resource: str, noun: str, what: str):
     """Class decorator: summaries, descriptions, parameters, example and the documented
     400s of one resource's list and retrieve operations, kept together for all four. The
-    400s follow from the view's query_class: each enum parameter can be refused."""
+    400s follow from the view's query_class: each enum parameter can be refused, and a
+    free-text one holding a NUL character."""
     slug = OpenApiParameter(
         "slug",
         OpenApiTypes.STR,
@@ -73,6 +74,16 @@ def _docs(resource: str, noun: str, what: str):
         for name in enums:
             view = extend_validation_errors(
                 filters.ENUM_ERROR_CODES, field_name=name, actions=["list"]
+            )(view)
+        # Free-text filters (vendor) refuse a NUL character, which no database stores.
+        texts = [
+            name
+            for name, field in view.query_class().fields.items()
+            if isinstance(field, serializers.CharField)
+        ]
+        for name in texts:
+            view = extend_validation_errors(
+                filters.TEXT_ERROR_CODES, field_name=name, actions=["list"]
             )(view)
         return view
 

@@ -97,3 +97,15 @@ def test_an_unknown_filter_value_is_the_documented_400(client, resource, name):
     body = assert_documented(response, "get", url)
     assert body["type"] == "validation_error"
     assert [(e["attr"], e["code"]) for e in body["errors"]] == [(name, "invalid_choice")]
+
+
+@pytest.mark.parametrize("resource", ["accelerators", "servers"])
+def test_a_vendor_with_a_nul_character_is_the_documented_400(client, resource):
+    # No database stores NUL in text: refused before the query, and documented.
+    url = f"/api/hardware/{resource}/"
+    response = client.get(url, {"vendor": "NVI\x00DIA"})
+    assert response.status_code == 400
+    body = assert_documented(response, "get", url)
+    assert [(e["attr"], e["code"]) for e in body["errors"]] == [
+        ("vendor", "null_characters_not_allowed")
+    ]
