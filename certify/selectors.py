@@ -1,7 +1,8 @@
 """Reads for certification: the rules of each track, a learner's evidence, readiness of
 one person or a whole team in a constant number of queries.
 
-Access gates live in certify.access; these functions trust their caller.
+Most functions here trust their caller; the access gates (certificate_get_for_user and
+the orgs selectors) decide who may read what.
 """
 
 from __future__ import annotations
@@ -99,8 +100,11 @@ def standings(
         latest[(cert.holder_id, cert.track_id)] = cert
     # A pass counts once: those finished up to the latest certificate's issue (or its
     # revocation, so a pass taken while certified cannot undo a revocation) are spent.
+    # While the certificate is valid its own pass still shows as met.
     spent_until = {
-        key: max(cert.issued_at, cert.revoked_at or cert.issued_at) for key, cert in latest.items()
+        key: max(cert.issued_at, cert.revoked_at or cert.issued_at)
+        for key, cert in latest.items()
+        if cert.state(now) != Certificate.Status.VALID
     }
     skills = sorted({s for r in rules.values() for s in r.skills})
     mastery: dict[int, dict[str, float]] = defaultdict(dict)

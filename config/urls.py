@@ -11,6 +11,7 @@ urlpatterns = [
     path("api/hardware/", include("hardware_db.urls")),
     path("api/", include("curricula.urls")),
     path("api/", include("assess.api.urls")),
+    path("api/", include("certify.api.urls")),
     re_path(r"^api(?:/[\s\S]*)?$", ApiNotFound.as_view(), name="api-not-found"),
     path("", include("frontend.urls")),
 ]
