@@ -102,6 +102,12 @@ class Quiz(models.Model):
                 | Q(opens_at__lt=models.F("closes_at")),
                 name="assess_quiz_window",
             ),
+            # Exams and certifications never grade as the learner goes, however the row
+            # was made (the builder refuses it; this holds for the admin and data too).
+            models.CheckConstraint(
+                condition=~Q(mode__in=["exam", "certification"]) | ~Q(feedback="immediately"),
+                name="assess_quiz_exam_feedback_deferred",
+            ),
             # "after_close" with no close would never show feedback.
             models.CheckConstraint(
                 condition=~Q(feedback="after_close") | Q(closes_at__isnull=False),

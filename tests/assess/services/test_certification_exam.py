@@ -9,7 +9,7 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
@@ -336,3 +336,11 @@ def test_a_certification_reveals_nothing_before_its_finish(learner):
     attempt = attempt_finish(attempt=attempt, now=t0 + timedelta(minutes=2))
     after = seen(t0 + timedelta(minutes=2))
     assert after.show_score and after.show_solution
+
+
+@pytest.mark.parametrize("mode", [Quiz.Mode.EXAM, Quiz.Mode.CERTIFICATION])
+def test_the_database_refuses_an_exam_that_grades_as_it_goes(mode):
+    # The builder refuses it; the constraint holds for the admin and raw data too.
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Quiz.objects.create(title="leaky", mode=mode, feedback=Quiz.Feedback.IMMEDIATELY)
+    Quiz.objects.create(title="fine", mode=mode, feedback=Quiz.Feedback.AFTER_ATTEMPT)
