@@ -5,7 +5,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
 from config.throttles import PASSWORD_RESET_THROTTLES, SIGN_IN_THROTTLES, throttle_posts
-from frontend.views import capstone, dashboard, hardware, learn, pages, take, teach
+from frontend.views import capstone, certify, dashboard, hardware, learn, pages, take, teach
 
 AUTH = "frontend/auth/"
 
@@ -101,6 +101,18 @@ urlpatterns = [
     ),
     path("teach/memos/", capstone.teach_memos, name="teach-memos"),
     path("teach/memos/<int:pk>/", capstone.teach_memo, name="teach-memo"),
+    # certification
+    path("certify/", certify.certify_home, name="certify"),
+    path("certify/<slug:slug>/", certify.certify_track, name="certify-track"),
+    path("certificates/<str:pk>/", certify.certificate_verify, name="certificate-verify-page"),
+    path(
+        "certificates/<str:pk>/revoke/",
+        certify.certificate_revoke_view,
+        name="certificate-revoke-page",
+    ),
+    path("teams/", certify.team_list, name="teams"),
+    path("teams/<int:pk>/", certify.team_detail, name="team-detail"),
+    path("teams/<int:pk>/readiness.csv", certify.team_readiness_csv, name="team-readiness-csv"),
     # hardware
     path("hardware/", hardware.hardware_index, name="hardware"),
     path("hardware/compare/", hardware.hardware_compare, name="hardware-compare"),

@@ -6,8 +6,8 @@ from django import template
 from django.urls import reverse
 from django.utils.html import format_html
 
-from assess import selectors
 from frontend.queries.common import weakest_estimate
+from frontend.queries.roles import menu_roles
 
 register = template.Library()
 
@@ -23,15 +23,31 @@ def nav_link(context, name: str, label: str) -> str:
     return format_html('<a href="{}">{}</a>', url, label)
 
 
+def _menu_roles(user) -> tuple[bool, bool]:
+    """(teaches, manages), asked by the menu and again by some pages in one request:
+    one query for both, kept on the request's user object."""
+    known = getattr(user, "_frontend_roles", None)
+    if known is None:
+        if not user.is_authenticated:
+            known = (False, False)
+        elif user.is_staff:
+            known = (True, True)
+        else:
+            known = menu_roles(user=user)
+        user._frontend_roles = known
+    return known
+
+
 @register.filter
 def is_teacher(user) -> bool:
-    """Asked by the menu and again by some pages (course, lesson) in one request: the
-    answer is kept on the request's user object, so it costs one query, not two."""
-    known = getattr(user, "_frontend_is_teacher", None)
-    if known is None:
-        known = selectors.user_is_teacher(user=user)
-        user._frontend_is_teacher = known
-    return known
+    """Staff, or an instructor of a course: who sees the teaching pages."""
+    return _menu_roles(user)[0]
+
+
+@register.filter
+def is_manager(user) -> bool:
+    """Staff, or a manager of an organisation: who sees the teams' readiness."""
+    return _menu_roles(user)[1]
 
 
 @register.filter

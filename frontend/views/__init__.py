@@ -2,6 +2,7 @@
 
 pages: home and health; learn: courses, enrolment, lessons, lesson practice; take: quizzes,
 attempts, questions, answers and reveals; dashboard; teach: quiz builder, item analysis,
-progress and learners; hardware: catalog, comparison, roofline. Objects a user may not see
-are 404.
+progress and learners; certify: the learner's tracks, public certificate verification,
+managers' teams with readiness matrix, CSV and revocation; hardware: catalog, comparison,
+roofline. Objects a user may not see are 404.
 """

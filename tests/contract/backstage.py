@@ -23,8 +23,11 @@ COURSE = "learn-ai-infrastructure"  # load_demo's course; its instructor is `ins
 
 
 def _seed() -> dict:
+    from datetime import timedelta
+
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
+    from django.utils import timezone
     from rest_framework.authtoken.models import Token
 
     from assess.memo_review.example import example_memo
@@ -38,8 +41,11 @@ def _seed() -> dict:
     )
     from assess.services.questions import practice_question_add
     from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
+    from certify.models import Certificate, Track
     from curricula.models import Course, Lesson
     from hardware_db.models import Accelerator, Link, ModelArchitecture, Server
+    from orgs.models import Membership
+    from orgs.services import member_add, organization_create, team_create, team_member_add
 
     quiet = io.StringIO()
     call_command("migrate", "--noinput", verbosity=0)
@@ -98,6 +104,22 @@ def _seed() -> dict:
     memo_version = memo_submit(
         learner=st_learner, markdown=example_memo(capstone_brief(capstone), mistakes=("gb-vs-gib",))
     )
+    # An organisation the fuzzing instructor manages, with the fuzzing learner on a team,
+    # and a certificate of that learner (made directly: issuing one through the API would
+    # take a passed exam and mastered skills), so the certification operations reach
+    # past 404: readiness, check, verify and revoke (final, so the verify that follows
+    # sees a revoked certificate, which is one of its documented answers).
+    org = organization_create(slug="contract-org", name="Contract org")
+    member_add(organization=org, user=st_instructor, role=Membership.Role.MANAGER)
+    team = team_create(organization=org, slug="contract-team", name="Contract team")
+    team_member_add(team=team, user=st_learner)
+    track = Track.objects.order_by("order").first()
+    certificate = Certificate.objects.create(
+        holder=st_learner,
+        track=track,
+        expires_at=timezone.now() + timedelta(days=track.validity_days),
+        evidence={"track": track.slug},
+    )
     tokens = {
         "learner": Token.objects.get_or_create(user=st_learner)[0].key,
         "instructor": Token.objects.get_or_create(user=st_instructor)[0].key,
@@ -138,6 +160,8 @@ def _seed() -> dict:
             ),
             "open_quiz": open_quiz.pk,
             "memo": memo_version.memo_id,
+            "teams": [team.pk],
+            "certificates": [certificate.pk],
             "criteria": sorted(
                 c["code"] for c in MemoVersion.objects.get(pk=memo_version.pk).review["criteria"]
             ),
@@ -152,6 +176,7 @@ def _seed() -> dict:
             {t for q in Quiz.objects.all() for s in q.slots.all() for t in s.templates}
         ),
         "quizzes": sorted(Quiz.objects.values_list("pk", flat=True)),
+        "tracks": sorted(Track.objects.values_list("slug", flat=True)),
         "usernames": sorted(users.values_list("username", flat=True)),
         "hardware": {
             "accelerators": sorted(Accelerator.objects.values_list("slug", flat=True)),

@@ -71,6 +71,9 @@ def _dictionaries(seed: dict, role: str) -> dict[str, list]:
         "questions_to_reveal": [st["questions_to_reveal"][role]],
         "parts": st["parts"],
         "memos": [st["memo"]],
+        "teams": st["teams"],
+        "certificates": st["certificates"],
+        "tracks": seed["tracks"],
         "criteria": st["criteria"],
         "usernames": seed["usernames"],
         "templates": seed["templates"],
@@ -144,6 +147,13 @@ def _bindings(seed: dict) -> list[tuple[list[str], dict[str, object]]]:
             ["/api/memos/{id}/", "/api/memos/{id}/versions/", "/api/memos/{id}/decision/"],
             {"path.id": "memos", "body.adjustments[*].criterion": "criteria"},
         ),
+        (["/api/tracks/{slug}/progress/"], {"path.slug": "tracks"}),
+        (["/api/teams/{id}/readiness/"], {"path.id": "teams"}),
+        (
+            ["/api/certificates/{id}/verify/", "/api/certificates/{id}/revoke/"],
+            {"path.id": "certificates"},
+        ),
+        (["/api/certifications/check/"], {"query.user": "usernames", "query.track": "tracks"}),
     ]
 
 

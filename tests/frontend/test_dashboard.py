@@ -15,7 +15,7 @@ def test_an_empty_dashboard_says_what_to_do(login, learner):
     html = login(learner).get("/dashboard/").content.decode()
     assert "No answers yet" in html and "No attempts yet" in html
     assert "You are not enrolled in any course yet" in html
-    assert "Certification arrives later" in html
+    assert "No certificate yet" in html and "/certify/" in html
 
 
 def answer(practice, text, key):

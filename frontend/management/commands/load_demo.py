@@ -7,7 +7,9 @@ staff account, so it works whether or not the course takes self-enrolment) in ev
 course the demo quizzes belong to: quizzes list only for enrolled learners. The
 instructor also teaches the capstone's course, and the learner has a capstone memo (the
 worked example with a GB/GiB slip planted, so the review names a mistake), submitted only
-if they have none. Needs load_curricula first (the courses must exist).
+if they have none. Then the certification demo (see _demo_certify): the organisation
+"Demo GPU Cloud", its manager, and the team "Inference on-call" with one certified and
+one expired engineer beside the learner. Needs load_curricula and load_tracks first.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from assess.services.memos import (
 )
 from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
 from curricula.models import Course
+from frontend.management.commands._demo_certify import demo_track, load_certification
 
 COURSE = "learn-ai-infrastructure"
 ACCOUNTS = (
@@ -36,7 +39,11 @@ ACCOUNTS = (
     ("learner", "learner-demo-pass", False, "a learner"),
     ("instructor", "instructor-demo-pass", False, f"instructor of {COURSE}"),
     ("admin", "admin-demo-pass", True, "staff (and superuser, for /admin/)"),
+    ("manager", "manager-demo-pass", False, "manager of Demo GPU Cloud (/teams/)"),
+    ("oncall", "oncall-demo-pass", False, "an engineer certified for inference on-call"),
+    ("lapsed", "lapsed-demo-pass", False, "an engineer whose certificate expired"),
 )
+NAMES = {"manager": ("Morgan", "Lee"), "oncall": ("Priya", "Raman"), "lapsed": ("Sam", "Okafor")}
 PRACTICE = QuizSpec(
     title="Demo practice: memory, KV cache and rooflines",
     mode=Quiz.Mode.PRACTICE,
@@ -67,13 +74,17 @@ EXAM = QuizSpec(
 
 
 class Command(BaseCommand):
-    help = "Create the demo learner, instructor and staff accounts and two demo quizzes."
+    help = (
+        "Create the demo accounts, two demo quizzes, and a team with certified and expired "
+        "engineers."
+    )
 
     @transaction.atomic
     def handle(self, *args, **options):
         course = Course.objects.filter(slug=COURSE).first()
         if course is None:
             raise CommandError(f"Course {COURSE!r} is not loaded: run load_curricula first.")
+        track = demo_track()  # fails clearly before anything is written
         users = {}
         for username, password, staff, _what in ACCOUNTS:
             user, _ = get_user_model().objects.get_or_create(
@@ -81,6 +92,7 @@ class Command(BaseCommand):
             )
             user.set_password(password)
             user.is_staff = user.is_superuser = staff
+            user.first_name, user.last_name = NAMES.get(username, ("", ""))
             user.save()
             users[username] = user
         CourseRole.objects.get_or_create(
@@ -102,6 +114,7 @@ class Command(BaseCommand):
             state = "created" if created else "exists"
             self.stdout.write(f"learner enrolled in {demo_course.slug} [{state}]")
         self._capstone(users)
+        load_certification(self.stdout, users, track)
         self.stdout.write("Demo accounts (sign in at /accounts/login/):")
         for username, password, _staff, what in ACCOUNTS:
             self.stdout.write(f"  {username:<11} {password:<22} {what}")
