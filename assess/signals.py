@@ -10,13 +10,19 @@ from __future__ import annotations
 from django.db import transaction
 from django.dispatch import Signal
 
-# Sent with user_id (the learner) and reason ("mastery", "attempt", "memo").
+# Sent with user_id (the learner), reason ("mastery", "attempt", "memo") and, for
+# mastery, changes: {skill: (P before, P after)}, so listeners can skip what cannot
+# matter to them without a query.
 progress_recorded = Signal()
 
 
-def progress_recorded_on_commit(*, user_id: int, reason: str) -> None:
+def progress_recorded_on_commit(
+    *, user_id: int, reason: str, changes: dict[str, tuple[float, float]] | None = None
+) -> None:
     """Send progress_recorded once the caller's transaction commits (at once outside
     one): listeners read what was written, never a rolled-back change."""
     transaction.on_commit(
-        lambda: progress_recorded.send(sender="assess", user_id=user_id, reason=reason)
+        lambda: progress_recorded.send(
+            sender="assess", user_id=user_id, reason=reason, changes=changes
+        )
     )

@@ -1,26 +1,52 @@
-"""Listen to assess's progress and issue what became due, off the request if possible."""
+"""Listen to assess's progress and issue what became due, in the same request.
+
+No broker on this road: an answer that completes a track gets its certificate whether
+or not Redis is up (a publish to a dead Redis blocks for seconds while redis-py
+retries). It stays cheap because a mastery change can only complete a track when a
+skill rises across a track's threshold: every other answer is dismissed in memory after
+one cached read of the thresholds. An exam's end or a memo's approval always evaluates.
+"""
 
 from __future__ import annotations
 
 import logging
 
-from kombu.exceptions import OperationalError as BrokerOperationalError
+from django.core.cache import cache
 
 log = logging.getLogger(__name__)
 
-# What a publish raises when the broker cannot take the message (kombu wraps the
-# transport's connection errors); a failure inside an in-process task is not one.
-BROKER_ERRORS = (BrokerOperationalError, ConnectionError)
+THRESHOLDS_KEY = "certify:thresholds"
+THRESHOLDS_TTL = 300  # seconds; load_tracks clears the key at once
 
 
-def on_progress(sender, *, user_id: int, reason: str, **kwargs) -> None:
-    """Queue the evaluation on a worker; if the broker is down, evaluate here rather
-    than lose it (the learner then waits a few milliseconds more)."""
+def track_thresholds() -> tuple[float, ...]:
+    from certify.models import Track
+
+    return cache.get_or_set(
+        THRESHOLDS_KEY,
+        lambda: tuple(sorted(set(Track.objects.values_list("mastery_threshold", flat=True)))),
+        THRESHOLDS_TTL,
+    )
+
+
+def may_complete(changes: dict[str, tuple[float, float]], thresholds) -> bool:
+    """Pure: did any skill rise across any threshold (before < t <= after)?"""
+    return any(before < t <= after for before, after in changes.values() for t in thresholds)
+
+
+def on_progress(sender, *, user_id: int, reason: str, changes=None, **kwargs) -> None:
+    """Issue the certificates the learner has earned. Runs after the commit of what was
+    recorded, so a failure here must not turn a saved answer into an error page: it is
+    logged with its traceback and the next progress (or an exam or memo) tries again."""
     from certify.services.certificates import certificates_issue_due
-    from certify.tasks import issue_due_certificates
 
+    if (
+        reason == "mastery"
+        and changes is not None
+        and not may_complete(changes, track_thresholds())
+    ):
+        return
     try:
-        issue_due_certificates.delay(user_id)
-    except BROKER_ERRORS:
-        log.warning("broker unavailable; evaluating certificates for user %s inline", user_id)
         certificates_issue_due(user_id=user_id)
+    except Exception:
+        log.exception("certificate evaluation failed for user %s (%s)", user_id, reason)

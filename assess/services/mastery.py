@@ -70,6 +70,7 @@ def mastery_apply(
     rows = _locked_rows(learner_id, skills) if skills else {}
     now = timezone.now()
     events = []
+    first_p = {skill: row.p_mastery for skill, row in rows.items()}
     for response, question, its_skills in items:
         params = _params_for(question.part(response.part))
         for skill in its_skills:
@@ -88,11 +89,15 @@ def mastery_apply(
                     created_at=now,
                 )
             )
+    progress_recorded_on_commit(
+        user_id=learner_id,
+        reason="mastery",
+        changes={skill: (first_p[skill], row.p_mastery) for skill, row in rows.items()},
+    )
     if rows:
         SkillMastery.objects.bulk_update(
             list(rows.values()), ["p_mastery", "responses", "updated_at"]
         )
-    progress_recorded_on_commit(user_id=learner_id, reason="mastery")
     unmarked = [r for r, _, _ in items if not r.evidence]
     if unmarked:
         Response.objects.filter(pk__in=[r.pk for r in unmarked]).update(evidence=True)

@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
+from django.core.cache import cache
 from django.db import transaction
 
 from assess.models import Question, Quiz, Slot
 from certify.models import Track
+from certify.receivers import THRESHOLDS_KEY
 from certify.schema import TrackDataError, TrackRecord, load_track_files
 from curricula.models import Lesson
 
@@ -128,4 +130,7 @@ def tracks_load(*, data_dir: Path | str | None = None) -> TrackLoadReport:
         report.orphaned = list(
             Track.objects.exclude(slug__in=[r.slug for r in records]).values_list("slug", flat=True)
         )
+    # The progress listener's cached thresholds follow the files at once in this process
+    # (other processes within its TTL).
+    cache.delete(THRESHOLDS_KEY)
     return report
