@@ -98,6 +98,13 @@ def _date(moment: datetime) -> str:
     return moment.date().isoformat()
 
 
+def _some(names: list[str], shown: int = 5) -> str:
+    """The first few names and how many more: a reason read in a terminal or a page
+    cell, not the whole list (Readiness.skills has that)."""
+    head = ", ".join(names[:shown])
+    return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
+
+
 def _percent(fraction: float) -> str:
     return f"{fraction * 100:.0f}%"
 
@@ -122,7 +129,7 @@ def evaluate(rules: TrackRules, evidence: Evidence, *, now: datetime, p_init: fl
         f"Every skill of the track's lessons at P(mastered) ≥ {rules.threshold:g}",
         not below,
         f"{len(skills) - len(below)} of {len(skills)} skills mastered"
-        + (f"; below the threshold: {', '.join(below)}" if below else ""),
+        + (f"; below the threshold: {_some(below)}" if below else ""),
     )
     passed = [e for e in evidence.exams if e.score >= rules.pass_mark]
     best_pass = max(passed, key=lambda e: (e.score, e.finished_at), default=None)

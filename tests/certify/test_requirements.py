@@ -231,3 +231,21 @@ def test_only_a_valid_certificate_certifies(state, met):
     s = standing(readiness, cert(state, revoked_at=NOW, revoke_reason="r"))
     assert s.certified is (state == "valid")
     assert (s.until is not None) is (state == "valid")
+
+
+def test_a_long_list_of_skills_below_is_cut_to_five_and_a_count():
+    skills = tuple(f"skill-{i}" for i in range(12))
+    rules = TrackRules(
+        slug="t",
+        title="T",
+        lessons=(LessonSkills("l", "L", skills),),
+        threshold=0.95,
+        pass_mark=0.8,
+        cooldown=None,
+        requires_memo=False,
+    )
+    detail = evaluate(rules, Evidence(mastery={}), now=NOW, p_init=0.1).requirements[0].detail
+    assert detail == (
+        "0 of 12 skills mastered; below the threshold: "
+        "skill-0, skill-1, skill-2, skill-3, skill-4 and 7 more"
+    )
