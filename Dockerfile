@@ -14,6 +14,8 @@ COPY problems problems
 COPY curricula curricula
 COPY hardware_db hardware_db
 COPY frontend frontend
+COPY certify certify
+COPY orgs orgs
 COPY manage.py ./
 # Editable: the code runs from /app; pyproject.toml is the one list of pinned packages.
 RUN pip install -e .

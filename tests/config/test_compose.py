@@ -54,3 +54,16 @@ def test_the_image_build_step_can_load_the_settings():
     assert env.get("DEBUG") == "0", step
     proc = manage("check", **env)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_the_image_and_the_package_hold_every_app_of_ours():
+    """An app missing from the Dockerfile's COPY lines or the package list imports fine
+    from a checkout and fails only in the image: every local app must be in both."""
+    from django.conf import settings
+
+    ours = sorted(app for app in settings.INSTALLED_APPS if (ROOT / app).is_dir())
+    assert {"assess", "certify", "orgs"} <= set(ours)
+    copied = set(re.findall(r"^COPY (\w+) \1$", (ROOT / "Dockerfile").read_text(), re.M))
+    packaged = set(re.findall(r'"(\w+)\*"', (ROOT / "pyproject.toml").read_text()))
+    assert [app for app in ours if app not in copied] == []
+    assert [app for app in ours if app not in packaged] == []
