@@ -122,13 +122,23 @@ def quiz_get_for_instructor(*, user, pk: int) -> Quiz:
 
 
 def attempt_get_for_user(*, user, pk: int, write: bool = False) -> Attempt:
-    """The attempt if the user may read it; with write=True only its own learner may.
+    """The attempt if the user may read it; with write=True only its own learner may,
+    and only while they may still take the quiz (enrolled in its course, its instructor,
+    staff, or a quiz with no course): a learner removed from a course keeps reading
+    their attempt but can neither answer nor finish it.
 
-    Raises Attempt.DoesNotExist otherwise, so another learner's attempt is a 404.
+    Raises Attempt.DoesNotExist otherwise, so another learner's attempt is a 404. The
+    enrolment check is a subquery of the same query: writes cost no extra query.
     """
     qs = Attempt.objects.select_related("quiz", "learner")
     if write:
         qs = qs.filter(learner=user)
+        if not user.is_staff:
+            qs = qs.filter(
+                Q(quiz__course__isnull=True)
+                | Q(quiz__course_id__in=_enrolled_course_ids(user))
+                | Q(quiz__course_id__in=_instructed_course_ids(user))
+            )
     elif not user.is_staff:
         qs = qs.filter(Q(learner=user) | Q(quiz__course_id__in=_instructed_course_ids(user)))
     return qs.get(pk=pk)

@@ -102,6 +102,7 @@ def exam(course):
 
 
 @pytest.fixture
-def exam_attempt(exam, learner):
-    attempt, _ = attempt_start(quiz=exam, learner=learner)
+def exam_attempt(exam, enrolled):
+    """Started as the page would: only an enrolled learner may take the course's exam."""
+    attempt, _ = attempt_start(quiz=exam, learner=enrolled)
     return attempt

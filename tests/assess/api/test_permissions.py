@@ -48,6 +48,20 @@ def test_another_learner_cannot_read_or_write_my_attempt(
     assert Response.objects.filter(idempotency_key="theirs").count() == 0
 
 
+def test_a_learner_removed_from_the_course_reads_but_cannot_continue(api, learner, course_quiz):
+    """Removal ends the right to take the course's quizzes, an attempt already open
+    included: the learner still reads what they did, and nothing more is stored."""
+    body = api.post(f"/api/quizzes/{course_quiz.pk}/attempts/").json()
+    aid, qid = body["id"], body["questions"][0]["id"]
+    learner.enrolments.all().delete()
+    assert api.get(f"/api/attempts/{aid}/").status_code == 200
+    r = answer(api, aid, qid, parts_of(qid)[0], key="after-removal")
+    assert r.status_code == 404
+    assert Response.objects.filter(idempotency_key="after-removal").count() == 0
+    assert api.post(f"/api/attempts/{aid}/finish/").status_code == 404
+    assert api.get(f"/api/attempts/{aid}/").json()["status"] == "open"
+
+
 def test_question_of_another_attempt_is_404(api, client_for, other_learner, course_quiz):
     mine = api.post(f"/api/quizzes/{course_quiz.pk}/attempts/").json()
     other = client_for(other_learner)
