@@ -16,6 +16,7 @@ COPY hardware_db hardware_db
 COPY frontend frontend
 COPY certify certify
 COPY orgs orgs
+COPY lti lti
 COPY manage.py ./
 # Editable: the code runs from /app; pyproject.toml is the one list of pinned packages.
 RUN pip install -e .

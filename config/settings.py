@@ -59,6 +59,8 @@ INSTALLED_APPS = [
     "assess",
     "orgs",
     "certify",
+    "lti_tool",
+    "lti",
     "frontend",
 ]
 
@@ -331,3 +333,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# LTI 1.3 tool (lti/, on django-lti's `lti_tool` models). Seconds throughout.
+LTI_CLOCK_LEEWAY_SECONDS = 60  # allowed clock skew for exp and iat
+LTI_LOGIN_TIMEOUT_SECONDS = 600  # a login's state and nonce wait this long for the launch
+LTI_KEYSET_CACHE_SECONDS = 3600  # platform key sets are cached this long
+LTI_KEYSET_REFETCH_SECONDS = 60  # at most one refetch per key-set URL for an unknown kid
+LTI_HTTP_TIMEOUT_SECONDS = 5

@@ -13,5 +13,6 @@ urlpatterns = [
     path("api/", include("assess.api.urls")),
     path("api/", include("certify.api.urls")),
     re_path(r"^api(?:/[\s\S]*)?$", ApiNotFound.as_view(), name="api-not-found"),
+    path("", include("lti.urls")),
     path("", include("frontend.urls")),
 ]

@@ -36,6 +36,12 @@ def enrolment_self(*, user, course: Course, source: str = Enrolment.Source.SELF)
     return _enrol(user, course, source)
 
 
+def enrolment_lti(*, user, course: Course) -> tuple[Enrolment, bool]:
+    """An LMS launched the user into the course (a verified LTI launch is the
+    platform's word, whatever the course's self-enrolment setting): (enrolment, created)."""
+    return _enrol(user, course, Enrolment.Source.LTI)
+
+
 def _check_manager(actor, course: Course) -> None:
     if not (actor.is_staff or user_is_instructor(user=actor, course_id=course.pk)):
         raise NotPermitted("Only this course's instructors manage its learners.")

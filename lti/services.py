@@ -1,0 +1,128 @@
+"""What a validated launch writes: django-lti's rows, the Burn-in user behind the
+platform user, the course role or enrolment, the resource link's quiz, and the attempt.
+
+Context -> course: Burn-in courses are not created from LMS contexts. The quiz a link
+opens belongs to a course, and a launch from any LMS context enrols the learner in *that*
+course (source "lti"), or makes an instructor one of its instructors. django-lti keeps
+the context per (deployment, context id), and the membership per context, so one quiz
+linked from two LMS courses keeps two LMS rosters, both feeding the one Burn-in course.
+A quiz with no course (staff-made) is open to every signed-in user and needs neither.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import transaction
+from lti_tool.lti_core.constants import ContextRole
+from lti_tool.lti_core.utils import normalize_role
+from lti_tool.models import LtiLaunch
+from lti_tool.utils import sync_data_from_launch
+
+from assess.models import CourseRole, Quiz
+from assess.services.attempts import attempt_start
+from assess.services.enrolments import enrolment_lti
+from lti.models import ResourceLinkQuiz
+
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+TEACHING_ROLES = {ContextRole.INSTRUCTOR, ContextRole.CONTENT_DEVELOPER, ContextRole.ADMINISTRATOR}
+
+
+class NoQuiz(Exception):
+    """The launch names no quiz we have (a 400 page, not a 500)."""
+
+
+@dataclass(frozen=True)
+class LaunchResult:
+    user: object
+    quiz: Quiz
+    teaching: bool
+    attempt: object | None
+
+
+def is_teaching(roles: list[str]) -> bool:
+    """Instructor, ContentDeveloper or Administrator (full URI or short name) teach; any
+    other role, an unknown one or none at all, is a learner."""
+    return any(normalize_role(r) in TEACHING_ROLES for r in roles)
+
+
+def launch_quiz(lti_launch: LtiLaunch) -> Quiz:
+    """The quiz this resource link opens, read before anything is written: the one stored
+    on its first launch, else the `custom` claim's quiz_id. Raises NoQuiz."""
+    context = lti_launch.context_claim or {}
+    stored = (
+        ResourceLinkQuiz.objects.select_related("quiz")
+        .filter(
+            resource_link__context__deployment=lti_launch.deployment,
+            resource_link__context__id_on_platform=context.get("id", ""),
+            resource_link__id_on_platform=lti_launch.resource_link_claim["id"],
+        )
+        .first()
+    )
+    if stored is not None:
+        return stored.quiz
+    custom = lti_launch.get_claim(CLAIM + "custom")
+    quiz_id = custom.get("quiz_id") if isinstance(custom, dict) else None
+    if not (isinstance(quiz_id, str | int) and str(quiz_id).isdigit()):
+        raise NoQuiz("This link names no Burn-in quiz (custom parameter quiz_id).")
+    quiz = Quiz.objects.filter(pk=int(quiz_id), adaptive=False).first()
+    if quiz is None:
+        raise NoQuiz(f"There is no Burn-in quiz {quiz_id}.")
+    return quiz
+
+
+def _username(iss: str, sub: str) -> str:
+    """Never the platform's name or email (they change, and could collide with or
+    impersonate a local account): a digest of (issuer, sub), fixed length, unique."""
+    return "lti-" + hashlib.sha256(f"{iss}\n{sub}".encode()).hexdigest()[:24]
+
+
+def _burnin_user(lti_user, iss: str):
+    if lti_user.auth_user_id is not None:
+        return lti_user.auth_user
+    users = get_user_model().objects
+    user = users.filter(username=_username(iss, lti_user.sub)).first()
+    if user is None:
+        user = users.model(
+            username=_username(iss, lti_user.sub),
+            first_name=(lti_user.given_name or "")[:150],
+            last_name=(lti_user.family_name or "")[:150],
+        )
+        try:
+            validate_email(lti_user.email)
+            user.email = lti_user.email
+        except ValidationError:
+            pass
+        user.set_unusable_password()
+        user.save()
+    lti_user.auth_user = user
+    lti_user.save(update_fields=["auth_user", "datetime_modified"])
+    return user
+
+
+def launch_complete(*, lti_launch: LtiLaunch, quiz: Quiz) -> LaunchResult:
+    """Records a validated resource-link launch and opens the quiz for its user: an
+    instructor gets the course role, a learner the enrolment and a started (or resumed)
+    attempt. Raises assess.errors.Conflict when the quiz cannot be started."""
+    with transaction.atomic():
+        sync_data_from_launch(lti_launch)
+        ResourceLinkQuiz.objects.get_or_create(
+            resource_link=lti_launch.resource_link,
+            defaults={"quiz": quiz},
+        )
+        user = _burnin_user(lti_launch.user, lti_launch.get_claim("iss"))
+        teaching = is_teaching(lti_launch.roles_claim)
+        if teaching:
+            if quiz.course_id is not None:
+                CourseRole.objects.get_or_create(
+                    user=user, course_id=quiz.course_id, role=CourseRole.Role.INSTRUCTOR
+                )
+            return LaunchResult(user=user, quiz=quiz, teaching=True, attempt=None)
+        if quiz.course_id is not None:
+            enrolment_lti(user=user, course=quiz.course)
+    attempt, _ = attempt_start(quiz=quiz, learner=user)
+    return LaunchResult(user=user, quiz=quiz, teaching=False, attempt=attempt)
