@@ -46,18 +46,22 @@ def _short_str(value, what: str) -> str:
 class HardenedMessageLaunch(DjangoMessageLaunch):
     """Validates a launch posted to `launch_url` for one of `message_types`."""
 
-    def __init__(self, request, tool_config, *, launch_url: str, message_types, **kwargs):
+    def __init__(self, request, tool_config, *, launch_url: str = "", message_types=(), **kwargs):
+        # The defaults serve `from_cache` (a restored launch is never validated again).
         super().__init__(request, tool_config, **kwargs)
         self._launch_url = launch_url
         self._message_types = tuple(message_types)
 
-    # pylti1p3 reads the client id as aud[0]; ours must be *in* aud, checked below.
+    # pylti1p3 reads the client id as aud[0]; ours must be *in* aud, checked below. A
+    # launch restored from the session (deep linking) was validated: with several
+    # audiences its azp was required and is ours.
     def get_client_id(self) -> str:
-        aud = self._jwt.get("body", {}).get("aud")
+        body = self._jwt.get("body", {})
+        aud = body.get("aud")
         if isinstance(aud, str):
             return aud
         if isinstance(aud, list) and aud and all(isinstance(a, str) for a in aud):
-            return self._tool_config_client_id or aud[0]
+            return self._tool_config_client_id or body.get("azp") or aud[0]
         raise LtiException("aud is missing or malformed.")
 
     _tool_config_client_id: str | None = None
@@ -202,6 +206,9 @@ class HardenedMessageLaunch(DjangoMessageLaunch):
             dl = body.get(DL_SETTINGS)
             if not isinstance(dl, dict) or not isinstance(dl.get("deep_link_return_url"), str):
                 raise LtiException("deep_linking_settings missing")
+            # we post the signed response to it: an http(s) URL, never javascript: & co.
+            if urlsplit(dl["deep_link_return_url"]).scheme not in ("https", "http"):
+                raise LtiException("deep_link_return_url is not an http(s) URL")
             accept = dl.get("accept_types")
             if not isinstance(accept, list) or "ltiResourceLink" not in accept:
                 raise LtiException("deep linking does not accept ltiResourceLink")

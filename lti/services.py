@@ -104,17 +104,24 @@ def _burnin_user(lti_user, iss: str):
     return user
 
 
+def _record_launch(lti_launch: LtiLaunch):
+    """django-lti's rows (deployment, LMS user, context, membership, and the resource
+    link when there is one) and the Burn-in user behind the LMS user. Call inside a
+    transaction."""
+    sync_data_from_launch(lti_launch)
+    return _burnin_user(lti_launch.user, lti_launch.get_claim("iss"))
+
+
 def launch_complete(*, lti_launch: LtiLaunch, quiz: Quiz) -> LaunchResult:
     """Records a validated resource-link launch and opens the quiz for its user: an
     instructor gets the course role, a learner the enrolment and a started (or resumed)
     attempt. Raises assess.errors.Conflict when the quiz cannot be started."""
     with transaction.atomic():
-        sync_data_from_launch(lti_launch)
+        user = _record_launch(lti_launch)
         ResourceLinkQuiz.objects.get_or_create(
             resource_link=lti_launch.resource_link,
             defaults={"quiz": quiz},
         )
-        user = _burnin_user(lti_launch.user, lti_launch.get_claim("iss"))
         teaching = is_teaching(lti_launch.roles_claim)
         if teaching:
             if quiz.course_id is not None:
@@ -126,3 +133,13 @@ def launch_complete(*, lti_launch: LtiLaunch, quiz: Quiz) -> LaunchResult:
             enrolment_lti(user=user, course=quiz.course)
     attempt, _ = attempt_start(quiz=quiz, learner=user)
     return LaunchResult(user=user, quiz=quiz, teaching=False, attempt=attempt)
+
+
+def deep_link_begin(*, lti_launch: LtiLaunch):
+    """Records a validated deep-linking launch and returns the Burn-in user to sign in.
+    The caller has checked the role (only teaching roles may deep-link). There is no
+    quiz yet, so no course role: the picker offers the quizzes the user already
+    instructs (or staff-made ones), and the course role comes with the first resource
+    launch of the link they create."""
+    with transaction.atomic():
+        return _record_launch(lti_launch)

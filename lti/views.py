@@ -1,8 +1,12 @@
-"""LTI endpoints: key set, OIDC login initiation and launch. Thin: the hardening is in
-lti.launch, the writes in lti.services.
+"""LTI endpoints: key set, OIDC login initiation, launch and the deep-linking picker.
+Thin: the hardening is in lti.launch, the writes in lti.services, deep linking's
+session and signed response in lti.deep_linking.
 
-/lti/login/ and /lti/launch/ are CSRF-exempt: the platform posts to them cross-site, and
-the id_token's signature, the state cookie and the one-use nonce protect them instead."""
+/lti/launch/ serves both resource-link and deep-linking launches (the login always
+redirects there; the message type decides). /lti/login/ and /lti/launch/ are
+CSRF-exempt: the platform posts to them cross-site, and the id_token's signature, the
+state cookie and the one-use nonce protect them instead. The picker is our own page and
+keeps CSRF protection."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import logging
 
 from django.contrib.auth import login
 from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
+from django.shortcuts import render
 from django.urls import reverse
 from django.utils.html import escape
 from django.views.decorators.csrf import csrf_exempt
@@ -18,10 +23,18 @@ from lti_tool.models import Key, LtiLaunch
 from pylti1p3.exception import LtiException, OIDCException
 
 from assess.errors import Conflict
+from lti.deep_linking import (
+    deep_link_forget,
+    deep_link_keep,
+    deep_link_response_form,
+    deep_link_response_jwt,
+    deep_link_restore,
+)
 from lti.framing import lti_frameable
-from lti.launch import RESOURCE_LINK_REQUEST, HardenedMessageLaunch
+from lti.launch import DEEP_LINKING_REQUEST, RESOURCE_LINK_REQUEST, HardenedMessageLaunch
 from lti.oidc import oidc_login
-from lti.services import NoQuiz, launch_complete, launch_quiz
+from lti.selectors import instructs_a_course, linkable_quizzes
+from lti.services import NoQuiz, deep_link_begin, is_teaching, launch_complete, launch_quiz
 from lti.tool_config import ReadOnlyToolConfig
 
 log = logging.getLogger(__name__)
@@ -63,7 +76,7 @@ def launch(request):
         request,
         ReadOnlyToolConfig(),
         launch_url=_launch_url(request),
-        message_types=[RESOURCE_LINK_REQUEST],
+        message_types=[RESOURCE_LINK_REQUEST, DEEP_LINKING_REQUEST],
     )
     try:
         message_launch.validate()
@@ -71,6 +84,8 @@ def launch(request):
         log.info("LTI launch refused: %s", exc)
         return _page(403, "Launch refused", "This launch could not be verified.")
     lti_launch = LtiLaunch(message_launch)
+    if message_launch.is_deep_link_launch():
+        return _deep_linking_launch(request, message_launch, lti_launch)
     try:
         quiz = launch_quiz(lti_launch)
         result = launch_complete(lti_launch=lti_launch, quiz=quiz)
@@ -89,3 +104,36 @@ def _see_other(url: str) -> HttpResponseRedirect:
     response = HttpResponseRedirect(url)
     response.status_code = 303
     return response
+
+
+def _deep_linking_launch(request, message_launch, lti_launch) -> HttpResponse:
+    """Only teaching roles place content: anyone else is refused before any write."""
+    if not is_teaching(lti_launch.roles_claim):
+        log.info("LTI deep linking refused: not a teaching role")
+        return _page(403, "Deep linking refused", "Only instructors can add Burn-in quizzes.")
+    user = deep_link_begin(lti_launch=lti_launch)
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    launch_id = deep_link_keep(request, message_launch, user)
+    return _see_other(reverse("lti-deep-link", args=[launch_id]))
+
+
+@lti_frameable
+@require_http_methods(["GET", "POST"])
+def deep_link(request, launch_id: str):
+    """The picker: GET lists the quizzes the instructor may link; POST of one answers
+    the platform with the signed response (an auto-submitting form to its return URL)
+    and uses the launch up. Another session or user: 404."""
+    message_launch = deep_link_restore(request, launch_id)
+    if message_launch is None:
+        return _page(404, "No deep-linking request", "Start again from your LMS.")
+    quizzes = linkable_quizzes(user=request.user)
+    if request.method == "POST":
+        choice = request.POST.get("quiz", "")
+        quiz = quizzes.filter(pk=int(choice)).first() if choice.isdigit() else None
+        if quiz is None:
+            return _page(400, "Choose a quiz", "Pick one of the listed quizzes.")
+        token = deep_link_response_jwt(message_launch, quiz, _launch_url(request))
+        deep_link_forget(request, launch_id)
+        return HttpResponse(deep_link_response_form(message_launch, token))
+    context = {"quizzes": quizzes, "instructs": instructs_a_course(user=request.user)}
+    return render(request, "lti/deep_link_picker.html", context)

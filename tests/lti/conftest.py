@@ -30,6 +30,8 @@ DEPLOYMENT = "deployment-1"
 KEYSET_URL = ISS + "/.well-known/jwks.json"
 LAUNCH_URL = "https://testserver/lti/launch/"
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+DL_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+DL_RETURN_URL = ISS + "/deep-link/return"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
 # Every table an LTI launch could write to: checked before and after each refusal.
@@ -124,6 +126,30 @@ class Platform:
         }
         claims.update(extra)
         return claims
+
+    def deep_link_claims(
+        self, nonce: str, *, settings=None, sub="teacher-sub", roles=None, **extra
+    ) -> dict:
+        """An LtiDeepLinkingRequest from an instructor (unless `roles`): no resource
+        link, no custom quiz, the platform's deep-linking settings (`settings`, or
+        complete ones with opaque `data`)."""
+        claims = self.claims(nonce, sub=sub, roles=[INSTRUCTOR] if roles is None else roles)
+        del claims[CLAIM + "resource_link"], claims[CLAIM + "custom"]
+        claims[CLAIM + "message_type"] = "LtiDeepLinkingRequest"
+        claims[DL_SETTINGS] = settings or {
+            "deep_link_return_url": DL_RETURN_URL,
+            "accept_types": ["ltiResourceLink"],
+            "accept_presentation_document_targets": ["iframe", "window"],
+            "accept_multiple": False,
+            "data": "opaque-platform-data-42",
+        }
+        claims.update(extra)
+        return claims
+
+    def deep_link_launch(self, **kwargs):
+        """A whole deep-linking launch: login, then the signed form."""
+        state, nonce = self.login()
+        return self.post(self.sign(self.deep_link_claims(nonce, **kwargs)), state)
 
     def sign(self, claims: dict, *, key: PlatformKey | None = None, headers=None) -> str:
         key = key or self.key

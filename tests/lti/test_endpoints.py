@@ -117,8 +117,8 @@ def test_launch_is_csrf_exempt_but_post_only(platform):
     assert platform.client.get("/lti/launch/", secure=True).status_code == 405
 
 
-# Deep linking is not served yet (part 2 of issue 15), but its claim checks are here:
-# a launch class accepting LtiDeepLinkingRequest refuses bad settings.
+# The launch class's deep-linking settings checks, on their own (the endpoint's refusals
+# are rows of test_launch_refusals.py, the whole flow is test_deep_linking.py).
 def _deep_link_launch(platform, settings_claim):
     state, nonce = platform.login()
     claims = platform.claims(

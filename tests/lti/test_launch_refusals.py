@@ -9,7 +9,22 @@ import pytest
 from django.test import Client
 from lti_tool.models import LtiDeployment
 
-from tests.lti.conftest import CLAIM, PlatformKey, new_kid, row_counts, signed_in_user
+from tests.lti.conftest import (
+    CLAIM,
+    DL_RETURN_URL,
+    DL_SETTINGS,
+    LEARNER,
+    PlatformKey,
+    new_kid,
+    row_counts,
+    signed_in_user,
+)
+
+DL_OK = {
+    "deep_link_return_url": DL_RETURN_URL,
+    "accept_types": ["ltiResourceLink"],
+    "accept_presentation_document_targets": ["iframe"],
+}
 
 
 def _valid(p, **overrides):
@@ -28,6 +43,14 @@ def _with_claims(p, change):
     state, nonce = p.login()
     claims = p.claims(nonce)
     change(claims)
+    return {"id_token": p.sign(claims), "state": state}
+
+
+def _deep_link(p, *, settings=None, drop=False, **overrides):
+    state, nonce = p.login()
+    claims = p.deep_link_claims(nonce, settings=settings, **overrides)
+    if drop:
+        del claims[DL_SETTINGS]
     return {"id_token": p.sign(claims), "state": state}
 
 
@@ -160,9 +183,22 @@ CASES = {
     "deployment_id unknown": lambda p: _valid(p, **{CLAIM + "deployment_id": "dep-x"}),
     "deployment inactive": _inactive_deployment,
     "message_type missing": lambda p: _without(p, CLAIM + "message_type"),
+    # /lti/launch/ serves resource-link and deep-linking launches, nothing else
     "message_type wrong for the endpoint": lambda p: _valid(
+        p, **{CLAIM + "message_type": "LtiSubmissionReviewRequest"}
+    ),
+    "deep-linking message with resource-link claims only": lambda p: _valid(
         p, **{CLAIM + "message_type": "LtiDeepLinkingRequest"}
     ),
+    "deep-linking settings missing": lambda p: _deep_link(p, settings=None, drop=True),
+    "deep-linking accept_types without ltiResourceLink": lambda p: _deep_link(
+        p, settings={**DL_OK, "accept_types": ["link", "file"]}
+    ),
+    "deep-linking return URL not http(s)": lambda p: _deep_link(
+        p, settings={**DL_OK, "deep_link_return_url": "javascript:alert(1)"}
+    ),
+    "deep-linking launch by a learner": lambda p: _deep_link(p, roles=[LEARNER]),
+    "deep-linking launch with no roles": lambda p: _deep_link(p, roles=[]),
     "message_type unknown": lambda p: _valid(p, **{CLAIM + "message_type": "Whatever"}),
     "version not 1.3.0": lambda p: _valid(p, **{CLAIM + "version": "1.1"}),
     "roles missing": lambda p: _without(p, CLAIM + "roles"),
