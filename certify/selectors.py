@@ -33,7 +33,6 @@ def track_rules(tracks: Sequence[Track]) -> dict[int, req.TrackRules]:
     """The rules of each track (one query for every lesson's templates)."""
     links = (
         LessonTemplate.objects.filter(lesson__tracks__in=[t.pk for t in tracks])
-        .select_related("lesson")
         .order_by(
             "lesson__module__course__order", "lesson__module__order", "lesson__order", "order"
         )

@@ -50,7 +50,7 @@ class LoadReport:
         return f"{self.created} created, {self.updated} updated, {self.deleted} deleted"
 
 
-def _sync(obj: models.Model, values: dict[str, Any]) -> bool:
+def sync_fields(obj: models.Model, values: dict[str, Any]) -> bool:
     """Set changed fields only and save just those, so an unchanged row is not touched."""
     changed = [name for name, value in values.items() if getattr(obj, name) != value]
     for name in changed:
@@ -64,7 +64,7 @@ def _upsert(model, existing, lookup: dict[str, Any], values: dict[str, Any], cou
     if existing is None:
         counts.created += 1
         return model.objects.create(**lookup, **values)
-    if _sync(existing, values):
+    if sync_fields(existing, values):
         counts.updated += 1
     return existing
 
@@ -156,7 +156,7 @@ def _load_links(lesson: Lesson, rec: LessonRecord, tables: _Tables, counts: Kind
             )
             continue
         tables.kept_links.add(link.pk)
-        if _sync(link, {"order": t_order}):
+        if sync_fields(link, {"order": t_order}):
             counts.updated += 1
 
 

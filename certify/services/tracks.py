@@ -20,6 +20,7 @@ from certify.models import Track
 from certify.receivers import THRESHOLDS_KEY
 from certify.schema import TrackDataError, TrackRecord, load_track_files
 from curricula.models import Lesson
+from curricula.services import sync_fields
 
 
 @dataclass
@@ -53,15 +54,6 @@ def _exam_values(record: TrackRecord) -> dict:
     }
 
 
-def _sync(obj, values: dict) -> bool:
-    changed = [k for k, v in values.items() if getattr(obj, k) != v]
-    for k in changed:
-        setattr(obj, k, values[k])
-    if changed:
-        obj.save(update_fields=changed)
-    return bool(changed)
-
-
 def _sync_slots(quiz: Quiz, record: TrackRecord) -> bool:
     changed = False
     existing = {slot.order: slot for slot in quiz.slots.all()}
@@ -72,7 +64,7 @@ def _sync_slots(quiz: Quiz, record: TrackRecord) -> bool:
             Slot.objects.create(quiz=quiz, order=order, **values)
             changed = True
         else:
-            changed |= _sync(slot, values)
+            changed |= sync_fields(slot, values)
     for slot in existing.values():
         if Question.objects.filter(slot=slot).exists():
             raise TrackDataError(
@@ -108,8 +100,8 @@ def _load_one(record: TrackRecord, lessons: dict[str, Lesson]) -> str:
         _sync_slots(exam, record)
         track.lessons.set([lessons[s] for s in record.lessons])
         return "created"
-    changed = _sync(track, values)
-    changed |= _sync(track.exam, _exam_values(record))
+    changed = sync_fields(track, values)
+    changed |= sync_fields(track.exam, _exam_values(record))
     changed |= _sync_slots(track.exam, record)
     wanted = {lessons[s].pk for s in record.lessons}
     if set(track.lessons.values_list("pk", flat=True)) != wanted:
