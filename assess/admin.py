@@ -27,7 +27,16 @@ class SlotInline(admin.TabularInline):
 
 @admin.register(Quiz)
 class QuizAdmin(admin.ModelAdmin):
-    list_display = ["title", "mode", "course", "feedback", "opens_at", "closes_at", "adaptive"]
+    list_display = [
+        "title",
+        "mode",
+        "course",
+        "feedback",
+        "counting_attempt",
+        "opens_at",
+        "closes_at",
+        "adaptive",
+    ]
     list_filter = ["mode", "feedback", "adaptive"]
     search_fields = ["title"]
     inlines = [SlotInline]

@@ -37,6 +37,13 @@ class Quiz(models.Model):
         AFTER_ATTEMPT = "after_attempt", "After the attempt"
         AFTER_CLOSE = "after_close", "After the quiz closes"
 
+    class Counting(models.TextChoices):
+        """Which of a learner's closed attempts is their grade (the LMS gradebook's and
+        the gradebook's): the best score, or the last attempt closed."""
+
+        BEST = "best", "Best attempt"
+        LAST = "last", "Last attempt"
+
     title = models.CharField(max_length=200)
     course = models.ForeignKey(
         "curricula.Course",
@@ -57,6 +64,9 @@ class Quiz(models.Model):
     closes_at = models.DateTimeField(null=True, blank=True)
     feedback = models.CharField(max_length=16, choices=Feedback.choices)
     pass_mark = models.FloatField(default=0.5)
+    counting_attempt = models.CharField(
+        max_length=8, choices=Counting.choices, default=Counting.BEST
+    )
     # Immediate feedback only: graded tries per part (None: unlimited) and the share of
     # a part's points lost for each try before the first correct one. Deferred-feedback
     # quizzes (exams) take any number of saves and count the last.

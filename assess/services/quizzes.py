@@ -58,6 +58,7 @@ class QuizSpec:
     pass_mark: float = 0.5
     tries_per_part: int | None = None  # None: the mode's default (homework 3, else unlimited)
     penalty_per_try: float = 0.0
+    counting_attempt: str = Quiz.Counting.BEST
 
 
 def quiz_create(*, user, spec: QuizSpec) -> Quiz:
@@ -88,6 +89,10 @@ def quiz_create(*, user, spec: QuizSpec) -> Quiz:
         errors["feedback"] = ["Feedback after close needs a closing time."]
     if spec.opens_at and spec.closes_at and spec.opens_at >= spec.closes_at:
         errors["closes_at"] = ["The quiz must close after it opens."]
+    if spec.counting_attempt not in Quiz.Counting.values:
+        errors["counting_attempt"] = [
+            f"Counting attempt must be one of {', '.join(Quiz.Counting.values)}."
+        ]
     if not 0.0 <= spec.pass_mark <= 1.0:
         errors["pass_mark"] = ["The pass mark is a fraction between 0 and 1."]
     if spec.attempts_allowed is not None and not 1 <= spec.attempts_allowed <= MAX_ATTEMPTS:
@@ -143,6 +148,7 @@ def quiz_create(*, user, spec: QuizSpec) -> Quiz:
             pass_mark=spec.pass_mark,
             tries_per_part=tries,
             penalty_per_try=spec.penalty_per_try,
+            counting_attempt=spec.counting_attempt,
             created_by=user,
         )
         Slot.objects.bulk_create(

@@ -44,6 +44,10 @@ TRIES_HELP = (
     "Immediate feedback only: graded tries per part; null for unlimited. A part closes "
     "after its last allowed try, and then shows its answer."
 )
+COUNTING_HELP = (
+    "Which closed attempt is the learner's grade (and the score sent to an LMS "
+    "gradebook): `best` scored or `last` closed."
+)
 PENALTY_HELP = (
     "Immediate feedback only: the share of a part's credit lost for each try before the "
     "first correct one."
@@ -104,6 +108,9 @@ class QuizSerializer(serializers.ModelSerializer):
         help_text="No attempt starts, and none takes answers, from then on; null: never.",
     )
     pass_mark = serializers.FloatField(read_only=True, help_text="Score (0 to 1) to pass.")
+    counting_attempt = serializers.ChoiceField(
+        choices=Quiz.Counting.choices, read_only=True, help_text=COUNTING_HELP
+    )
     tries_per_part = serializers.IntegerField(read_only=True, allow_null=True, help_text=TRIES_HELP)
     penalty_per_try = serializers.FloatField(read_only=True, help_text=PENALTY_HELP)
     slots = SlotSerializer(many=True, read_only=True)
@@ -122,6 +129,7 @@ class QuizSerializer(serializers.ModelSerializer):
             "closes_at",
             "feedback",
             "pass_mark",
+            "counting_attempt",
             "tries_per_part",
             "penalty_per_try",
             "slots",
@@ -207,6 +215,11 @@ class QuizCreateSerializer(serializers.Serializer):
     pass_mark = serializers.FloatField(
         min_value=0.0, max_value=1.0, default=0.5, help_text="Score (0 to 1) to pass."
     )
+    counting_attempt = serializers.ChoiceField(
+        choices=Quiz.Counting.choices,
+        default=Quiz.Counting.BEST,
+        help_text=f"{COUNTING_HELP} Default: best.",
+    )
 
     def to_spec(self) -> QuizSpec:
         d = self.validated_data
@@ -225,4 +238,5 @@ class QuizCreateSerializer(serializers.Serializer):
             pass_mark=d["pass_mark"],
             tries_per_part=d.get("tries_per_part"),
             penalty_per_try=d["penalty_per_try"],
+            counting_attempt=d["counting_attempt"],
         )

@@ -31,6 +31,12 @@ def test_instructor_creates_with_lessons(instructor, course):
     assert quiz.feedback == Quiz.Feedback.IMMEDIATELY
     assert [(s.order, s.points, s.templates) for s in quiz.slots.all()] == [(1, 2, ["gb-gib"])]
     assert quiz.created_by == instructor
+    assert quiz.counting_attempt == Quiz.Counting.BEST
+
+
+def test_last_attempt_counting_is_kept(staff):
+    quiz = quiz_create(user=staff, spec=spec(counting_attempt="last"))
+    assert quiz.counting_attempt == Quiz.Counting.LAST
 
 
 def test_learner_may_not(learner, course):
@@ -59,6 +65,7 @@ def test_learner_may_not(learner, course):
         ({"feedback": "after_attempt", "tries_per_part": 2}, "tries_per_part"),
         ({"slots": [SlotSpec(["gb-gib"], 1001)]}, "slots"),
         ({"slots": [SlotSpec(["gb-gib"])] * 101}, "slots"),
+        ({"counting_attempt": "first"}, "counting_attempt"),
     ],
 )
 def test_refuses(staff, kw, field):
