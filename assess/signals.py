@@ -15,6 +15,12 @@ from django.dispatch import Signal
 # matter to them without a query.
 progress_recorded = Signal()
 
+# Sent with attempt_id, quiz_id and user_id (the learner) after the commit that makes a
+# closed attempt's grade visible to its learner (its release by the feedback policy) or
+# changes a released grade (a regrade). The LTI app sends grades to LMS gradebooks from
+# it: a grade never leaves before its learner may see it.
+grade_released = Signal()
+
 
 def progress_recorded_on_commit(
     *, user_id: int, reason: str, changes: dict[str, tuple[float, float]] | None = None
@@ -24,5 +30,14 @@ def progress_recorded_on_commit(
     transaction.on_commit(
         lambda: progress_recorded.send(
             sender="assess", user_id=user_id, reason=reason, changes=changes
+        )
+    )
+
+
+def grade_released_on_commit(*, attempt_id: int, quiz_id: int, user_id: int) -> None:
+    """Send grade_released once the caller's transaction commits."""
+    transaction.on_commit(
+        lambda: grade_released.send(
+            sender="assess", attempt_id=attempt_id, quiz_id=quiz_id, user_id=user_id
         )
     )

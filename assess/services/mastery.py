@@ -22,7 +22,7 @@ from assess.mastery import bkt
 from assess.models import Attempt, MasteryEvent, Question, Quiz, Response, SkillMastery
 from assess.policy import grades_visible
 from assess.scoring import Rules, counted_responses
-from assess.signals import progress_recorded_on_commit
+from assess.signals import grade_released_on_commit, progress_recorded_on_commit
 
 
 def _params_for(part: dict | None) -> bkt.BKTParams:
@@ -137,6 +137,9 @@ def mastery_release_attempt(*, attempt: Attempt, now: datetime | None = None) ->
             applied = len(counted)
         locked.mastery_applied_at = now
         locked.save(update_fields=["mastery_applied_at"])
+        grade_released_on_commit(
+            attempt_id=locked.pk, quiz_id=locked.quiz_id, user_id=locked.learner_id
+        )
         if not applied:  # mastery_apply signalled already when it applied answers
             progress_recorded_on_commit(user_id=locked.learner_id, reason="attempt")
     return applied

@@ -14,6 +14,7 @@ from django.db import transaction
 from assess.models import Attempt, Question, Response
 from assess.scoring import Rules, attempt_score
 from assess.services.questions import solved_parts
+from assess.signals import grade_released_on_commit
 from problems.engine.variants import ParamError, Variant
 
 
@@ -129,3 +130,7 @@ def _rescore(attempts, responses, questions, report: RegradeReport, *, save: boo
             if save:
                 attempt.score, attempt.points = result.score, result.points
                 attempt.save(update_fields=["score", "points"])
+                if attempt.mastery_applied_at is not None:  # a grade already released
+                    grade_released_on_commit(
+                        attempt_id=attempt.pk, quiz_id=attempt.quiz_id, user_id=attempt.learner_id
+                    )
