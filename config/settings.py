@@ -15,6 +15,7 @@ import dj_database_url
 from assess.schedule import BEAT_SCHEDULE as ASSESS_BEAT_SCHEDULE
 from certify.schedule import BEAT_SCHEDULE as CERTIFY_BEAT_SCHEDULE
 from config.mail import email_settings
+from lti.schedule import BEAT_SCHEDULE as LTI_BEAT_SCHEDULE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -313,7 +314,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "600"))
 }
 # assess.schedule is a plain dict module (no Django imports), safe to read from settings.
-CELERY_BEAT_SCHEDULE = {**ASSESS_BEAT_SCHEDULE, **CERTIFY_BEAT_SCHEDULE}
+CELERY_BEAT_SCHEDULE = {**ASSESS_BEAT_SCHEDULE, **CERTIFY_BEAT_SCHEDULE, **LTI_BEAT_SCHEDULE}
 
 # Production hardening, on whenever DEBUG is off (checked by `manage.py check --deploy`).
 if not DEBUG:

@@ -3,6 +3,7 @@ resource links are django-lti's (`lti_tool`); a platform user is linked to a Bur
 through django-lti's `LtiUser.auth_user`. What django-lti cannot know is which quiz a
 resource link opens: that is stored here, once, on the link's first launch."""
 
+from django.conf import settings
 from django.db import models
 
 
@@ -21,3 +22,77 @@ class ResourceLinkQuiz(models.Model):
 
     def __str__(self):
         return f"{self.resource_link} -> quiz {self.quiz_id}"
+
+
+class LineItem(models.Model):
+    """The LMS gradebook column of one quiz in one LMS context (deployment and context id):
+    a quiz linked from two LMS courses has two. Found by resourceId (the quiz id) before
+    one is created, or given by the launch's AGS claim (a deep-linked link's own)."""
+
+    context = models.ForeignKey(
+        "lti_tool.LtiContext", on_delete=models.CASCADE, related_name="burnin_line_items"
+    )
+    quiz = models.ForeignKey("assess.Quiz", on_delete=models.PROTECT, related_name="lti_line_items")
+    url = models.URLField(max_length=1000)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["context", "quiz"], name="lti_one_line_item_per_quiz")
+        ]
+
+    def __str__(self):
+        return self.url
+
+
+class ScoreSync(models.Model):
+    """What the LMS gradebook should hold for one learner (an LMS user) on one quiz in one
+    LMS context, and whether it does: pending (to send, or being retried), sent, or
+    failed with the reason (`permanent` when the LMS refused it, e.g. 422 for a user no
+    longer in the course; otherwise retries ran out). Only a changed score is sent again;
+    `timestamp` rises with each new score, as AGS requires."""
+
+    class State(models.TextChoices):
+        PENDING = "pending", "Pending"
+        SENT = "sent", "Sent"
+        FAILED = "failed", "Failed"
+
+    context = models.ForeignKey(
+        "lti_tool.LtiContext", on_delete=models.CASCADE, related_name="burnin_score_syncs"
+    )
+    quiz = models.ForeignKey("assess.Quiz", on_delete=models.PROTECT, related_name="score_syncs")
+    lti_user = models.ForeignKey(
+        "lti_tool.LtiUser", on_delete=models.CASCADE, related_name="burnin_score_syncs"
+    )
+    learner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="lti_score_syncs"
+    )
+    attempt = models.ForeignKey(
+        "assess.Attempt", on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    score_given = models.FloatField()
+    score_maximum = models.FloatField()
+    timestamp = models.DateTimeField()
+    state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
+    permanent = models.BooleanField(default=False)
+    reason = models.TextField(blank=True)
+    tries = models.PositiveIntegerField(default=0)
+    sent_score_given = models.FloatField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["context", "quiz", "lti_user"], name="lti_one_score_sync_per_learner"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(score_given__gte=0)
+                & models.Q(score_given__lte=models.F("score_maximum")),
+                name="lti_score_within_maximum",
+            ),
+        ]
+        indexes = [models.Index(fields=["state", "updated_at"], name="lti_score_sync_state")]
+
+    def __str__(self):
+        return f"{self.lti_user} on quiz {self.quiz_id}: {self.state}"

@@ -26,6 +26,7 @@ from lti_tool.utils import sync_data_from_launch
 from assess.models import CourseRole, Quiz
 from assess.services.attempts import attempt_start
 from assess.services.enrolments import enrolment_lti
+from lti.grades import line_item_remember
 from lti.models import ResourceLinkQuiz
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
@@ -112,6 +113,16 @@ def _record_launch(lti_launch: LtiLaunch):
     return _burnin_user(lti_launch.user, lti_launch.get_claim("iss"))
 
 
+def _remember_line_item(lti_launch: LtiLaunch, quiz: Quiz) -> None:
+    """A link placed by deep linking (or given a grade column in the LMS) arrives with
+    its line item's URL in the AGS claim: keep it, so no look-up is needed to send."""
+    claim = lti_launch.ags_claim
+    url = claim.get("lineitem") if isinstance(claim, dict) else None
+    usable = isinstance(url, str) and url.startswith(("https://", "http://")) and len(url) <= 1000
+    if usable and lti_launch.context_claim:
+        line_item_remember(context=lti_launch.context, quiz=quiz, url=url)
+
+
 def launch_complete(*, lti_launch: LtiLaunch, quiz: Quiz) -> LaunchResult:
     """Records a validated resource-link launch and opens the quiz for its user: an
     instructor gets the course role, a learner the enrolment and a started (or resumed)
@@ -122,6 +133,7 @@ def launch_complete(*, lti_launch: LtiLaunch, quiz: Quiz) -> LaunchResult:
             resource_link=lti_launch.resource_link,
             defaults={"quiz": quiz},
         )
+        _remember_line_item(lti_launch, quiz)
         teaching = is_teaching(lti_launch.roles_claim)
         if teaching:
             if quiz.course_id is not None:

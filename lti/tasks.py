@@ -1,0 +1,47 @@
+"""Celery tasks for grade passback: thin, idempotent, they call lti.grades."""
+
+from __future__ import annotations
+
+import random
+
+from celery import shared_task
+
+from lti.grades import score_deliver, score_give_up, scores_requeue_stale
+from lti.platform_client import Transient
+
+MAX_RETRIES = 8
+
+
+def backoff(retries: int) -> float:
+    """10 s, 20 s, 40 s ... at most an hour, with up to 20 % jitter so a recovering
+    LMS is not hit by every retry at once. Eight retries span about 40 minutes."""
+    base = min(10 * 2**retries, 3600)
+    return base * (1 + random.random() * 0.2)
+
+
+@shared_task(
+    name="lti.tasks.post_score",
+    bind=True,
+    ignore_result=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    max_retries=MAX_RETRIES,
+)
+def post_score(self, sync_id: int) -> str:
+    """Deliver one score. Transient failures (5xx, 429, timeouts, a token refused twice
+    is not one of them) retry with backoff; when retries are spent the row is failed
+    with the last reason and waits for the instructor's resend."""
+    try:
+        return score_deliver(sync_id=sync_id)
+    except Transient as exc:
+        if self.request.retries >= self.max_retries:
+            reason = f"gave up after {self.max_retries + 1} tries: {exc}"
+            score_give_up(sync_id=sync_id, reason=reason)
+            return "failed"
+        raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
+
+
+@shared_task(name="lti.tasks.requeue_scores")
+def requeue_scores() -> int:
+    """Beat: queue pending scores whose message was lost or never sent."""
+    return scores_requeue_stale()
