@@ -28,6 +28,7 @@ from assess.services.attempts import attempt_start
 from assess.services.enrolments import enrolment_lti
 from lti.grades import line_item_remember
 from lti.models import ResourceLinkQuiz
+from lti.roster import roster_enqueue, roster_sync_due
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 TEACHING_ROLES = {ContextRole.INSTRUCTOR, ContextRole.CONTENT_DEVELOPER, ContextRole.ADMINISTRATOR}
@@ -82,7 +83,9 @@ def _username(iss: str, sub: str) -> str:
     return "lti-" + hashlib.sha256(f"{iss}\n{sub}".encode()).hexdigest()[:24]
 
 
-def _burnin_user(lti_user, iss: str):
+def burnin_user(lti_user, iss: str):
+    """The Burn-in user behind an LMS user, created (with no usable password) and linked
+    on first sight: from their own launch or from the roster."""
     if lti_user.auth_user_id is not None:
         return lti_user.auth_user
     users = get_user_model().objects
@@ -110,7 +113,7 @@ def _record_launch(lti_launch: LtiLaunch):
     link when there is one) and the Burn-in user behind the LMS user. Call inside a
     transaction."""
     sync_data_from_launch(lti_launch)
-    return _burnin_user(lti_launch.user, lti_launch.get_claim("iss"))
+    return burnin_user(lti_launch.user, lti_launch.get_claim("iss"))
 
 
 def _remember_line_item(lti_launch: LtiLaunch, quiz: Quiz) -> None:
@@ -121,6 +124,16 @@ def _remember_line_item(lti_launch: LtiLaunch, quiz: Quiz) -> None:
     usable = isinstance(url, str) and url.startswith(("https://", "http://")) and len(url) <= 1000
     if usable and lti_launch.context_claim:
         line_item_remember(context=lti_launch.context, quiz=quiz, url=url)
+
+
+def _queue_roster(lti_launch: LtiLaunch) -> None:
+    """An instructor's launch offering Names and Roles queues a roster sync of its LMS
+    course (at most one per ROSTER_INTERVAL), after the launch commits."""
+    if not (lti_launch.context_claim and lti_launch.nrps_claim):
+        return
+    context = lti_launch.context
+    if roster_sync_due(context):
+        transaction.on_commit(lambda: roster_enqueue(context.pk))
 
 
 def launch_complete(*, lti_launch: LtiLaunch, quiz: Quiz) -> LaunchResult:
@@ -136,6 +149,7 @@ def launch_complete(*, lti_launch: LtiLaunch, quiz: Quiz) -> LaunchResult:
         _remember_line_item(lti_launch, quiz)
         teaching = is_teaching(lti_launch.roles_claim)
         if teaching:
+            _queue_roster(lti_launch)
             if quiz.course_id is not None:
                 CourseRole.objects.get_or_create(
                     user=user, course_id=quiz.course_id, role=CourseRole.Role.INSTRUCTOR

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 import random
 
 from celery import shared_task
+from lti_tool.models import LtiContext
 
 from lti.grades import score_deliver, score_give_up, scores_requeue_stale
-from lti.platform_client import Transient
+from lti.platform_client import Permanent, Transient
+from lti.roster import roster_sync
+
+log = logging.getLogger(__name__)
 
 MAX_RETRIES = 8
 
@@ -39,6 +44,32 @@ def post_score(self, sync_id: int) -> str:
             score_give_up(sync_id=sync_id, reason=reason)
             return "failed"
         raise self.retry(exc=exc, countdown=backoff(self.request.retries)) from exc
+
+
+@shared_task(
+    name="lti.tasks.sync_roster",
+    bind=True,
+    ignore_result=True,
+    acks_late=True,
+    max_retries=3,
+)
+def sync_roster(self, context_id: int) -> dict:
+    """Read an LMS course's roster (Names and Roles) into memberships and enrolments.
+    Transient failures retry (30 s, 60 s, 120 s); a permanent one is logged and the
+    next instructor launch after ROSTER_INTERVAL tries again."""
+    context = (
+        LtiContext.objects.select_related("deployment__registration").filter(pk=context_id).first()
+    )
+    if context is None:
+        return {}
+    try:
+        report = roster_sync(context=context)
+    except Transient as exc:
+        raise self.retry(exc=exc, countdown=30 * 2**self.request.retries) from exc
+    except Permanent as exc:
+        log.warning("roster of LMS context %s refused: %s", context_id, exc)
+        return {"error": exc.reason}
+    return {"members": report.members, "enrolled": report.learners_enrolled}
 
 
 @shared_task(name="lti.tasks.requeue_scores")

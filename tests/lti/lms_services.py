@@ -41,6 +41,10 @@ AGS_SCOPES = [
 ]
 
 
+def nrps_claim(url: str = MEMBERSHIPS_URL) -> dict:
+    return {NRPS_CLAIM: {"context_memberships_url": url, "service_versions": ["2.0"]}}
+
+
 def ags_claim(scopes=None, **extra) -> dict:
     return {
         AGS_CLAIM: {
@@ -89,7 +93,11 @@ class _Request(Request):
         return {
             "method": request.method,
             "form_data": dict(parse_qsl(body)) if body and not is_json else {},
-            "get_data": dict(parse_qsl(parts.query)),
+            # numbers as numbers: lti1p3platform adds 1 to `page` for the next link
+            "get_data": {
+                k: int(v) if k in ("page", "limit") and v.isdigit() else v
+                for k, v in parse_qsl(parts.query)
+            },
             "headers": dict(request.headers),
             "content_type": content_type,
             "path": parts.path,
@@ -223,6 +231,10 @@ class LmsAdapter(BaseAdapter):
         response.status_code = status
         response._content = json.dumps(body).encode() if body is not None else b""
         response.headers["Content-Type"] = "application/json"
+        if isinstance(body, dict) and body.get("next"):
+            # NRPS 2.0 pages with a Link header; lti1p3platform puts `next` in the body.
+            response.headers["Link"] = f'<{body["next"]}>; rel="next"'
+
         response.url = request.url
         response.request = request
         return response

@@ -1,0 +1,142 @@
+"""Names and Role Provisioning Services 2.0: the LMS course's roster, so the instructor's
+progress table lists every learner of the LMS course, not only those who have launched.
+
+An instructor's launch that carries the NRPS claim queues a sync of its context (at
+most one per context every ROSTER_INTERVAL). The sync reads every page of the
+membership container, updates django-lti's memberships, and gives each active learner a
+Burn-in user (the same one their own launch would link) enrolled (source "lti") in the
+course of every quiz linked from that LMS course. Nothing is removed: a member who left
+the LMS course keeps their attempts and grades; their membership is marked inactive.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db import transaction
+from lti_tool.lti_core.constants import ContextRole
+from lti_tool.lti_core.utils import normalize_role
+from lti_tool.models import LtiContext, LtiUser
+
+from assess.services.enrolments import enrolment_lti
+from lti.models import ResourceLinkQuiz
+from lti.platform_client import SCOPE_NRPS, Permanent, call
+
+log = logging.getLogger(__name__)
+
+MEMBERSHIPS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
+ROSTER_INTERVAL = 600  # seconds between two syncs of one context started by launches
+MAX_PAGES = 200
+_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?', re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class RosterReport:
+    members: int
+    learners_enrolled: int
+    inactive: int
+
+
+def _next_page(link_header: str) -> str | None:
+    match = _NEXT.search(link_header or "")
+    return match.group(1) if match else None
+
+
+def fetch_members(context: LtiContext) -> list[dict]:
+    """Every member on every page (Link: rel="next"), those without user_id or roles
+    dropped. Raises Transient / Permanent."""
+    members, url, pages = [], context.memberships_url, 0
+    while url and pages < MAX_PAGES:
+        response = call(
+            context.deployment.registration,
+            "GET",
+            url,
+            scopes=[SCOPE_NRPS],
+            what="roster",
+            accept=MEMBERSHIPS,
+        )
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise Permanent("roster: the LMS answered with no JSON") from exc
+        page = body.get("members") if isinstance(body, dict) else None
+        for member in page if isinstance(page, list) else []:
+            if (
+                isinstance(member, dict)
+                and isinstance(member.get("user_id"), str)
+                and member["user_id"]
+                and isinstance(member.get("roles"), list)
+            ):
+                members.append(member)
+        url, pages = _next_page(response.headers.get("Link", "")), pages + 1
+    return members
+
+
+def _clean(member: dict) -> dict:
+    """Only what django-lti stores, as strings that fit its columns: an LMS's oversized or
+    odd field must not fail the whole roster."""
+    clean = {"user_id": member["user_id"][:255], "roles": member["roles"]}
+    for key, limit in (("given_name", 500), ("family_name", 500), ("name", 500)):
+        if isinstance(member.get(key), str):
+            clean[key] = member[key][:limit]
+    email = member.get("email")
+    if isinstance(email, str) and len(email) <= 254 and "@" in email:
+        clean["email"] = email
+    status = member.get("status")
+    clean["status"] = status if status in ("Active", "Inactive", "Deleted") else "Active"
+    return clean
+
+
+def _is_learner(member: dict) -> bool:
+    roles = {normalize_role(r) for r in member["roles"] if isinstance(r, str)}
+    teaching = {ContextRole.INSTRUCTOR, ContextRole.CONTENT_DEVELOPER, ContextRole.ADMINISTRATOR}
+    return ContextRole.LEARNER in roles and not roles & teaching
+
+
+def roster_sync(*, context: LtiContext) -> RosterReport:
+    """Reads the context's roster and records it (see the module docstring)."""
+    from lti.services import burnin_user
+
+    members = [_clean(m) for m in fetch_members(context)]
+    courses = {
+        rlq.quiz.course
+        for rlq in ResourceLinkQuiz.objects.filter(
+            resource_link__context=context, quiz__course__isnull=False
+        ).select_related("quiz__course")
+    }
+    enrolled = inactive = 0
+    registration = context.deployment.registration
+    with transaction.atomic():
+        context.update_memberships(members)
+        for member in members:
+            if member["status"] != "Active":
+                inactive += 1
+                continue
+            if not _is_learner(member) or not courses:
+                continue
+            lti_user = LtiUser.objects.get(registration=registration, sub=member["user_id"])
+            user = burnin_user(lti_user, registration.issuer)
+            for course in courses:
+                _, created = enrolment_lti(user=user, course=course)
+                enrolled += created
+    return RosterReport(members=len(members), learners_enrolled=enrolled, inactive=inactive)
+
+
+def roster_sync_due(context: LtiContext) -> bool:
+    """True at most once per ROSTER_INTERVAL per context (a cache.add race-free claim)."""
+    return bool(context.memberships_url) and cache.add(
+        f"lti:roster:{context.pk}", 1, ROSTER_INTERVAL
+    )
+
+
+def roster_enqueue(context_id: int) -> None:
+    from lti.tasks import sync_roster
+
+    try:
+        sync_roster.delay(context_id)
+    except Exception as exc:  # broker down: the next instructor launch asks again
+        cache.delete(f"lti:roster:{context_id}")
+        log.warning("roster sync of context %s not queued: %s", context_id, exc)
