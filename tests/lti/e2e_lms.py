@@ -20,8 +20,8 @@ from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
 from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
 from lti1p3platform.registration import Registration
 from lti1p3platform.request import Request
-from lti1p3platform.score import UpdateScoreStatus
-from lti1p3platform.service_connector import AssignmentsGradesService
+
+from tests.lti.lms_services import MemoryGradebook
 
 CLIENT_ID = "e2e-client"
 DEPLOYMENT = "e2e-deployment"
@@ -45,6 +45,7 @@ class LmsState:
     token_requests: int = 0
     refuse_tokens: int = 0  # answer the next N service calls with 401
     deep_link_items: list | None = None
+    not_in_course: set = field(default_factory=set)
 
     @property
     def issuer(self) -> str:
@@ -128,45 +129,6 @@ def token(request):
     return JsonResponse(Conf().get_access_token(request.POST.dict()))
 
 
-class Gradebook(AssignmentsGradesService):
-    def find_lineitems(
-        self,
-        page=1,
-        limit=None,
-        line_item_id=None,
-        resource_link_id=None,
-        resource_id=None,
-        tag=None,
-    ):
-        items = [
-            i
-            for i in STATE.line_items.values()
-            if resource_id is None or i.get("resourceId") == resource_id
-        ]
-        return {"content": items, "has_next": False, "next": None}
-
-    def find_lineitem(self, line_item_id):
-        return STATE.line_items[line_item_id]
-
-    def create_lineitem(self, creation_data):
-        url = f"{STATE.lms_url}/contexts/{CONTEXT}/lineitems/{len(STATE.line_items) + 1}"
-        STATE.line_items[url] = {**creation_data, "id": url}
-        return STATE.line_items[url]
-
-    def update_lineitem(self, update_data):
-        raise NotImplementedError
-
-    def delete_lineitem(self, line_item_id):
-        raise NotImplementedError
-
-    def update_score(self, line_item_id, score):
-        STATE.scores.append((line_item_id, score))
-        return UpdateScoreStatus.SUCCESS
-
-    def get_results(self, line_item_id, page=1, limit=None, user_id=None):
-        raise NotImplementedError
-
-
 def _as_response(response) -> HttpResponse:
     body = json.dumps(response.result) if response.result is not None else ""
     return HttpResponse(body, status=response.code, content_type=response.media_type)
@@ -177,8 +139,8 @@ def lineitems(request, item: str | None = None):
     if STATE.refuse_tokens:
         STATE.refuse_tokens -= 1
         return JsonResponse({"error": "invalid_token"}, status=401)
-    service = Gradebook(
-        DjangoRequest(request), Conf(), f"{STATE.lms_url}/contexts/{CONTEXT}/lineitems"
+    service = MemoryGradebook(
+        DjangoRequest(request), Conf(), STATE, f"{STATE.lms_url}/contexts/{CONTEXT}/lineitems"
     )
     if item is not None:
         line_item = f"{STATE.lms_url}/contexts/{CONTEXT}/lineitems/{item}"

@@ -105,10 +105,13 @@ class _Request(Request):
         }
 
 
-class _Gradebook(AssignmentsGradesService):
-    def __init__(self, request, conf, lms: FakeLms):
-        super().__init__(request, conf, LINEITEMS_URL)
-        self.lms = lms
+class MemoryGradebook(AssignmentsGradesService):
+    """lti1p3platform's AGS handlers over an in-memory gradebook: `store` has
+    line_items {url: item}, scores [(line item url, score)] and not_in_course {sub}."""
+
+    def __init__(self, request, conf, store, lineitems_url: str = LINEITEMS_URL):
+        super().__init__(request, conf, lineitems_url)
+        self.store, self.lineitems_url = store, lineitems_url
 
     def find_lineitems(
         self,
@@ -121,18 +124,18 @@ class _Gradebook(AssignmentsGradesService):
     ):
         items = [
             i
-            for i in self.lms.line_items.values()
+            for i in self.store.line_items.values()
             if resource_id is None or i.get("resourceId") == resource_id
         ]
         return {"content": items, "has_next": False, "next": None}
 
     def find_lineitem(self, line_item_id):
-        return self.lms.line_items[line_item_id]
+        return self.store.line_items[line_item_id]
 
     def create_lineitem(self, creation_data):
-        url = f"{LINEITEMS_URL}/{len(self.lms.line_items) + 1}"
-        self.lms.line_items[url] = {**creation_data, "id": url}
-        return self.lms.line_items[url]
+        url = f"{self.lineitems_url}/{len(self.store.line_items) + 1}"
+        self.store.line_items[url] = {**creation_data, "id": url}
+        return self.store.line_items[url]
 
     def update_lineitem(self, update_data):
         raise NotImplementedError
@@ -141,9 +144,9 @@ class _Gradebook(AssignmentsGradesService):
         raise NotImplementedError
 
     def update_score(self, line_item_id, score):
-        if score["userId"] in self.lms.not_in_course:
+        if score["userId"] in self.store.not_in_course:
             return UpdateScoreStatus.NOTAPPLIED
-        self.lms.scores.append((line_item_id, score))
+        self.store.scores.append((line_item_id, score))
         return UpdateScoreStatus.SUCCESS
 
     def get_results(self, line_item_id, page=1, limit=None, user_id=None):
@@ -206,7 +209,7 @@ class FakeLms:
             roster = _Roster(ours, conf, self)
             response = roster.handle_resp(roster.handle_get_members)
             return response.code, response.result
-        service = _Gradebook(ours, conf, self)
+        service = MemoryGradebook(ours, conf, self)
         path = parts.path
         if path.endswith("/scores"):
             item = f"{ISS}{path.removesuffix('/scores')}"
