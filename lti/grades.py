@@ -183,18 +183,22 @@ def score_give_up(*, sync_id: int, reason: str) -> None:
 
 
 def scores_resend(*, quiz: Quiz, sync_ids=None) -> int:
-    """The instructor's resend: failed rows of the quiz (or those of `sync_ids`) go
-    back to pending with a new timestamp and are queued. Returns how many."""
+    """The instructor's resend of every unsent score of the quiz (or those of
+    `sync_ids`): failed rows go back to pending with a new timestamp; pending rows (a
+    retry waiting, a lost message) are queued again as they are. Sent rows are left
+    alone. Delivery is once per row under its lock, so a second queueing is harmless.
+    Returns how many rows were queued."""
     now = timezone.now()
-    rows = ScoreSync.objects.filter(quiz=quiz, state=ScoreSync.State.FAILED)
+    rows = ScoreSync.objects.filter(quiz=quiz).exclude(state=ScoreSync.State.SENT)
     if sync_ids is not None:
         rows = rows.filter(pk__in=list(sync_ids))
     ids = []
     with transaction.atomic():
         for sync in rows.select_for_update():
-            sync.timestamp = _next_timestamp(sync.timestamp, now)
-            sync.state, sync.permanent, sync.reason, sync.tries = "pending", False, "", 0
-            sync.save()
+            if sync.state == ScoreSync.State.FAILED:
+                sync.timestamp = _next_timestamp(sync.timestamp, now)
+                sync.state, sync.permanent, sync.reason, sync.tries = "pending", False, "", 0
+                sync.save()
             ids.append(sync.pk)
         transaction.on_commit(lambda: enqueue(ids))
     return len(ids)

@@ -272,3 +272,24 @@ def test_a_learner_without_an_lms_launch_sends_nothing(
     attempt, _ = attempt_start(quiz=platform.quiz, learner=UserFactory())
     finish(attempt, django_capture_on_commit_callbacks)
     assert not ScoreSync.objects.exists() and lms.calls == []
+
+
+def test_resend_queues_a_pending_score_again_and_leaves_sent_ones(
+    platform, lms, django_capture_on_commit_callbacks, monkeypatch
+):
+    import lti.tasks
+
+    class DeadBroker:
+        def delay(self, *args, **kwargs):
+            raise ConnectionError("Error 111 connecting to 127.0.0.1:6379")
+
+    finish(launch(platform, sub="sent-sub"), django_capture_on_commit_callbacks)
+    task = lti.tasks.post_score
+    monkeypatch.setattr(lti.tasks, "post_score", DeadBroker())
+    finish(launch(platform, sub="stuck-sub"), django_capture_on_commit_callbacks)
+    monkeypatch.setattr(lti.tasks, "post_score", task)
+    assert sorted(ScoreSync.objects.values_list("state", flat=True)) == ["pending", "sent"]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert scores_resend(quiz=platform.quiz) == 1
+    assert set(ScoreSync.objects.values_list("state", flat=True)) == {"sent"}
+    assert sorted(s["userId"] for _, s in lms.scores) == ["sent-sub", "stuck-sub"]
