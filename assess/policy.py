@@ -36,13 +36,19 @@ def attempt_over(*, attempt, now: datetime) -> bool:
 def grades_visible(*, attempt, now: datetime) -> bool:
     """May the learner see correctness and scores now? immediately: always;
     after_attempt: once the attempt is over; after_close: once the quiz has closed for
-    everyone, so no one can pass answers to a classmate."""
+    everyone, so no one can pass answers to a classmate.
+
+    "Closed for everyone" is `quiz.closed_for_all_at`: the latest of the quiz's own
+    close and any learner's extended close, both fields of the quiz row the caller read
+    (the extension services keep `extended_until` in step), so this stays a pure
+    decision and every reader of an attempt's quiz agrees."""
     quiz = attempt.quiz
     if quiz.feedback == "immediately":
         return True
     if quiz.feedback == "after_attempt":
         return attempt_over(attempt=attempt, now=now)
-    return quiz.closes_at is not None and now >= quiz.closes_at
+    closes = quiz.closed_for_all_at
+    return closes is not None and now >= closes
 
 
 # The name the rest of the code has long used for the attempt-level question.

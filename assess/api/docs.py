@@ -58,7 +58,8 @@ QUIZ_CREATE = (
 )
 QUIZ_GET = (
     "One quiz you may see: of a course you are enrolled in or teach, or of no course "
-    "(staff: any). 404 otherwise, as if it did not exist."
+    "(staff: any). 404 otherwise, as if it did not exist. `closes_at_for_you` is the "
+    "close that applies to you: a later one if an instructor gave you an extension."
 )
 ATTEMPT_LIST = (
     "Attempts on the quiz: a learner's own; every learner's for the quiz's instructors "
@@ -77,6 +78,30 @@ ITEMS = (
     "Item analysis per problem template: responses, share correct, discrimination over "
     "finished attempts, misconceptions named, median time. For the quiz's instructors "
     "and staff; 404 for everyone else."
+)
+EXTENSIONS = (
+    "The quiz's per-learner extensions (extra time on the time limit, a later close for "
+    "one learner), by learner id. For the quiz's instructors and staff; 404 for everyone "
+    "else, as if the list were not there."
+)
+EXTENSION_PUT = (
+    "Give a learner extra time, a later close, or both (200, the extension): the body is "
+    "the whole extension and replaces any the learner had. It takes effect at once: the "
+    "learner's open attempt gets the new deadline, and a later close lets them start and "
+    "answer after the quiz's own close while everyone else is refused (409). With "
+    "`after_close` feedback, grades wait until the quiz has closed for everyone, the "
+    "latest extended close included.\n\n"
+    "For the quiz's instructors and staff; 404 for everyone else. 400 naming the field: "
+    "`learner` for an unknown user or one not enrolled in the quiz's course; "
+    "`extra_time_minutes` out of bounds (1 to 10080), on a quiz with no time limit, or "
+    "missing together with `closes_at`; `closes_at` not after the quiz's close, not in "
+    "the future, or on a quiz that never closes."
+)
+EXTENSION_DELETE = (
+    "Remove a learner's extension (204). Their open attempt falls back to the quiz's "
+    "time limit and close, but never ends before now: past that deadline already, it "
+    "ends at once with every answer saved so far. For the quiz's instructors and staff; "
+    "404 for everyone else, and for a learner with no extension."
 )
 ATTEMPT_GET = (
     "The attempt as you may see it now, for its learner, the quiz's instructors and "
@@ -241,6 +266,14 @@ QUIZ_EXAMPLES = [
             "closes_at": "2026-12-18T17:00:00Z",
             "pass_mark": 0.7,
         },
+        request_only=True,
+    ),
+]
+EXTENSION_EXAMPLES = [
+    OpenApiExample("Extra time", value={"extra_time_minutes": 30}, request_only=True),
+    OpenApiExample(
+        "A later close",
+        value={"extra_time_minutes": None, "closes_at": "2026-12-20T17:00:00Z"},
         request_only=True,
     ),
 ]

@@ -15,6 +15,16 @@ urlpatterns = [
     path("quizzes/<int:pk>/", views.QuizDetailView.as_view(), name="quiz-detail"),
     path("quizzes/<int:pk>/attempts/", views.QuizAttemptsView.as_view(), name="quiz-attempts"),
     path("quizzes/<int:pk>/items/", views.QuizItemsView.as_view(), name="quiz-items"),
+    path(
+        "quizzes/<int:pk>/extensions/",
+        views.QuizExtensionsView.as_view(),
+        name="quiz-extensions",
+    ),
+    path(
+        "quizzes/<int:pk>/extensions/<int:learner_id>/",
+        views.QuizExtensionDetailView.as_view(),
+        name="quiz-extension-detail",
+    ),
     path("attempts/<int:pk>/", views.AttemptDetailView.as_view(), name="attempt-detail"),
     path(
         "attempts/<int:pk>/responses/",

@@ -1,4 +1,5 @@
 from assess.models.attempt import Attempt, Question, Response, Reveal
+from assess.models.extension import Extension
 from assess.models.mastery import MasteryEvent, SkillMastery
 from assess.models.memo import Capstone, Memo, MemoDecision, MemoVersion
 from assess.models.quiz import Quiz, Slot
@@ -9,6 +10,7 @@ __all__ = [
     "Capstone",
     "CourseRole",
     "Enrolment",
+    "Extension",
     "MasteryEvent",
     "Memo",
     "MemoDecision",

@@ -25,6 +25,13 @@ def validate_template_pool(value) -> None:
             raise ValidationError(f"Unknown template slug {slug!r}.") from None
 
 
+def closed_for_all_at(*, closes_at, extended_until):
+    """The latest of a quiz's close and its extensions' latest close; None: never."""
+    if closes_at is None:
+        return None
+    return max(closes_at, extended_until) if extended_until else closes_at
+
+
 class Quiz(models.Model):
     class Mode(models.TextChoices):
         PRACTICE = "practice", "Practice"
@@ -62,6 +69,10 @@ class Quiz(models.Model):
     cooldown = models.DurationField(null=True, blank=True)
     opens_at = models.DateTimeField(null=True, blank=True)
     closes_at = models.DateTimeField(null=True, blank=True)
+    # The latest close any learner's extension gives (None: no extension moves it),
+    # written only by assess.services.extensions. With closes_at it makes
+    # `closed_for_all_at`, the moment "after the quiz closes" feedback waits for.
+    extended_until = models.DateTimeField(null=True, blank=True, editable=False)
     feedback = models.CharField(max_length=16, choices=Feedback.choices)
     pass_mark = models.FloatField(default=0.5)
     counting_attempt = models.CharField(
@@ -127,6 +138,23 @@ class Quiz(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    @property
+    def closed_for_all_at(self):
+        """When the quiz has closed for everyone: the latest of its own close and every
+        extension's close (None: it never closes). Read from this row alone, so any
+        reader that loaded the quiz (select_related included) agrees without a query;
+        an admin edit of closes_at needs no upkeep, as the sum is taken on reading."""
+        return closed_for_all_at(closes_at=self.closes_at, extended_until=self.extended_until)
+
+    def closes_at_for(self, extension):
+        """The close for one learner: their extension's later close, else the quiz's.
+        An extension never moves a close earlier, nor gives a never-closing quiz one."""
+        if self.closes_at is None:
+            return None
+        if extension is not None and extension.closes_at and extension.closes_at > self.closes_at:
+            return extension.closes_at
+        return self.closes_at
 
     @property
     def feedback_deferred(self) -> bool:

@@ -13,7 +13,7 @@ from datetime import datetime
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from assess.models import Attempt, CourseRole, Enrolment, Question, Quiz
+from assess.models import Attempt, CourseRole, Enrolment, Extension, Question, Quiz
 from curricula.models import Course
 
 
@@ -83,9 +83,10 @@ def _reachable(user) -> Q:
 
 
 def quiz_list_for_user(*, user, now: datetime | None = None) -> QuerySet[Quiz]:
-    """Quizzes the user can take (not yet closed) in the courses they are enrolled in
-    (or with no course), plus every quiz of the courses they instruct; staff see all.
-    Adaptive lesson practice is reached through its lesson."""
+    """Quizzes the user can take (not yet closed for them: their extension's later close
+    counts) in the courses they are enrolled in (or with no course), plus every quiz of
+    the courses they instruct; staff see all. Adaptive lesson practice is reached
+    through its lesson."""
     now = now or timezone.now()
     qs = (
         Quiz.objects.filter(adaptive=False)
@@ -94,7 +95,8 @@ def quiz_list_for_user(*, user, now: datetime | None = None) -> QuerySet[Quiz]:
     )
     if user.is_staff:
         return qs
-    takeable = (Q(closes_at__isnull=True) | Q(closes_at__gt=now)) & (
+    extended = Extension.objects.filter(learner=user, closes_at__gt=now).values("quiz_id")
+    takeable = (Q(closes_at__isnull=True) | Q(closes_at__gt=now) | Q(pk__in=extended)) & (
         Q(course__isnull=True) | Q(course_id__in=_enrolled_course_ids(user))
     )
     return qs.filter(takeable | Q(course_id__in=_instructed_course_ids(user)))
@@ -116,6 +118,34 @@ def quiz_get_for_instructor(*, user, pk: int) -> Quiz:
     if not user.is_staff:
         qs = qs.filter(course_id__in=_instructed_course_ids(user))
     return qs.get(pk=pk)
+
+
+def extension_of(*, quiz: Quiz, learner) -> Extension | None:
+    """The learner's extension on the quiz, if any: one query, none for a quiz with
+    neither a time limit nor a close (an extension changes nothing there)."""
+    if quiz.time_limit is None and quiz.closes_at is None:
+        return None
+    return Extension.objects.filter(quiz=quiz, learner=learner).first()
+
+
+def quiz_closes_at_for_user(*, user, quiz: Quiz) -> datetime | None:
+    """When the quiz closes for this user: their extension's later close, else the
+    quiz's own (None: never)."""
+    if quiz.closes_at is None:
+        return None
+    return quiz.closes_at_for(extension_of(quiz=quiz, learner=user))
+
+
+def extensions_for_instructor(*, user, quiz: Quiz) -> QuerySet[Extension]:
+    """The quiz's extensions, by learner id, for its instructors and staff; empty for
+    anyone else (the views gate with quiz_get_for_instructor first)."""
+    if not user_can_manage_quiz(user=user, quiz=quiz):
+        return Extension.objects.none()
+    return (
+        Extension.objects.filter(quiz=quiz)
+        .select_related("learner", "granted_by")
+        .order_by("learner_id")
+    )
 
 
 # ---------------------------------------------------------------------------- attempts

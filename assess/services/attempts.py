@@ -6,24 +6,32 @@ a finish racing a submission or another finish is serialised and only one can wi
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from assess.errors import Conflict
-from assess.models import Attempt, Question, Quiz
+from assess.models import Attempt, Extension, Question, Quiz
 from assess.scoring import Rules, attempt_score
+from assess.selectors.access import extension_of
 from assess.services.fresh_variants import fresh_questions
 from assess.services.mastery import mastery_release_attempt
 from assess.services.questions import question_build
 
 
-def _deadline(quiz: Quiz, started_at: datetime) -> datetime | None:
-    """The time limit from the start, but never past the quiz's close."""
-    ends = [started_at + quiz.time_limit] if quiz.time_limit else []
-    if quiz.closes_at:
-        ends.append(quiz.closes_at)
+def attempt_deadline(
+    quiz: Quiz, started_at: datetime, extension: Extension | None
+) -> datetime | None:
+    """The time limit (plus the learner's extra time) from the start, but never past
+    the learner's close (their extension's later close, else the quiz's)."""
+    ends = []
+    if quiz.time_limit:
+        extra = extension.extra_time if extension is not None and extension.extra_time else None
+        ends.append(started_at + quiz.time_limit + (extra or timedelta(0)))
+    closes = quiz.closes_at_for(extension)
+    if closes:
+        ends.append(closes)
     return min(ends) if ends else None
 
 
@@ -58,6 +66,9 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
     Whether the learner may take the quiz at all is the selector's gate
     (quiz_get_for_user), which the caller has passed.
 
+    The learner's extension (assess.services.extensions), read once, gives them a later
+    close and extra time on the time limit.
+
     A quiz with a cooldown refuses a new attempt (Conflict, naming when) until that long
     after the learner's last attempt ended. A certification attempt draws only variants
     the learner has never been shown (fresh_variants).
@@ -70,8 +81,11 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
         raise Conflict("Lesson practice is started from its lesson.")
     if quiz.opens_at and now < quiz.opens_at:
         raise Conflict(f"This quiz opens at {quiz.opens_at.isoformat()}.")
-    if quiz.closes_at and now >= quiz.closes_at:
-        raise Conflict(f"This quiz closed at {quiz.closes_at.isoformat()}.")
+    # The one read of the learner's extension: their close and their time limit.
+    extension = extension_of(quiz=quiz, learner=learner)
+    closes = quiz.closes_at_for(extension)
+    if closes and now >= closes:
+        raise Conflict(f"This quiz closed at {closes.isoformat()}.")
     with transaction.atomic():
         current = (
             Attempt.objects.select_for_update()
@@ -105,7 +119,7 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
                     learner=learner,
                     number=used + 1,
                     started_at=now,
-                    deadline=_deadline(quiz, now),
+                    deadline=attempt_deadline(quiz, now, extension),
                 )
         except IntegrityError:
             # A racing start committed first (its questions with it): resume that one.

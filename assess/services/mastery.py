@@ -147,8 +147,8 @@ def mastery_release_attempt(*, attempt: Attempt, now: datetime | None = None) ->
 
 def mastery_release_due(*, now: datetime | None = None) -> int:
     """Release every closed attempt whose grades became visible (a quiz with feedback
-    after its close, once it has closed); the beat task calls this. Returns answers
-    applied."""
+    after its close, once it has closed for everyone, extensions included); the beat
+    task calls this. Returns answers applied."""
     now = now or timezone.now()
     # Only attempts whose grades can be visible now: an after_attempt quiz's (released at
     # the finish already, unless that failed) and a closed after_close quiz's. Attempts
@@ -158,7 +158,12 @@ def mastery_release_due(*, now: datetime | None = None) -> int:
         .exclude(status=Attempt.Status.OPEN)
         .filter(
             Q(quiz__feedback=Quiz.Feedback.AFTER_ATTEMPT)
-            | Q(quiz__feedback=Quiz.Feedback.AFTER_CLOSE, quiz__closes_at__lte=now)
+            | (
+                # Closed for everyone: the quiz's own close and its latest extended one
+                # (Quiz.closed_for_all_at, as grades_visible reads it).
+                Q(quiz__feedback=Quiz.Feedback.AFTER_CLOSE, quiz__closes_at__lte=now)
+                & (Q(quiz__extended_until__isnull=True) | Q(quiz__extended_until__lte=now))
+            )
         )
     )
     applied = 0

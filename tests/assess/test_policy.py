@@ -10,8 +10,10 @@ from assess.scoring import Rules
 NOW = datetime(2026, 6, 1, 12, tzinfo=UTC)
 
 
-def attempt(feedback, status=Attempt.Status.OPEN, closes_at=None, deadline=None):
-    quiz = Quiz(feedback=feedback, closes_at=closes_at)
+def attempt(
+    feedback, status=Attempt.Status.OPEN, closes_at=None, deadline=None, extended_until=None
+):
+    quiz = Quiz(feedback=feedback, closes_at=closes_at, extended_until=extended_until)
     return Attempt(quiz=quiz, status=status, deadline=deadline)
 
 
@@ -33,6 +35,25 @@ def test_after_close():
     done = Attempt.Status.FINISHED
     assert not feedback_visible(attempt=attempt(rule, done, NOW + timedelta(1)), now=NOW)
     assert feedback_visible(attempt=attempt(rule, done, NOW), now=NOW)
+
+
+def test_after_close_waits_for_the_latest_extended_close():
+    """Closed for everyone: the quiz's close and the latest close an extension gives,
+    read from the quiz row the caller has."""
+    rule = Quiz.Feedback.AFTER_CLOSE
+    done = Attempt.Status.FINISHED
+    closed, later = NOW - timedelta(hours=1), NOW + timedelta(hours=1)
+    extended = attempt(rule, done, closes_at=closed, extended_until=later)
+    assert extended.quiz.closed_for_all_at == later
+    assert not feedback_visible(attempt=extended, now=NOW)
+    assert feedback_visible(attempt=extended, now=later)
+    # An extension close before the quiz's own (the quiz's close moved since) counts
+    # for nothing: the later of the two decides.
+    moved = attempt(rule, done, closes_at=later, extended_until=closed)
+    assert moved.quiz.closed_for_all_at == later
+    assert not feedback_visible(attempt=moved, now=NOW)
+    # A quiz that never closes is never closed for everyone.
+    assert attempt(rule, done, extended_until=closed).quiz.closed_for_all_at is None
 
 
 # ------------------------------------------------------------------- parts and tries

@@ -12,6 +12,10 @@ from assess.api.serializers.attempts import (
     AttemptStartSerializer,
     AttemptSummarySerializer,
 )
+from assess.api.serializers.extensions import (
+    ExtensionInputSerializer,
+    ExtensionSerializer,
+)
 from assess.api.serializers.mastery import (
     ItemStatsSerializer,
     LessonMasterySerializer,
@@ -41,6 +45,7 @@ from assess.api.serializers.questions import (
 )
 from assess.api.serializers.quizzes import (
     QuizCreateSerializer,
+    QuizDetailSerializer,
     QuizSerializer,
     SlotInputSerializer,
     SlotSerializer,
@@ -61,6 +66,8 @@ __all__ = [
     "CapstoneBriefSerializer",
     "EnrolmentInputSerializer",
     "EnrolmentSerializer",
+    "ExtensionInputSerializer",
+    "ExtensionSerializer",
     "ItemStatsSerializer",
     "LessonMasterySerializer",
     "MasterySerializer",
@@ -77,6 +84,7 @@ __all__ = [
     "PracticeQuestionSerializer",
     "QuestionSerializer",
     "QuizCreateSerializer",
+    "QuizDetailSerializer",
     "QuizSerializer",
     "ResponseInputSerializer",
     "ResponseResultSerializer",

@@ -33,7 +33,8 @@ FEEDBACK_HELP = (
     "part's last allowed try or a reveal. `after_attempt`: nothing about correctness "
     "until the attempt is finished or expired; answers may be changed until then and "
     "the last saved one counts. `after_close`: as after_attempt, but only once the quiz "
-    "has closed for everyone (`closes_at`)."
+    "has closed for everyone: `closes_at`, or the latest close a learner's extension "
+    "gives, whichever is later."
 )
 MODE_HELP = (
     "`practice` (immediate feedback, unlimited tries), `homework` (immediate feedback, 3 "
@@ -141,6 +142,26 @@ class QuizSerializer(serializers.ModelSerializer):
     )
     def get_time_limit_minutes(self, quiz: Quiz) -> float | None:
         return quiz.time_limit.total_seconds() / 60 if quiz.time_limit else None
+
+
+class QuizDetailSerializer(QuizSerializer):
+    """One quiz as its reader sees it: with the close that applies to them."""
+
+    closes_at_for_you = serializers.SerializerMethodField()
+
+    class Meta(QuizSerializer.Meta):
+        fields = [*QuizSerializer.Meta.fields, "closes_at_for_you"]
+        read_only_fields = fields
+
+    @extend_schema_field(
+        serializers.DateTimeField(
+            allow_null=True,
+            help_text="When the quiz closes for you: a later close an instructor gave you "
+            "(an extension), else `closes_at`; null: never.",
+        )
+    )
+    def get_closes_at_for_you(self, quiz: Quiz):
+        return serializers.DateTimeField().to_representation(self.context["closes_at_for_you"])
 
 
 class QuizCreateSerializer(serializers.Serializer):

@@ -16,6 +16,7 @@ from assess.api.views.courses import (
     LessonPracticeView,
     MyMasteryView,
 )
+from assess.api.views.extensions import QuizExtensionDetailView, QuizExtensionsView
 from assess.api.views.memos import (
     CapstoneBriefView,
     MemoDecisionView,
@@ -46,6 +47,8 @@ __all__ = [
     "MyMasteryView",
     "NewVariantView",
     "QuizAttemptsView",
+    "QuizExtensionDetailView",
+    "QuizExtensionsView",
     "QuizDetailView",
     "QuizItemsView",
     "QuizListView",

@@ -65,10 +65,13 @@ class QuizListView(AssessAPIView):
 
 
 class QuizDetailView(AssessAPIView):
-    @extend_schema(summary="Read a quiz", description=docs.QUIZ_GET, responses=s.QuizSerializer)
+    @extend_schema(
+        summary="Read a quiz", description=docs.QUIZ_GET, responses=s.QuizDetailSerializer
+    )
     def get(self, request, pk: int):
         quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
-        return Response(s.QuizSerializer(quiz).data)
+        closes = selectors.quiz_closes_at_for_user(user=request.user, quiz=quiz)
+        return Response(s.QuizDetailSerializer(quiz, context={"closes_at_for_you": closes}).data)
 
 
 class QuizAttemptsView(AssessAPIView):

@@ -4,10 +4,14 @@ revealing a part and finishing cost the same number of queries for a 2-question 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
+from assess.models import Extension
 from tests.assess.helpers import answer, parts_of
 from tests.factories import QuizFactory, UserFactory
 
@@ -115,3 +119,19 @@ def test_review_reveal_and_finish_do_not_grow_with_questions(client_for, mode):
     assert review <= REVIEW_BUDGET
     assert reveal <= REVEAL_BUDGET
     assert finish <= FINISH_BUDGET
+
+
+def test_a_learners_extension_is_one_read_on_start(api, learner, django_assert_max_num_queries):
+    """A timed quiz that closes reads the learner's extension once: the start stays in
+    its budget, one query above a quiz with neither (which skips the read)."""
+    plain = _start(api, 2)[0]
+    quiz = QuizFactory(
+        slots=[["gb-gib"]] * 2,
+        time_limit=timedelta(minutes=30),
+        closes_at=timezone.now() + timedelta(hours=1),
+    )
+    Extension.objects.create(quiz=quiz, learner=learner, extra_time=timedelta(minutes=10))
+    with CaptureQueriesContext(connection) as ctx:
+        r = api.post(f"/api/quizzes/{quiz.pk}/attempts/")
+    assert r.status_code == 201
+    assert len(ctx.captured_queries) == plain + 1 <= START_BUDGET

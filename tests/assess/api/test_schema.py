@@ -148,6 +148,9 @@ STATUSES = {
     ("post", "/api/courses/{slug}/enrolments/"): {"200", "201", "400", "401", "404"},
     ("delete", "/api/courses/{slug}/enrolments/{username}/"): {"204", "401", "404"},
     ("post", "/api/lessons/{slug}/practice/"): {"201", "401", "403", "404", "409"},
+    ("get", "/api/quizzes/{id}/extensions/"): {"200", "401", "404"},
+    ("put", "/api/quizzes/{id}/extensions/{learner_id}/"): {"200", "400", "401", "404"},
+    ("delete", "/api/quizzes/{id}/extensions/{learner_id}/"): {"204", "401", "404"},
 }
 
 
@@ -212,6 +215,7 @@ def test_409_and_422_bodies_name_their_codes():
         ("/api/quizzes/{id}/attempts/", "AttemptSummary"),
         ("/api/quizzes/{id}/items/", "ItemStats"),
         ("/api/courses/{slug}/enrolments/", "Enrolment"),
+        ("/api/quizzes/{id}/extensions/", "Extension"),
     ],
 )
 def test_lists_are_documented_as_pages(path, item):
@@ -250,8 +254,23 @@ def test_the_idempotency_key_and_the_feedback_modes_are_explained():
         ("post", "/api/quizzes/"),
         ("post", "/api/attempts/{id}/questions/{qid}/reveal/"),
         ("post", "/api/courses/{slug}/enrolments/"),
+        ("put", "/api/quizzes/{id}/extensions/{learner_id}/"),
     ],
 )
 def test_main_request_bodies_have_examples(method, path):
     examples = operation(method, path)["requestBody"]["content"]["application/json"]["examples"]
     assert examples
+
+
+def test_an_extension_request_documents_its_bounds_and_the_fields_the_service_checks():
+    body = schemas()["ExtensionInputRequest"]["properties"]
+    assert set(body) == {"extra_time_minutes", "closes_at"}
+    minutes = body["extra_time_minutes"]
+    assert (minutes["minimum"], minutes["maximum"], minutes["nullable"]) == (1, 10080, True)
+    assert body["closes_at"]["nullable"] is True
+    errors = schemas()["QuizzesExtensionsUpdateError"]["discriminator"]["mapping"]
+    assert {"learner", "extra_time_minutes", "closes_at"} <= set(errors)
+    assert schemas()["QuizDetail"]["properties"]["closes_at_for_you"]["nullable"] is True
+    description = operation("put", "/api/quizzes/{id}/extensions/{learner_id}/")["description"]
+    for phrase in ("`learner`", "`extra_time_minutes`", "`closes_at`", "404", "409"):
+        assert phrase in description, phrase
