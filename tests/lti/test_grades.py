@@ -293,3 +293,32 @@ def test_resend_queues_a_pending_score_again_and_leaves_sent_ones(
         assert scores_resend(quiz=platform.quiz) == 1
     assert set(ScoreSync.objects.values_list("state", flat=True)) == {"sent"}
     assert sorted(s["userId"] for _, s in lms.scores) == ["sent-sub", "stuck-sub"]
+
+
+def test_a_learners_later_close_holds_everyones_lms_scores_until_it_passes(
+    platform, lms, django_capture_on_commit_callbacks
+):
+    from assess.services.extensions import extension_grant
+    from tests.factories import UserFactory
+
+    closes = timezone.now() + timedelta(hours=1)
+    Quiz.objects.filter(pk=platform.quiz.pk).update(
+        mode=Quiz.Mode.EXAM, feedback=Quiz.Feedback.AFTER_CLOSE, closes_at=closes
+    )
+    platform.quiz.refresh_from_db()
+    finish(launch(platform), django_capture_on_commit_callbacks)
+    late = launch(platform, sub="late-sub")
+    extension_grant(
+        user=UserFactory(is_staff=True),
+        quiz=Quiz.objects.get(pk=platform.quiz.pk),
+        learner=late.learner,
+        closes_at=closes + timedelta(hours=2),
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        mastery_release_due(now=closes + timedelta(minutes=1))  # the quiz's own close
+    assert lms.scores == []
+    late.refresh_from_db()
+    finish(late, django_capture_on_commit_callbacks)
+    with django_capture_on_commit_callbacks(execute=True):
+        mastery_release_due(now=closes + timedelta(hours=2, seconds=1))
+    assert sorted(s["userId"] for _, s in lms.scores) == ["late-sub", "learner-sub-1"]
