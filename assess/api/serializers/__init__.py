@@ -45,7 +45,6 @@ from assess.api.serializers.questions import (
 )
 from assess.api.serializers.quizzes import (
     QuizCreateSerializer,
-    QuizDetailSerializer,
     QuizSerializer,
     SlotInputSerializer,
     SlotSerializer,
@@ -84,7 +83,6 @@ __all__ = [
     "PracticeQuestionSerializer",
     "QuestionSerializer",
     "QuizCreateSerializer",
-    "QuizDetailSerializer",
     "QuizSerializer",
     "ResponseInputSerializer",
     "ResponseResultSerializer",

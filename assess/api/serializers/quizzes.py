@@ -115,6 +115,7 @@ class QuizSerializer(serializers.ModelSerializer):
     tries_per_part = serializers.IntegerField(read_only=True, allow_null=True, help_text=TRIES_HELP)
     penalty_per_try = serializers.FloatField(read_only=True, help_text=PENALTY_HELP)
     slots = SlotSerializer(many=True, read_only=True)
+    closes_at_for_you = serializers.SerializerMethodField()
 
     class Meta:
         model = Quiz
@@ -134,23 +135,8 @@ class QuizSerializer(serializers.ModelSerializer):
             "tries_per_part",
             "penalty_per_try",
             "slots",
+            "closes_at_for_you",
         ]
-        read_only_fields = fields
-
-    @extend_schema_field(
-        serializers.FloatField(allow_null=True, help_text="Time per attempt; null: no limit.")
-    )
-    def get_time_limit_minutes(self, quiz: Quiz) -> float | None:
-        return quiz.time_limit.total_seconds() / 60 if quiz.time_limit else None
-
-
-class QuizDetailSerializer(QuizSerializer):
-    """One quiz as its reader sees it: with the close that applies to them."""
-
-    closes_at_for_you = serializers.SerializerMethodField()
-
-    class Meta(QuizSerializer.Meta):
-        fields = [*QuizSerializer.Meta.fields, "closes_at_for_you"]
         read_only_fields = fields
 
     @extend_schema_field(
@@ -161,7 +147,19 @@ class QuizDetailSerializer(QuizSerializer):
         )
     )
     def get_closes_at_for_you(self, quiz: Quiz):
-        return serializers.DateTimeField().to_representation(self.context["closes_at_for_you"])
+        """From the reader's extended closes the view passes ({quiz id: close}); a
+        view that passes none (the creator's 201) shows the quiz's own close."""
+        later = self.context.get("extended_closes", {}).get(quiz.pk)
+        closes = quiz.closes_at
+        if closes is not None and later is not None and later > closes:
+            closes = later
+        return serializers.DateTimeField().to_representation(closes) if closes else None
+
+    @extend_schema_field(
+        serializers.FloatField(allow_null=True, help_text="Time per attempt; null: no limit.")
+    )
+    def get_time_limit_minutes(self, quiz: Quiz) -> float | None:
+        return quiz.time_limit.total_seconds() / 60 if quiz.time_limit else None
 
 
 class QuizCreateSerializer(serializers.Serializer):

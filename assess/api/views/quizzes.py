@@ -48,7 +48,9 @@ class QuizListView(AssessAPIView):
         responses=s.QuizSerializer(many=True),
     )
     def get(self, request):
-        return paginate(self, selectors.quiz_list_for_user(user=request.user), s.QuizSerializer)
+        context = {"extended_closes": selectors.extended_closes_for_user(user=request.user)}
+        rows = selectors.quiz_list_for_user(user=request.user)
+        return paginate(self, rows, s.QuizSerializer, context=context)
 
     @extend_schema(
         summary="Create a quiz",
@@ -65,13 +67,11 @@ class QuizListView(AssessAPIView):
 
 
 class QuizDetailView(AssessAPIView):
-    @extend_schema(
-        summary="Read a quiz", description=docs.QUIZ_GET, responses=s.QuizDetailSerializer
-    )
+    @extend_schema(summary="Read a quiz", description=docs.QUIZ_GET, responses=s.QuizSerializer)
     def get(self, request, pk: int):
         quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
-        closes = selectors.quiz_closes_at_for_user(user=request.user, quiz=quiz)
-        return Response(s.QuizDetailSerializer(quiz, context={"closes_at_for_you": closes}).data)
+        context = {"extended_closes": selectors.extended_closes_for_user(user=request.user)}
+        return Response(s.QuizSerializer(quiz, context=context).data)
 
 
 class QuizAttemptsView(AssessAPIView):

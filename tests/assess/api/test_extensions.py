@@ -215,3 +215,6 @@ def test_a_learner_reads_their_own_close_on_the_quiz(
     theirs = client_for(other_learner).get(f"/api/quizzes/{quiz.pk}/").json()
     assert timezone.datetime.fromisoformat(mine["closes_at_for_you"]) == later
     assert theirs["closes_at_for_you"] == theirs["closes_at"]
+    # the list says the same (one query for the reader's extensions, not one per quiz)
+    (listed,) = [q for q in api.get("/api/quizzes/").json()["results"] if q["id"] == quiz.pk]
+    assert listed["closes_at_for_you"] == mine["closes_at_for_you"]

@@ -270,7 +270,7 @@ def test_an_extension_request_documents_its_bounds_and_the_fields_the_service_ch
     assert body["closes_at"]["nullable"] is True
     errors = schemas()["QuizzesExtensionsUpdateError"]["discriminator"]["mapping"]
     assert {"learner", "extra_time_minutes", "closes_at"} <= set(errors)
-    assert schemas()["QuizDetail"]["properties"]["closes_at_for_you"]["nullable"] is True
+    assert schemas()["Quiz"]["properties"]["closes_at_for_you"]["nullable"] is True
     description = operation("put", "/api/quizzes/{id}/extensions/{learner_id}/")["description"]
     for phrase in ("`learner`", "`extra_time_minutes`", "`closes_at`", "404", "409"):
         assert phrase in description, phrase
