@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/", include("curricula.urls")),
     path("api/", include("assess.api.urls")),
     path("api/", include("certify.api.urls")),
+    path("api/", include("lti.api.urls")),
     re_path(r"^api(?:/[\s\S]*)?$", ApiNotFound.as_view(), name="api-not-found"),
     path("", include("lti.urls")),
     path("", include("frontend.urls")),

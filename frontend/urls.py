@@ -6,6 +6,7 @@ from django.urls import path, reverse_lazy
 
 from config.throttles import PASSWORD_RESET_THROTTLES, SIGN_IN_THROTTLES, throttle_posts
 from frontend.views import capstone, certify, dashboard, hardware, learn, pages, take, teach
+from frontend.views.lms_grades import quiz_lms_grades
 
 AUTH = "frontend/auth/"
 
@@ -76,6 +77,7 @@ urlpatterns = [
     path("teach/quizzes/new/", teach.quiz_builder, name="quiz-builder"),
     path("teach/preview/", teach.template_preview, name="template-preview"),
     path("teach/quizzes/<int:pk>/items/", teach.quiz_items, name="quiz-items"),
+    path("teach/quizzes/<int:pk>/lms-grades/", quiz_lms_grades, name="quiz-lms-grades"),
     path("teach/courses/<slug:slug>/progress/", teach.course_progress, name="course-progress"),
     path("teach/courses/<slug:slug>/learners/", teach.course_learners, name="course-learners"),
     path(

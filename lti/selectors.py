@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-from django.db.models import Q, QuerySet, Sum
+from django.db.models import Case, Count, IntegerField, Q, QuerySet, Sum, Value, When
+from django.db.models.functions import Concat, Lower, Trim
 
 from assess.models import Quiz
 from assess.selectors.access import course_list_for_instructor
+from lti.models import ScoreSync
+
+# The instructor's order of a quiz's LMS scores: what needs attention first.
+_STATE_ORDER = (ScoreSync.State.FAILED, ScoreSync.State.PENDING, ScoreSync.State.SENT)
 
 
 def linkable_quizzes(*, user) -> QuerySet[Quiz]:
@@ -26,3 +31,44 @@ def linkable_quizzes(*, user) -> QuerySet[Quiz]:
 
 def instructs_a_course(*, user) -> bool:
     return course_list_for_instructor(user=user).exists()
+
+
+def score_syncs_for_quiz(*, quiz: Quiz, state: str | None = None) -> QuerySet[ScoreSync]:
+    """The quiz's LMS grade-sync rows (one per LMS user and LMS course), optionally of one
+    state: failed first, then pending, then sent, each by the learner's name (their full
+    name, else their username). With the learner, LMS user and LMS course loaded. The
+    caller gates: only the quiz's instructors and staff may read these."""
+    rows = ScoreSync.objects.filter(quiz=quiz)
+    if state is not None:
+        rows = rows.filter(state=state)
+    full_name = Trim(Concat("learner__first_name", Value(" "), "learner__last_name"))
+    return (
+        rows.select_related("learner", "lti_user", "context")
+        .annotate(
+            state_rank=Case(
+                *(When(state=s, then=Value(i)) for i, s in enumerate(_STATE_ORDER)),
+                default=Value(len(_STATE_ORDER)),
+                output_field=IntegerField(),
+            ),
+            learner_sort=Lower(
+                Case(
+                    When(
+                        Q(learner__first_name="", learner__last_name=""), then="learner__username"
+                    ),
+                    default=full_name,
+                )
+            ),
+        )
+        .order_by("state_rank", "learner_sort", "learner__username", "pk")
+    )
+
+
+def score_sync_counts(*, quiz: Quiz) -> dict[str, int]:
+    """How many of the quiz's LMS scores are pending, sent and failed, and `unsent`
+    (pending + failed: not yet in an LMS gradebook), in one query."""
+    counts = ScoreSync.objects.filter(quiz=quiz).aggregate(
+        **{s.value: Count("pk", filter=Q(state=s)) for s in ScoreSync.State}
+    )
+    counts = {s.value: counts[s.value] or 0 for s in ScoreSync.State}
+    counts["unsent"] = counts[ScoreSync.State.PENDING] + counts[ScoreSync.State.FAILED]
+    return counts

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
@@ -22,6 +22,7 @@ from frontend.queries.common import (
     template_title,
     weakest_estimate,
 )
+from lti.selectors import score_sync_counts
 from problems.engine.variants import Variant
 
 
@@ -50,6 +51,9 @@ class ItemsPage:
     attempts: int
     correct_chart: str
     discrimination_chart: str
+    # The quiz's LMS grade passback by state (lti.selectors.score_sync_counts): the page
+    # links to it when there is any.
+    lms: dict[str, int] = field(default_factory=dict)
 
 
 def items_page(*, user, pk: int) -> ItemsPage:
@@ -81,6 +85,7 @@ def items_page(*, user, pk: int) -> ItemsPage:
         attempts=quiz.attempts.count(),
         correct_chart=correct,
         discrimination_chart=discrimination,
+        lms=score_sync_counts(quiz=quiz),
     )
 
 

@@ -1,0 +1,79 @@
+"""The instructor's view of LMS grade passback for one quiz: what each LMS gradebook
+should hold and whether it does (lti.models.ScoreSync), with a resend of the scores the
+LMS did not take. The quiz's instructors and staff only: anyone else gets 404, as on
+the item analysis it is linked from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods
+
+from assess import selectors
+from assess.models import Quiz
+from frontend.http import missing_is_404
+from lti import grades
+from lti import selectors as lti_selectors
+from lti.models import ScoreSync
+
+
+@dataclass(frozen=True)
+class LmsGradesPage:
+    quiz: Quiz
+    rows: list[ScoreSync]
+    counts: dict[str, int]
+
+
+def lms_grades_page(*, user, pk: int) -> LmsGradesPage:
+    """The quiz's LMS scores and their counts (DoesNotExist, a 404, for anyone but the
+    quiz's instructors and staff)."""
+    quiz = selectors.quiz_get_for_instructor(user=user, pk=pk)
+    return LmsGradesPage(
+        quiz=quiz,
+        rows=list(lti_selectors.score_syncs_for_quiz(quiz=quiz)),
+        counts=lti_selectors.score_sync_counts(quiz=quiz),
+    )
+
+
+def _see_other(url: str) -> HttpResponseRedirect:
+    response = HttpResponseRedirect(url)
+    response.status_code = 303
+    return response
+
+
+def _resend(request, quiz: Quiz) -> None:
+    """Resend one row (`sync`, a per-row button) or every unsent score of the quiz."""
+    raw = request.POST.get("sync")
+    ids = None
+    if raw is not None:
+        if not (raw.isascii() and raw.isdigit() and len(raw) < 19):
+            messages.error(request, "That score could not be found.")
+            return
+        ids = [int(raw)]
+    n = grades.scores_resend(quiz=quiz, sync_ids=ids)
+    if n:
+        messages.success(
+            request, f"{n} score{'s' if n != 1 else ''} queued to send to the LMS again."
+        )
+    elif ids:
+        messages.info(request, "That score is already in the LMS gradebook.")
+    else:
+        messages.info(request, "Every score is already in the LMS gradebook.")
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+@missing_is_404
+def quiz_lms_grades(request, pk: int):
+    """GET: the page. POST: resend, then back to the page (303) with a message."""
+    if request.method == "POST":
+        quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)  # the gate
+        _resend(request, quiz)
+        return _see_other(reverse("quiz-lms-grades", args=[quiz.pk]))
+    page = lms_grades_page(user=request.user, pk=pk)
+    return render(request, "frontend/teach/lms_grades.html", {"page": page})
