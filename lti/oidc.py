@@ -6,8 +6,10 @@ pylti1p3's DjangoOIDCLogin builds the redirect to the platform. Two changes:
   URL a login request names);
 - the nonce issued is remembered against the state (`login_nonce_key`) so the launch can
   insist on exactly that nonce, once.
-The state cookie is always `SameSite=None; Secure; HttpOnly`: an LMS frames the tool, and
-a Lax cookie would not come back on the platform's cross-site form post.
+The state cookie is always `SameSite=None; Secure; HttpOnly; Partitioned`: an LMS frames
+the tool, and a Lax cookie would not come back on the platform's cross-site form post;
+Partitioned (CHIPS) keeps it working where third-party cookies are blocked, and the login
+and the launch run in the same frame, so in the same partition (lti.framing).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from pylti1p3.contrib.django import DjangoOIDCLogin
 from pylti1p3.contrib.django.cookie import DjangoCookieService
 from pylti1p3.contrib.django.request import DjangoRequest
 from pylti1p3.contrib.django.session import DjangoSessionService
+
+from lti.framing import cross_site_cookie
 
 
 def login_nonce_key(state) -> str:
@@ -38,6 +42,7 @@ class CrossSiteCookieService(DjangoCookieService):
                 samesite="None",
                 path="/",
             )
+            response.cookies[key] = cross_site_cookie(response.cookies[key])
 
 
 class RememberingOIDCLogin(DjangoOIDCLogin):

@@ -30,7 +30,7 @@ from lti.deep_linking import (
     deep_link_response_jwt,
     deep_link_restore,
 )
-from lti.framing import lti_frameable
+from lti.framing import FRAME_ORIGINS, lti_frameable, origins_of
 from lti.launch import DEEP_LINKING_REQUEST, RESOURCE_LINK_REQUEST, HardenedMessageLaunch
 from lti.oidc import oidc_login
 from lti.selectors import instructs_a_course, linkable_quizzes
@@ -93,10 +93,19 @@ def launch(request):
         return _page(400, "No quiz for this link", str(exc))
     except Conflict as exc:
         return _page(409, "This quiz cannot be started", str(exc))
-    login(request, result.user, backend="django.contrib.auth.backends.ModelBackend")
+    _sign_in(request, result.user, lti_launch)
     if result.teaching:
         return _see_other(reverse("quiz-items", args=[result.quiz.pk]))
     return _see_other(reverse("attempt-detail", args=[result.attempt.pk]))
+
+
+def _sign_in(request, user, lti_launch: LtiLaunch) -> None:
+    """Signs the user in and marks the session as launched by this platform: its pages
+    may then be framed by the platform's origins, and its cookies are sent cross-site
+    (lti.middleware)."""
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    registration = lti_launch.deployment.registration
+    request.session[FRAME_ORIGINS] = origins_of(registration.issuer, registration.auth_url)
 
 
 def _see_other(url: str) -> HttpResponseRedirect:
@@ -112,7 +121,7 @@ def _deep_linking_launch(request, message_launch, lti_launch) -> HttpResponse:
         log.info("LTI deep linking refused: not a teaching role")
         return _page(403, "Deep linking refused", "Only instructors can add Burn-in quizzes.")
     user = deep_link_begin(lti_launch=lti_launch)
-    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    _sign_in(request, user, lti_launch)
     launch_id = deep_link_keep(request, message_launch, user)
     return _see_other(reverse("lti-deep-link", args=[launch_id]))
 
