@@ -8,7 +8,7 @@ PORT ?= 8000
 # Test processes (pytest-xdist); the suite's pure template sweeps are most of its time.
 TEST_WORKERS ?= 2
 
-.PHONY: install run test lint format migrate load check-problems bench clean
+.PHONY: install run test lint format migrate load check-problems bench bench-http clean
 
 install: $(STAMP)
 
@@ -43,6 +43,10 @@ format: install
 
 bench: install
 	$(BIN)/python bench/problems_bench.py
+
+# Needs PostgreSQL (DATABASE_URL, default the local server) and wrk: see bench/README.md.
+bench-http: install
+	$(BIN)/python bench/http_bench.py --database-url $${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/burnin}
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles

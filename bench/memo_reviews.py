@@ -64,7 +64,7 @@ def start_workers(count: int, queue: str) -> list[tuple[str, subprocess.Popen]]:
     started = []
     for i in range(count):
         name = f"{queue}-{i}@{NODE}"
-        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and arguments
+        proc = subprocess.Popen(
             [
                 sys.executable, "-m", "celery", "-A", "config", "worker",
                 "--pool", "prefork", "--concurrency", "1", "--queues", queue,

@@ -1,0 +1,350 @@
+"""Answer submission against the framework's floor, side by side on one server.
+
+One gunicorn (2 sync workers, DEBUG=0) on a throwaway PostgreSQL database
+(`<name>_http_bench`, created, migrated and dropped); wrk (`-t2 -c32`) drives, in turn:
+
+- the floor: a DRF view doing one INSERT, no authentication (bench/urls.py);
+- the floor with token authentication;
+- `POST /api/attempts/{id}/responses/`: learners (tokens issued beforehand) answering
+  practice questions, each request a first try at a new part (so a mastery write too),
+  with a fresh idempotency key.
+
+Rounds alternate the three so drift hits them alike; the medians are reported, with
+p99, non-2xx counts, and the responses stored against the 2xx the load generator saw.
+
+    .venv/bin/python bench/http_bench.py \\
+        --database-url postgres://postgres@127.0.0.1:5432/burnin --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+LUA = """
+local entries = {ENTRIES}
+local offset, nthreads, counter = 0, {THREADS}, 0
+-- setup() runs in the main state; thread:set makes `tid` a global of that thread's
+-- state (a chunk-level local of the same name would shadow it: every thread would then
+-- send the same keys, and the server would rightly answer replays)
+local made_threads, threads = 0, {}
+created = 0
+tid = 0
+function setup(thread)
+  made_threads = made_threads + 1
+  thread:set("tid", made_threads)
+  table.insert(threads, thread)
+end
+function response(status, headers, body)
+  if status == 201 then created = created + 1 end
+end
+function init(args)
+  offset = tonumber(args[1] or "0")
+end
+function request()
+  counter = counter + 1
+  local i = offset + (counter - 1) * nthreads + tid
+  local e = entries[(i - 1) % #entries + 1]
+  -- a wrong answer that differs every time: a repeated answer could be a replay
+  local answer = string.format("%.6g %s", e[4] * (37 + offset + counter), e[5])
+  local body = e[3] .. "-" .. offset .. "-" .. tid .. "-" .. counter ..
+    '", "answer": "' .. answer .. '"}'
+  return wrk.format("POST", e[1], {["Content-Type"] = "application/json",
+    ["Authorization"] = "Token " .. e[2]}, body)
+end
+function done(summary, latency, requests)
+  local made = 0
+  for _, thread in ipairs(threads) do made = made + thread:get("created") end
+  io.write(string.format('BENCH {"created": %d, "requests": %d, "non2xx": %d, ' ..
+    '"socket_errors": %d, "duration_us": %d, "p50_us": %d, "p99_us": %d}\\n', made,
+    summary.requests,
+    summary.errors.status, summary.errors.connect + summary.errors.read +
+    summary.errors.write + summary.errors.timeout, summary.duration,
+    latency:percentile(50), latency:percentile(99)))
+end
+"""
+FLOOR_LUA = """
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+{AUTH}
+wrk.body = "{{}}"
+function done(summary, latency, requests)
+  io.write(string.format('BENCH {{"requests": %d, "non2xx": %d, "socket_errors": %d, ' ..
+    '"duration_us": %d, "p50_us": %d, "p99_us": %d}}\\n', summary.requests,
+    summary.errors.status, summary.errors.connect + summary.errors.read +
+    summary.errors.write + summary.errors.timeout, summary.duration,
+    latency:percentile(50), latency:percentile(99)))
+end
+"""
+
+
+def _db_url(base: str, name: str) -> str:
+    parts = urlsplit(base)
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+def _admin(base: str, sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(_db_url(base, "postgres"), autocommit=True) as conn:
+        conn.execute(sql)
+
+
+def prepare(out: Path, learners: int, slots: int) -> None:
+    """Inside Django (bench settings): the floor's table, learners with tokens, one
+    practice quiz of `slots` questions, an attempt per learner; writes the requests."""
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from rest_framework.authtoken.models import Token
+
+    from assess.models import Quiz, Slot
+    from assess.services.attempts import attempt_start
+
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE bench_floor (id bigserial PRIMARY KEY, note text)")
+    quiz = Quiz.objects.create(title="Bench practice", mode="practice", feedback="immediately")
+    pool = ["gb-gib", "weights-memory", "kv-cache-total", "roofline-ridge"]
+    Slot.objects.bulk_create(
+        Slot(quiz=quiz, order=i + 1, points=1, templates=[pool[i % len(pool)]])
+        for i in range(slots)
+    )
+    users = get_user_model().objects
+    by_part, token_of = [], {}
+    for n in range(learners):
+        user = users.create_user(username=f"bench-{n}", password=None)
+        token_of[n] = Token.objects.create(user=user).key
+        attempt, _ = attempt_start(quiz=quiz, learner=user)
+        for question in attempt.questions.order_by("order"):
+            part = next(p for p in question.answers if p["kind"] == "numeric")
+            prefix = json.dumps({"question": question.pk, "part": part["name"]})[:-1]
+            by_part.append(
+                (
+                    f"/api/attempts/{attempt.pk}/responses/",
+                    token_of[n],
+                    prefix + ', "idempotency_key": "k',
+                    float(part["value"]),
+                    part.get("unit", ""),
+                )
+            )
+    # learner-major order would queue every request on one attempt's lock: interleave
+    entries = [by_part[q * slots + s] for s in range(slots) for q in range(learners)]
+    floor_token = token_of[0]
+    out.write_text(json.dumps({"entries": entries, "floor_token": floor_token}))
+
+
+def _lua_entries(entries) -> str:
+    def q(x) -> str:
+        if isinstance(x, float):
+            return repr(x)
+        return "'" + x.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+    return "{" + ",".join("{" + ",".join(q(x) for x in e) + "}" for e in entries) + "}"
+
+
+def _wrk(url: str, script: Path, *, threads: int, connections: int, seconds: int, args=()):
+    cmd = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "-s", str(script), url]
+    out = subprocess.run([*cmd, "--", *map(str, args)], capture_output=True, text=True)
+    line = next((ln for ln in out.stdout.splitlines() if ln.startswith("BENCH ")), None)
+    if line is None:
+        raise RuntimeError(f"wrk gave no summary:\n{out.stdout}\n{out.stderr}")
+    result = json.loads(line[6:])
+    result["rps"] = result["requests"] / (result["duration_us"] / 1e6)
+    return result
+
+
+def _wait_for(port: int, timeout: float = 30) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise RuntimeError("gunicorn did not start")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
+    parser.add_argument("--learners", type=int, default=96)
+    parser.add_argument("--slots", type=int, default=160)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=15)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.prepare:
+        prepare(args.prepare, args.learners, args.slots)
+        return
+    if not args.database_url.startswith("postgres"):
+        sys.exit("--database-url (or DATABASE_URL) must name a PostgreSQL server")
+
+    name = urlsplit(args.database_url).path.strip("/") or "burnin"
+    db_name = f"{name}_http_bench"
+    env = {
+        **os.environ,
+        "DATABASE_URL": _db_url(args.database_url, db_name),
+        "DJANGO_SETTINGS_MODULE": "bench.settings_bench",
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-" + secrets.token_urlsafe(32),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "0",
+        "EMAIL_URL": "console://",
+        "CELERY_BROKER_URL": "",
+        "PYTHONPATH": str(ROOT),
+    }
+    _admin(args.database_url, f'DROP DATABASE IF EXISTS "{db_name}"')
+    _admin(args.database_url, f'CREATE DATABASE "{db_name}"')
+    server = None
+    try:
+        migrate = subprocess.run(
+            [PY, "manage.py", "migrate", "--noinput"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        if migrate.returncode:
+            sys.exit(f"migrate failed:\n{migrate.stderr[-3000:]}")
+        work = Path(tempfile.mkdtemp(prefix="burnin-bench-"))
+        started = time.monotonic()
+        subprocess.run(
+            [
+                PY,
+                "bench/http_bench.py",
+                "--prepare",
+                str(work / "fixture.json"),
+                "--learners",
+                str(args.learners),
+                "--slots",
+                str(args.slots),
+            ],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
+        print(
+            f"prepared {args.learners} learners x {args.slots} questions in "
+            f"{time.monotonic() - started:.0f} s",
+            file=sys.stderr,
+        )
+        fixture = json.loads((work / "fixture.json").read_text())
+        submit_lua = work / "submit.lua"
+        submit_lua.write_text(
+            LUA.replace("{ENTRIES}", _lua_entries(fixture["entries"])).replace(
+                "{THREADS}", str(args.threads)
+            )
+        )
+        floor_lua = work / "floor.lua"
+        floor_lua.write_text(FLOOR_LUA.format(AUTH=""))
+        token_lua = work / "floor_token.lua"
+        token_lua.write_text(
+            FLOOR_LUA.format(
+                AUTH=f'wrk.headers["Authorization"] = "Token {fixture["floor_token"]}"'
+            )
+        )
+
+        server = subprocess.Popen(
+            [
+                str(ROOT / ".venv/bin/gunicorn"),
+                "config.wsgi",
+                "-w",
+                str(args.workers),
+                "-b",
+                f"127.0.0.1:{args.port}",
+                "--no-control-socket",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+        )
+        _wait_for(args.port)
+        base = f"http://127.0.0.1:{args.port}"
+        kinds = {
+            "floor (no auth)": (f"{base}/bench/floor/", floor_lua),
+            "floor (token)": (f"{base}/bench/floor-token/", token_lua),
+            "submission": (f"{base}/api/attempts/", submit_lua),
+        }
+        wrk = {"threads": args.threads, "connections": args.connections}
+        sent_2xx, created, offset = 0, 0, 0
+        for label, (url, script) in kinds.items():  # warm every worker up
+            r = _wrk(url, script, seconds=3, args=(offset,), **wrk)
+            if label == "submission":
+                sent_2xx += r["requests"] - r["non2xx"]
+                created += r["created"]
+                offset += r["requests"]
+        results = {label: [] for label in kinds}
+        for _ in range(args.rounds):
+            for label, (url, script) in kinds.items():
+                r = _wrk(url, script, seconds=args.seconds, args=(offset,), **wrk)
+                results[label].append(r)
+                if label == "submission":
+                    sent_2xx += r["requests"] - r["non2xx"]
+                    created += r["created"]
+                    offset += r["requests"]
+        server.terminate()
+        server.wait(timeout=30)
+        server = None
+        stored = _count_responses(env)
+        _report(results, args, stored, (sent_2xx, created, offset), len(fixture["entries"]))
+    finally:
+        if server is not None:
+            server.kill()
+        _admin(args.database_url, f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)')
+
+
+def _count_responses(env) -> int:
+    import psycopg
+
+    with psycopg.connect(env["DATABASE_URL"]) as conn:
+        return conn.execute("SELECT count(*) FROM assess_response").fetchone()[0]
+
+
+def _report(results, args, stored: int, counts, first_tries: int) -> None:
+    sent_2xx, created, sent = counts
+    floor = statistics.median(r["rps"] for r in results["floor (no auth)"])
+    print(
+        f"\n{args.rounds} rounds x {args.seconds} s, wrk -t{args.threads} "
+        f"-c{args.connections}, gunicorn {args.workers} sync workers, DEBUG=0, PostgreSQL\n"
+    )
+    print("| endpoint | req/s (median) | x floor | p50 ms | p99 ms | non-2xx | socket errors |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for label, rows in results.items():
+        rps = statistics.median(r["rps"] for r in rows)
+        p50 = statistics.median(r["p50_us"] for r in rows) / 1000
+        p99 = statistics.median(r["p99_us"] for r in rows) / 1000
+        bad = sum(r["non2xx"] for r in rows)
+        errors = sum(r["socket_errors"] for r in rows)
+        print(
+            f"| {label} | {rps:,.0f} | {rps / floor:.2f} | {p50:.1f} | {p99:.1f} | "
+            f"{bad} | {errors} |"
+        )
+    print(
+        f"\nSubmissions: {sent:,} sent, {sent_2xx:,} answered 2xx ({created:,} of them "
+        f"201 Created), {stored:,} stored "
+        f"({first_tries:,} distinct first tries available; beyond that a request is a "
+        "later try, with no mastery write). Stored may exceed the 2xx count by the requests "
+        "in flight when wrk stopped (it counts only the responses it read)."
+    )
+
+
+if __name__ == "__main__":
+    main()
