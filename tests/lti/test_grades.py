@@ -5,6 +5,7 @@ recorded or requeued, and a score is delivered once."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 import pytest
@@ -42,6 +43,21 @@ def lms(platform, tool_key, monkeypatch):
     app.conf.task_eager_propagates = False
     yield lms
     app.conf.task_eager_propagates = saved
+
+
+@contextmanager
+def broker_down(monkeypatch):
+    """post_score.delay refuses as a dead Redis does, for the block's duration."""
+    import lti.tasks
+
+    class DeadBroker:
+        def delay(self, *args, **kwargs):
+            raise ConnectionError("Error 111 connecting to 127.0.0.1:6379")
+
+    task = lti.tasks.post_score
+    monkeypatch.setattr(lti.tasks, "post_score", DeadBroker())
+    yield
+    monkeypatch.setattr(lti.tasks, "post_score", task)
 
 
 def launch(platform, *, sub="learner-sub-1", claim=None, **extra):
@@ -187,17 +203,9 @@ def test_retries_spent_leave_a_failed_row_that_is_not_permanent(
 def test_a_dead_broker_loses_nothing(
     platform, lms, django_capture_on_commit_callbacks, monkeypatch
 ):
-    import lti.tasks
-
-    class DeadBroker:
-        def delay(self, *args, **kwargs):
-            raise ConnectionError("Error 111 connecting to 127.0.0.1:6379")
-
-    task = lti.tasks.post_score
-    monkeypatch.setattr(lti.tasks, "post_score", DeadBroker())
-    finish(launch(platform), django_capture_on_commit_callbacks)
+    with broker_down(monkeypatch):
+        finish(launch(platform), django_capture_on_commit_callbacks)
     assert ScoreSync.objects.get().state == "pending" and lms.scores == []
-    monkeypatch.setattr(lti.tasks, "post_score", task)
     assert scores_requeue_stale() == 0  # not stale yet
     assert scores_requeue_stale(now=timezone.now() + timedelta(minutes=11)) == 1
     assert ScoreSync.objects.get().state == "sent" and len(lms.scores) == 1
@@ -277,17 +285,9 @@ def test_a_learner_without_an_lms_launch_sends_nothing(
 def test_resend_queues_a_pending_score_again_and_leaves_sent_ones(
     platform, lms, django_capture_on_commit_callbacks, monkeypatch
 ):
-    import lti.tasks
-
-    class DeadBroker:
-        def delay(self, *args, **kwargs):
-            raise ConnectionError("Error 111 connecting to 127.0.0.1:6379")
-
     finish(launch(platform, sub="sent-sub"), django_capture_on_commit_callbacks)
-    task = lti.tasks.post_score
-    monkeypatch.setattr(lti.tasks, "post_score", DeadBroker())
-    finish(launch(platform, sub="stuck-sub"), django_capture_on_commit_callbacks)
-    monkeypatch.setattr(lti.tasks, "post_score", task)
+    with broker_down(monkeypatch):
+        finish(launch(platform, sub="stuck-sub"), django_capture_on_commit_callbacks)
     assert sorted(ScoreSync.objects.values_list("state", flat=True)) == ["pending", "sent"]
     with django_capture_on_commit_callbacks(execute=True):
         assert scores_resend(quiz=platform.quiz) == 1
