@@ -117,9 +117,10 @@ class MasteryEventAdmin(admin.ModelAdmin):
 
 @admin.register(CourseRole)
 class CourseRoleAdmin(admin.ModelAdmin):
-    list_display = ["user", "course", "role"]
+    # An empty LMS context: course-wide; set: scoped to that LMS course's learners.
+    list_display = ["user", "course", "role", "lti_context"]
     list_filter = ["role", "course"]
-    raw_id_fields = ["user"]
+    raw_id_fields = ["user", "lti_context"]
 
 
 @admin.register(Capstone)

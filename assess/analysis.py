@@ -12,6 +12,8 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.db.models import QuerySet
+
 from assess.models import Attempt, Question, Quiz, Response
 
 TOP_MISCONCEPTIONS = 3
@@ -46,20 +48,25 @@ class ItemStats:
     median_time_spent_ms: float | None
 
 
-def item_analysis(*, quiz: Quiz) -> list[ItemStats]:
-    """Per template used in the quiz, ordered by slug.
+def item_analysis(*, quiz: Quiz, attempts: QuerySet[Attempt] | None = None) -> list[ItemStats]:
+    """Per template used in the quiz, ordered by slug; over `attempts` (of the quiz) when
+    given: the instructor's, from selectors.attempts_for_instructor, so an instructor
+    scoped to an LMS course aggregates only its learners' attempts.
 
     An item is correct in an attempt when every part's latest response is correct;
     discrimination is its point-biserial correlation with the attempt's score, over the
     finished and expired attempts.
     """
+    scope = {"attempt__quiz": quiz}
+    if attempts is not None:
+        scope["attempt__in"] = attempts.order_by().values("pk")
     questions = list(
-        Question.objects.filter(attempt__quiz=quiz).values(
+        Question.objects.filter(**scope).values(
             "id", "template_slug", "active", "answers", "attempt__status", "attempt__score"
         )
     )
     responses = list(
-        Response.objects.filter(attempt__quiz=quiz)
+        Response.objects.filter(**scope)
         .order_by("created_at", "id")
         .values("question_id", "part", "correct", "misconception", "time_spent_ms")
     )

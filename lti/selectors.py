@@ -6,7 +6,7 @@ from django.db.models import Case, Count, IntegerField, Q, QuerySet, Sum, Value,
 from django.db.models.functions import Concat, Lower, Trim
 
 from assess.models import Quiz
-from assess.selectors.access import course_list_for_instructor
+from assess.selectors.access import course_list_for_instructor, lti_context_filter_for_instructor
 from lti.models import ScoreSync
 
 # The instructor's order of a quiz's LMS scores: what needs attention first.
@@ -33,12 +33,22 @@ def instructs_a_course(*, user) -> bool:
     return course_list_for_instructor(user=user).exists()
 
 
-def score_syncs_for_quiz(*, quiz: Quiz, state: str | None = None) -> QuerySet[ScoreSync]:
-    """The quiz's LMS grade-sync rows (one per LMS user and LMS course), optionally of one
-    state: failed first, then pending, then sent, each by the learner's name (their full
-    name, else their username). With the learner, LMS user and LMS course loaded. The
-    caller gates: only the quiz's instructors and staff may read these."""
+def _score_syncs_seen(*, user, quiz: Quiz) -> QuerySet[ScoreSync]:
+    """The quiz's rows the user may see: all for staff and the course's course-wide
+    instructors, those of their own LMS contexts for an instructor scoped to them
+    (assess.selectors.access decides). The caller gates on the quiz first."""
     rows = ScoreSync.objects.filter(quiz=quiz)
+    scope = lti_context_filter_for_instructor(user=user, course_id=quiz.course_id)
+    return rows if scope is None else rows.filter(scope)
+
+
+def score_syncs_for_quiz(*, user, quiz: Quiz, state: str | None = None) -> QuerySet[ScoreSync]:
+    """The quiz's LMS grade-sync rows (one per LMS user and LMS course) the user may see,
+    optionally of one state: failed first, then pending, then sent, each by the learner's
+    name (their full name, else their username). With the learner, LMS user and LMS
+    course loaded. The caller gates: only the quiz's instructors and staff may read
+    these, and an instructor scoped to an LMS course reads only its rows."""
+    rows = _score_syncs_seen(user=user, quiz=quiz)
     if state is not None:
         rows = rows.filter(state=state)
     full_name = Trim(Concat("learner__first_name", Value(" "), "learner__last_name"))
@@ -63,12 +73,24 @@ def score_syncs_for_quiz(*, quiz: Quiz, state: str | None = None) -> QuerySet[Sc
     )
 
 
-def score_sync_counts(*, quiz: Quiz) -> dict[str, int]:
-    """How many of the quiz's LMS scores are pending, sent and failed, and `unsent`
-    (pending + failed: not yet in an LMS gradebook), in one query."""
-    counts = ScoreSync.objects.filter(quiz=quiz).aggregate(
+def score_sync_counts(*, user, quiz: Quiz) -> dict[str, int]:
+    """How many of the quiz's LMS scores the user may see are pending, sent and failed,
+    and `unsent` (pending + failed: not yet in an LMS gradebook), in one query."""
+    counts = _score_syncs_seen(user=user, quiz=quiz).aggregate(
         **{s.value: Count("pk", filter=Q(state=s)) for s in ScoreSync.State}
     )
     counts = {s.value: counts[s.value] or 0 for s in ScoreSync.State}
     counts["unsent"] = counts[ScoreSync.State.PENDING] + counts[ScoreSync.State.FAILED]
     return counts
+
+
+def score_sync_ids_to_resend(*, user, quiz: Quiz, ids=None) -> list[int] | None:
+    """What lti.grades.scores_resend should take for this user: `ids` unchanged for staff
+    (None: every unsent row); for an instructor, the ids (of `ids`, or all) of the rows
+    they may see, so a scoped instructor resends only their LMS contexts' scores."""
+    if user.is_staff:
+        return ids
+    rows = _score_syncs_seen(user=user, quiz=quiz).exclude(state=ScoreSync.State.SENT)
+    if ids is not None:
+        rows = rows.filter(pk__in=list(ids))
+    return list(rows.values_list("pk", flat=True))

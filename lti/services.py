@@ -3,9 +3,15 @@ platform user, the course role or enrolment, the resource link's quiz, and the a
 
 Context -> course: Burn-in courses are not created from LMS contexts. The quiz a link
 opens belongs to a course, and a launch from any LMS context enrols the learner in *that*
-course (source "lti"), or makes an instructor one of its instructors. django-lti keeps
-the context per (deployment, context id), and the membership per context, so one quiz
-linked from two LMS courses keeps two LMS rosters, both feeding the one Burn-in course.
+course (source "lti"), or makes an instructor one of its instructors *scoped to that LMS
+context* (CourseRole.lti_context): they see only the course's learners who are members
+of it (assess.selectors.access), never those of another LMS course linking the same
+quiz, nor those who study on Burn-in directly. django-lti keeps the context per
+(deployment, context id), and the membership per context, so one quiz linked from two
+LMS courses keeps two LMS rosters and two scoped instructor groups, both feeding the one
+Burn-in course. A teaching launch with no context claim cannot be scoped: it gets no
+course role (the launch still signs the user in; lti.views lands them on the course's
+page).
 A quiz with no course (staff-made) is open to every signed-in user and needs neither.
 """
 
@@ -138,8 +144,9 @@ def _queue_roster(lti_launch: LtiLaunch) -> None:
 
 def launch_complete(*, lti_launch: LtiLaunch, quiz: Quiz) -> LaunchResult:
     """Records a validated resource-link launch and opens the quiz for its user: an
-    instructor gets the course role, a learner the enrolment and a started (or resumed)
-    attempt. Raises assess.errors.Conflict when the quiz cannot be started."""
+    instructor gets the course role scoped to the launch's LMS context (none without a
+    context), a learner the enrolment and a started (or resumed) attempt. Raises
+    assess.errors.Conflict when the quiz cannot be started."""
     with transaction.atomic():
         user = _record_launch(lti_launch)
         ResourceLinkQuiz.objects.get_or_create(
@@ -150,9 +157,12 @@ def launch_complete(*, lti_launch: LtiLaunch, quiz: Quiz) -> LaunchResult:
         teaching = is_teaching(lti_launch.roles_claim)
         if teaching:
             _queue_roster(lti_launch)
-            if quiz.course_id is not None:
+            if quiz.course_id is not None and lti_launch.context_claim:
                 CourseRole.objects.get_or_create(
-                    user=user, course_id=quiz.course_id, role=CourseRole.Role.INSTRUCTOR
+                    user=user,
+                    course_id=quiz.course_id,
+                    role=CourseRole.Role.INSTRUCTOR,
+                    lti_context=lti_launch.context,
                 )
             return LaunchResult(user=user, quiz=quiz, teaching=True, attempt=None)
         if quiz.course_id is not None:

@@ -23,6 +23,7 @@ from lti_tool.models import Key, LtiLaunch
 from pylti1p3.exception import LtiException, OIDCException
 
 from assess.errors import Conflict
+from assess.selectors import user_can_manage_quiz
 from lti.deep_linking import (
     deep_link_forget,
     deep_link_keep,
@@ -95,8 +96,18 @@ def launch(request):
         return _page(409, "This quiz cannot be started", str(exc))
     _sign_in(request, result.user, lti_launch)
     if result.teaching:
-        return _see_other(reverse("quiz-items", args=[result.quiz.pk]))
+        return _see_other(_teaching_landing(result))
     return _see_other(reverse("attempt-detail", args=[result.attempt.pk]))
+
+
+def _teaching_landing(result) -> str:
+    """The quiz's teaching page; but a teacher the launch gave no role (it had no LMS
+    context to scope one to) and who has none lands on the quiz's course page, which
+    every signed-in user may read, instead of a 404."""
+    quiz = result.quiz
+    if quiz.course is not None and not user_can_manage_quiz(user=result.user, quiz=quiz):
+        return reverse("course-detail", args=[quiz.course.slug])
+    return reverse("quiz-items", args=[quiz.pk])
 
 
 def _sign_in(request, user, lti_launch: LtiLaunch) -> None:

@@ -9,6 +9,13 @@ from django.utils import timezone
 
 
 class CourseRole(models.Model):
+    """An instructor of a course. `lti_context` null: a course-wide instructor (made in
+    the admin or by staff), who sees every learner of the course and may change it
+    (create its quizzes, add and remove learners). Set: an instructor *scoped to that LMS
+    context* (made by a teaching LTI launch from it), who sees only the course's learners
+    who are members of that LMS context and makes no course-wide change (the rule lives
+    in assess.selectors.access)."""
+
     class Role(models.TextChoices):
         INSTRUCTOR = "instructor", "Instructor"
 
@@ -19,15 +26,33 @@ class CourseRole(models.Model):
         "curricula.Course", on_delete=models.CASCADE, related_name="assess_roles"
     )
     role = models.CharField(max_length=16, choices=Role.choices)
+    lti_context = models.ForeignKey(
+        "lti_tool.LtiContext",
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="burnin_course_roles",
+        help_text="Empty: the whole course. Set: only the learners of this LMS course.",
+    )
 
     class Meta:
         ordering = ["course", "user"]
         constraints = [
-            models.UniqueConstraint(fields=["user", "course", "role"], name="assess_course_role")
+            models.UniqueConstraint(
+                fields=["user", "course", "role"],
+                condition=models.Q(lti_context__isnull=True),
+                name="assess_course_role",
+            ),
+            models.UniqueConstraint(
+                fields=["user", "course", "role", "lti_context"],
+                condition=models.Q(lti_context__isnull=False),
+                name="assess_course_role_per_lti_context",
+            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.user} {self.role} of {self.course}"
+        scope = f" (LMS course {self.lti_context})" if self.lti_context_id else ""
+        return f"{self.user} {self.role} of {self.course}{scope}"
 
 
 class Enrolment(models.Model):

@@ -4,29 +4,107 @@ A user who may not see an object gets DoesNotExist (the API's 404), never a hint
 exists. Learners see the quizzes of the courses they are enrolled in (and quizzes with
 no course) and their own attempts; instructors (CourseRole) see their courses' quizzes,
 the attempts on them and their enrolled learners; staff see everything.
+
+Instructor scope: a CourseRole with no `lti_context` is course-wide (every learner of
+the course, and course-wide changes: its quizzes, its enrolments). A CourseRole with an
+`lti_context` (made by a teaching LTI launch) is scoped to that LMS course: of the
+course's learners its holder sees only the members of that LMS context (django-lti's
+LtiMembership, whose LtiUser.auth_user is the learner; active or not, as a member who
+left keeps their record), and the grade-sync rows of that context. A user with a
+course-wide role on the course (or staff) is not restricted. The rule is written once,
+in `_teaches_learner` and `_teaches_lti_context`; every reader of learner-level data for
+an instructor goes through the selectors below that apply it.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from assess.models import Attempt, CourseRole, Enrolment, Extension, Question, Quiz
 from curricula.models import Course
 
+SCOPED_WRITE_REFUSED = (
+    "Instructors from an LMS course see and manage only that LMS course's learners; "
+    "creating quizzes and adding or removing learners change the whole Burn-in course: "
+    "ask a Burn-in administrator."
+)
+
+
+def _roles(user) -> QuerySet[CourseRole]:
+    return CourseRole.objects.filter(user=user, role=CourseRole.Role.INSTRUCTOR)
+
 
 def _instructed_course_ids(user) -> QuerySet:
-    return CourseRole.objects.filter(user=user, role=CourseRole.Role.INSTRUCTOR).values("course_id")
+    """Courses the user instructs, course-wide or scoped to an LMS context: whose quizzes
+    they see. Which learners they see is _teaches_learner's business."""
+    return _roles(user).values("course_id")
+
+
+def _teaches_learner(user, *, course, learner) -> Q:
+    """The one rule for a non-staff instructor: the learner (a user id, or an OuterRef to
+    one) is theirs in the course (an id, or an OuterRef) when they hold a course-wide
+    role on it, or a role scoped to an LMS context the learner is a member of. Pure SQL
+    (two EXISTS), so applying it costs no query of its own."""
+    roles = _roles(user).filter(course_id=course)
+    course_wide = roles.filter(lti_context__isnull=True)
+    scoped = roles.filter(lti_context__memberships__user__auth_user_id=learner)
+    return Q(Exists(course_wide)) | Q(Exists(scoped))
+
+
+def _teaches_lti_context(user, *, course, context) -> Q:
+    """The same rule for rows that belong to an LMS context (grade sync): a course-wide
+    role on the course, or a role scoped to that very context."""
+    roles = _roles(user).filter(course_id=course)
+    return Q(Exists(roles.filter(lti_context__isnull=True))) | Q(
+        Exists(roles.filter(lti_context_id=context))
+    )
+
+
+def learner_filter_for_instructor(*, user, course_id: int, field: str = "learner_id") -> Q | None:
+    """The learners of the course the user may see as its instructor, as a filter on the
+    model's `field` (a user id: "learner_id", "user_id", "pk"): None for staff (no
+    restriction); otherwise the rule of _teaches_learner, which lets a course-wide
+    instructor see everyone and a scoped one only their LMS contexts' members. The
+    caller has gated on the course (an instructor of it, or staff)."""
+    if user.is_staff:
+        return None
+    return _teaches_learner(user, course=course_id, learner=OuterRef(field))
+
+
+def lti_context_filter_for_instructor(
+    *, user, course_id: int, field: str = "context_id"
+) -> Q | None:
+    """Rows of LMS contexts (e.g. lti.ScoreSync) the user may see on the course: None
+    for staff; every context for a course-wide instructor; their own contexts for a
+    scoped one."""
+    if user.is_staff:
+        return None
+    return _teaches_lti_context(user, course=course_id, context=OuterRef(field))
+
+
+def _scoped(qs: QuerySet, q: Q | None) -> QuerySet:
+    return qs if q is None else qs.filter(q)
 
 
 def user_is_instructor(*, user, course_id: int | None) -> bool:
+    """An instructor of the course, course-wide or scoped to an LMS context: may open its
+    teaching pages (which then show only the learners they may see)."""
     if course_id is None:
         return False
-    return CourseRole.objects.filter(
-        user=user, course_id=course_id, role=CourseRole.Role.INSTRUCTOR
-    ).exists()
+    return _roles(user).filter(course_id=course_id).exists()
+
+
+def user_is_course_instructor(*, user, course_id: int | None) -> bool:
+    """Staff or a course-wide instructor of the course: may change the course itself
+    (create its quizzes, add and remove its learners)."""
+    if user.is_staff:
+        return True
+    if course_id is None:
+        return False
+    return _roles(user).filter(course_id=course_id, lti_context__isnull=True).exists()
 
 
 def user_is_teacher(*, user) -> bool:
@@ -35,7 +113,8 @@ def user_is_teacher(*, user) -> bool:
 
 
 def course_list_for_instructor(*, user) -> QuerySet[Course]:
-    """Courses the user may teach: every course for staff, their instructor roles else."""
+    """Courses the user may teach: every course for staff, their instructor roles else
+    (course-wide or scoped: deep linking offers the quizzes of both)."""
     courses = Course.objects.order_by("order", "slug")
     return courses if user.is_staff else courses.filter(pk__in=_instructed_course_ids(user))
 
@@ -61,12 +140,29 @@ def enrolments_for_instructor(*, user, course: Course) -> QuerySet[Enrolment]:
     anyone else, as if the list were not there."""
     if not (user.is_staff or user_is_instructor(user=user, course_id=course.pk)):
         raise Enrolment.DoesNotExist
-    return course.enrolments.select_related("user").order_by("user__username")
+    rows = _scoped(
+        course.enrolments.all(),
+        learner_filter_for_instructor(user=user, course_id=course.pk, field="user_id"),
+    )
+    return rows.select_related("user").order_by("user__username")
 
 
-def learners_of_course(*, course_id: int):
-    """Users enrolled in the course: the only learners its instructors' tables show."""
-    return Enrolment.objects.filter(course_id=course_id).values("user_id")
+def learners_of_course(*, user, course_id: int):
+    """Ids of the users enrolled in the course whom the user (its instructor, or staff:
+    the caller gates) may see: the only learners its instructors' tables show."""
+    rows = _scoped(
+        Enrolment.objects.filter(course_id=course_id),
+        learner_filter_for_instructor(user=user, course_id=course_id, field="user_id"),
+    )
+    return rows.values("user_id")
+
+
+def learner_of_instructor(*, user, course_id: int, learner) -> bool:
+    """The learner is enrolled in the course and the user may see them as its
+    instructor (see _teaches_learner); staff see every enrolled learner. One query."""
+    rows = Enrolment.objects.filter(course_id=course_id, user=learner)
+    q = learner_filter_for_instructor(user=user, course_id=course_id, field="user_id")
+    return _scoped(rows, q).exists()
 
 
 # ----------------------------------------------------------------------------- quizzes
@@ -141,15 +237,16 @@ def extended_closes_for_user(*, user) -> dict[int, datetime]:
 
 
 def extensions_for_instructor(*, user, quiz: Quiz) -> QuerySet[Extension]:
-    """The quiz's extensions, by learner id, for its instructors and staff; empty for
-    anyone else (the views gate with quiz_get_for_instructor first)."""
+    """The quiz's extensions, by learner id, for its instructors and staff (of the
+    learners they may see); empty for anyone else (the views gate with
+    quiz_get_for_instructor first)."""
     if not user_can_manage_quiz(user=user, quiz=quiz):
         return Extension.objects.none()
-    return (
-        Extension.objects.filter(quiz=quiz)
-        .select_related("learner", "granted_by")
-        .order_by("learner_id")
+    rows = _scoped(
+        Extension.objects.filter(quiz=quiz),
+        learner_filter_for_instructor(user=user, course_id=quiz.course_id),
     )
+    return rows.select_related("learner", "granted_by").order_by("learner_id")
 
 
 # ---------------------------------------------------------------------------- attempts
@@ -161,8 +258,9 @@ def attempt_get_for_user(*, user, pk: int, write: bool = False) -> Attempt:
     staff, or a quiz with no course): a learner removed from a course keeps reading
     their attempt but can neither answer nor finish it.
 
-    Raises Attempt.DoesNotExist otherwise, so another learner's attempt is a 404. The
-    enrolment check is a subquery of the same query: writes cost no extra query.
+    Raises Attempt.DoesNotExist otherwise, so another learner's attempt is a 404 (and
+    so is the attempt of a learner outside a scoped instructor's LMS contexts). The
+    enrolment and instructor checks are subqueries of the same query: no extra query.
     """
     qs = Attempt.objects.select_related("quiz", "learner")
     if write:
@@ -174,15 +272,37 @@ def attempt_get_for_user(*, user, pk: int, write: bool = False) -> Attempt:
                 | Q(quiz__course_id__in=_instructed_course_ids(user))
             )
     elif not user.is_staff:
-        qs = qs.filter(Q(learner=user) | Q(quiz__course_id__in=_instructed_course_ids(user)))
+        qs = qs.filter(Q(learner=user) | _instructor_attempts_q(user))
     return qs.get(pk=pk)
 
 
+def _instructor_attempts_q(user) -> Q:
+    """On Attempt: attempts whose learner the (non-staff) user teaches in the quiz's
+    course."""
+    return _teaches_learner(
+        user, course=OuterRef("quiz__course_id"), learner=OuterRef("learner_id")
+    )
+
+
+def attempts_seen_by_instructor(*, user) -> QuerySet[Attempt]:
+    """Every attempt the user may read as an instructor (all for staff): for counts
+    across their quizzes, e.g. the teaching index's."""
+    return (
+        Attempt.objects.all()
+        if user.is_staff
+        else Attempt.objects.filter(_instructor_attempts_q(user))
+    )
+
+
 def attempts_for_instructor(*, user, quiz: Quiz) -> QuerySet[Attempt]:
-    """Every attempt on a quiz the user instructs; empty for anyone else."""
+    """Every attempt on a quiz the user instructs by a learner they may see (see
+    _teaches_learner); empty for anyone else."""
     if not user_can_manage_quiz(user=user, quiz=quiz):
         return Attempt.objects.none()
-    return quiz.attempts.select_related("learner", "quiz").order_by("started_at", "id")
+    rows = _scoped(
+        quiz.attempts.all(), learner_filter_for_instructor(user=user, course_id=quiz.course_id)
+    )
+    return rows.select_related("learner", "quiz").order_by("started_at", "id")
 
 
 def attempt_list_for_user(*, user, quiz: Quiz) -> QuerySet[Attempt]:

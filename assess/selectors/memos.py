@@ -1,12 +1,13 @@
 """Reads for capstone memos, with their one access gate: a memo is its learner's, and its
-course's instructors' (and staff's); anyone else gets DoesNotExist (a 404)."""
+course's instructors' (and staff's; an instructor scoped to an LMS course only of that
+LMS course's members: assess.selectors.access); anyone else gets DoesNotExist (a 404)."""
 
 from __future__ import annotations
 
-from django.db.models import Case, Prefetch, Q, QuerySet, Value, When
+from django.db.models import Case, OuterRef, Prefetch, Q, QuerySet, Value, When
 
 from assess.models import Capstone, Memo, MemoDecision, MemoVersion
-from assess.selectors.access import _instructed_course_ids
+from assess.selectors.access import _teaches_learner
 
 
 def _memos(*, texts: bool = True) -> QuerySet[Memo]:
@@ -26,13 +27,18 @@ def _memos(*, texts: bool = True) -> QuerySet[Memo]:
     )
 
 
+def _instructs(user) -> Q:
+    """On Memo: memos whose learner the (non-staff) user teaches in the capstone's course."""
+    return _teaches_learner(
+        user, course=OuterRef("capstone__course_id"), learner=OuterRef("capstone__learner_id")
+    )
+
+
 def memo_get_for_user(*, user, pk: int) -> Memo:
     """The memo with its versions and decisions, if the user may read it."""
     qs = _memos()
     if not user.is_staff:
-        qs = qs.filter(
-            Q(capstone__learner=user) | Q(capstone__course_id__in=_instructed_course_ids(user))
-        )
+        qs = qs.filter(Q(capstone__learner=user) | _instructs(user))
     return qs.get(pk=pk)
 
 
@@ -40,7 +46,7 @@ def memo_get_for_instructor(*, user, pk: int) -> Memo:
     """The memo if the user instructs its course (or is staff); else DoesNotExist."""
     qs = _memos()
     if not user.is_staff:
-        qs = qs.filter(capstone__course_id__in=_instructed_course_ids(user))
+        qs = qs.filter(_instructs(user))
     return qs.get(pk=pk)
 
 
@@ -48,7 +54,7 @@ def memo_queue_for_instructor(*, user) -> QuerySet[Memo]:
     """Memos of the courses the user instructs, those waiting for a decision first."""
     qs = _memos(texts=False)
     if not user.is_staff:
-        qs = qs.filter(capstone__course_id__in=_instructed_course_ids(user))
+        qs = qs.filter(_instructs(user))
     waiting_first = Case(When(status=Memo.Status.IN_REVIEW, then=Value(0)), default=Value(1))
     return qs.order_by(waiting_first, "-updated_at", "pk")
 
@@ -58,9 +64,7 @@ def memo_list_for_user(*, user) -> QuerySet[Memo]:
     those waiting for a decision first: a learner's own memo, an instructor's queue."""
     qs = _memos()
     if not user.is_staff:
-        qs = qs.filter(
-            Q(capstone__learner=user) | Q(capstone__course_id__in=_instructed_course_ids(user))
-        )
+        qs = qs.filter(Q(capstone__learner=user) | _instructs(user))
     waiting_first = Case(When(status=Memo.Status.IN_REVIEW, then=Value(0)), default=Value(1))
     return qs.order_by(waiting_first, "-updated_at", "pk")
 

@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 
 from assess.errors import InvalidInput, NotPermitted
 from assess.models import Enrolment
-from assess.selectors import user_is_instructor
+from assess.selectors import SCOPED_WRITE_REFUSED, user_is_course_instructor, user_is_instructor
 from curricula.models import Course
 
 
@@ -43,7 +43,11 @@ def enrolment_lti(*, user, course: Course) -> tuple[Enrolment, bool]:
 
 
 def _check_manager(actor, course: Course) -> None:
-    if not (actor.is_staff or user_is_instructor(user=actor, course_id=course.pk)):
+    """Staff and course-wide instructors; an instructor scoped to an LMS course is told
+    to ask a Burn-in administrator (their LMS manages their roster)."""
+    if not user_is_course_instructor(user=actor, course_id=course.pk):
+        if user_is_instructor(user=actor, course_id=course.pk):
+            raise NotPermitted(SCOPED_WRITE_REFUSED)
         raise NotPermitted("Only this course's instructors manage its learners.")
 
 

@@ -24,7 +24,11 @@ from django.utils import timezone
 
 from assess.errors import NotPermitted
 from assess.models import Attempt, Extension, Quiz
-from assess.selectors import user_can_manage_quiz, user_is_enrolled
+from assess.selectors import (
+    learner_filter_for_instructor,
+    learner_of_instructor,
+    user_can_manage_quiz,
+)
 from assess.services.attempts import attempt_deadline
 
 # As long as the longest time limit a quiz may have.
@@ -36,10 +40,15 @@ def _check_manager(user, quiz: Quiz) -> None:
         raise NotPermitted("Only this quiz's instructors (and staff) grant extensions.")
 
 
-def _validate(*, quiz: Quiz, learner, extra_time, closes_at, now: datetime) -> None:
-    """Field by field, as a ValidationError naming `learner`, `extra_time`, `closes_at`."""
+def _validate(*, user, quiz: Quiz, learner, extra_time, closes_at, now: datetime) -> None:
+    """Field by field, as a ValidationError naming `learner`, `extra_time`, `closes_at`.
+    The learner must be enrolled in the quiz's course and one the user may see as its
+    instructor (an instructor scoped to an LMS course: a member of it); to them, anyone
+    else is as if not enrolled."""
     errors: dict[str, list[str]] = {}
-    if quiz.course_id is not None and not user_is_enrolled(user=learner, course_id=quiz.course_id):
+    if quiz.course_id is not None and not learner_of_instructor(
+        user=user, course_id=quiz.course_id, learner=learner
+    ):
         errors["learner"] = ["This learner is not enrolled in the quiz's course."]
     if extra_time is None and closes_at is None:
         errors["extra_time"] = ["An extension gives extra time, a later close, or both."]
@@ -124,7 +133,9 @@ def extension_grant(
     latest of any learner's."""
     now = now or timezone.now()
     _check_manager(user, quiz)
-    _validate(quiz=quiz, learner=learner, extra_time=extra_time, closes_at=closes_at, now=now)
+    _validate(
+        user=user, quiz=quiz, learner=learner, extra_time=extra_time, closes_at=closes_at, now=now
+    )
     with transaction.atomic():
         locked = _lock_quiz(quiz)
         extension, _ = Extension.objects.update_or_create(
@@ -140,7 +151,8 @@ def extension_grant(
 
 
 def extension_revoke(*, user, quiz: Quiz, learner, now: datetime | None = None) -> bool:
-    """Take the learner's extension away; True if they had one. Raises NotPermitted as
+    """Take the learner's extension away; True if they had one the user may see (an
+    instructor scoped to an LMS course sees only its members'). Raises NotPermitted as
     extension_grant does.
 
     The learner's open attempt falls back to the quiz's own time limit and close, but
@@ -153,7 +165,11 @@ def extension_revoke(*, user, quiz: Quiz, learner, now: datetime | None = None) 
     _check_manager(user, quiz)
     with transaction.atomic():
         locked = _lock_quiz(quiz)
-        deleted, _ = Extension.objects.filter(quiz=locked, learner=learner).delete()
+        # Only an extension the user may see: to an instructor scoped to an LMS course,
+        # another LMS course's learner has none (False: the API's 404).
+        rows = Extension.objects.filter(quiz=locked, learner=learner)
+        scope = learner_filter_for_instructor(user=user, course_id=quiz.course_id)
+        deleted, _ = (rows if scope is None else rows.filter(scope)).delete()
         if not deleted:
             return False
         _refresh_extended_until(locked)

@@ -12,7 +12,7 @@ from django.db import transaction
 from assess.errors import NotPermitted
 from assess.models import Quiz, Slot
 from assess.models.quiz import validate_template_pool
-from assess.selectors import user_is_instructor
+from assess.selectors import SCOPED_WRITE_REFUSED, user_is_course_instructor, user_is_instructor
 from curricula.models import Course, Lesson
 
 # Exams and certifications must not reveal correctness while other attempts may be
@@ -63,7 +63,8 @@ class QuizSpec:
 
 def quiz_create(*, user, spec: QuizSpec) -> Quiz:
     """Create a quiz with its slots. Raises ValidationError (bad input, field by field)
-    or NotPermitted (not staff, and not an instructor of the course)."""
+    or NotPermitted (not staff, and not a course-wide instructor of the course: an
+    instructor scoped to an LMS course may not add to the whole Burn-in course)."""
     errors: dict[str, list[str]] = {}
     course = None
     if spec.course_slug:
@@ -73,7 +74,9 @@ def quiz_create(*, user, spec: QuizSpec) -> Quiz:
     if not user.is_staff:
         if course is None and "course" not in errors:
             raise NotPermitted("Only staff may create a quiz outside a course.")
-        if course is not None and not user_is_instructor(user=user, course_id=course.pk):
+        if course is not None and not user_is_course_instructor(user=user, course_id=course.pk):
+            if user_is_instructor(user=user, course_id=course.pk):  # scoped to an LMS course
+                raise NotPermitted(SCOPED_WRITE_REFUSED)
             raise NotPermitted("Only instructors of this course may create its quizzes.")
 
     if spec.mode not in Quiz.Mode.values:

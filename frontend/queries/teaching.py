@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 
 from assess import selectors
 from assess.analysis import item_analysis
@@ -39,7 +40,19 @@ def teach_index(*, user) -> TeachIndex:
     quizzes = Quiz.objects.filter(adaptive=False).select_related("course")
     if not user.is_staff:
         quizzes = quizzes.filter(course__in=courses)
-    quizzes = quizzes.annotate(n_attempts=Count("attempts")).order_by("-created_at", "-id")
+    # The attempts of the learners the user may see (an instructor scoped to an LMS
+    # course: only its members'), counted per quiz in the same query.
+    seen = (
+        selectors.attempts_seen_by_instructor(user=user)
+        .filter(quiz=OuterRef("pk"))
+        .order_by()
+        .values("quiz")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    quizzes = quizzes.annotate(n_attempts=Coalesce(Subquery(seen), 0)).order_by(
+        "-created_at", "-id"
+    )
     return TeachIndex(courses=courses, quizzes=list(quizzes))
 
 
@@ -57,9 +70,11 @@ class ItemsPage:
 
 
 def items_page(*, user, pk: int) -> ItemsPage:
-    """Item analysis of a quiz the user instructs (404 for anyone else)."""
+    """Item analysis of a quiz the user instructs (404 for anyone else), over the
+    attempts of the learners they may see (selectors.attempts_for_instructor)."""
     quiz = selectors.quiz_get_for_instructor(user=user, pk=pk)
-    items = item_analysis(quiz=quiz)
+    attempts = selectors.attempts_for_instructor(user=user, quiz=quiz)
+    items = item_analysis(quiz=quiz, attempts=attempts)
     titles = {i.template: template_title(i.template) for i in items}
     correct = charts.bar_chart(
         [charts.Bar(titles[i.template], i.proportion_correct, "") for i in items],
@@ -82,10 +97,10 @@ def items_page(*, user, pk: int) -> ItemsPage:
         quiz=quiz,
         items=items,
         titles=titles,
-        attempts=quiz.attempts.count(),
+        attempts=attempts.count(),
         correct_chart=correct,
         discrimination_chart=discrimination,
-        lms=score_sync_counts(quiz=quiz),
+        lms=score_sync_counts(user=user, quiz=quiz),
     )
 
 
@@ -108,13 +123,14 @@ def course_progress(*, user, slug: str) -> ProgressTable:
     """Per enrolled learner, per lesson mastery on a course the user instructs (404
     otherwise). Only learners enrolled in the course are shown (selectors.
     learners_of_course): someone who answered the same skills elsewhere is not this
-    course's learner. Enrolled learners with no answer yet are listed, not started."""
+    course's learner, and an instructor scoped to an LMS course sees only its
+    members. Enrolled learners with no answer yet are listed, not started."""
     course = _course_for_instructor(user=user, slug=slug)
     lessons = [
         lesson for m in course.modules.all() for lesson in m.lessons.all() if lesson_skills(lesson)
     ]
     skills = {s for lesson in lessons for s in lesson_skills(lesson)}
-    enrolled = selectors.learners_of_course(course_id=course.pk)
+    enrolled = selectors.learners_of_course(user=user, course_id=course.pk)
     names = dict(get_user_model().objects.filter(pk__in=enrolled).values_list("pk", "username"))
     per_learner: dict[int, dict[str, selectors.SkillRow]] = {pk: {} for pk in names}
     rows = SkillMastery.objects.filter(learner_id__in=enrolled, skill__in=skills)

@@ -1,7 +1,8 @@
 """The instructor's view of LMS grade passback for one quiz: what each LMS gradebook
 should hold and whether it does (lti.models.ScoreSync), with a resend of the scores the
 LMS did not take. The quiz's instructors and staff only: anyone else gets 404, as on
-the item analysis it is linked from."""
+the item analysis it is linked from. An instructor scoped to an LMS course sees and
+resends only that LMS course's rows (lti.selectors)."""
 
 from __future__ import annotations
 
@@ -35,8 +36,8 @@ def lms_grades_page(*, user, pk: int) -> LmsGradesPage:
     quiz = selectors.quiz_get_for_instructor(user=user, pk=pk)
     return LmsGradesPage(
         quiz=quiz,
-        rows=list(lti_selectors.score_syncs_for_quiz(quiz=quiz)),
-        counts=lti_selectors.score_sync_counts(quiz=quiz),
+        rows=list(lti_selectors.score_syncs_for_quiz(user=user, quiz=quiz)),
+        counts=lti_selectors.score_sync_counts(user=user, quiz=quiz),
     )
 
 
@@ -55,7 +56,8 @@ def _resend(request, quiz: Quiz) -> None:
             messages.error(request, "That score could not be found.")
             return
         ids = [int(raw)]
-    n = grades.scores_resend(quiz=quiz, sync_ids=ids)
+    mine = lti_selectors.score_sync_ids_to_resend(user=request.user, quiz=quiz, ids=ids)
+    n = grades.scores_resend(quiz=quiz, sync_ids=mine)
     if n:
         messages.success(
             request, f"{n} score{'s' if n != 1 else ''} queued to send to the LMS again."

@@ -1,6 +1,7 @@
 """LMS grade sync for instructors: a quiz's ScoreSync rows, their counts, and a resend.
 Each view gates with quiz_get_for_instructor (404 for anyone but the quiz's instructors
-and staff), calls one selector or service, and renders."""
+and staff), calls one selector or service, and renders. An instructor scoped to an LMS
+course sees, counts and resends only the rows of that LMS course (lti.selectors)."""
 
 from __future__ import annotations
 
@@ -32,7 +33,9 @@ class ScoreSyncListView(AssessAPIView):
         # input as absent, and the schema's enum promises it is refused.
         query = s.ScoreSyncQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
-        rows = selectors.score_syncs_for_quiz(quiz=quiz, state=query.validated_data.get("state"))
+        rows = selectors.score_syncs_for_quiz(
+            user=request.user, quiz=quiz, state=query.validated_data.get("state")
+        )
         return paginate(self, rows, s.ScoreSyncSerializer)
 
 
@@ -45,7 +48,11 @@ class ScoreSyncSummaryView(AssessAPIView):
     )
     def get(self, request, pk: int):
         quiz = quiz_get_for_instructor(user=request.user, pk=pk)
-        return Response(s.ScoreSyncCountsSerializer(selectors.score_sync_counts(quiz=quiz)).data)
+        return Response(
+            s.ScoreSyncCountsSerializer(
+                selectors.score_sync_counts(user=request.user, quiz=quiz)
+            ).data
+        )
 
 
 class ScoreSyncResendView(AssessAPIView):
@@ -61,5 +68,8 @@ class ScoreSyncResendView(AssessAPIView):
         quiz = quiz_get_for_instructor(user=request.user, pk=pk)
         data = s.ResendInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        n = grades.scores_resend(quiz=quiz, sync_ids=data.validated_data.get("ids"))
+        ids = selectors.score_sync_ids_to_resend(
+            user=request.user, quiz=quiz, ids=data.validated_data.get("ids")
+        )
+        n = grades.scores_resend(quiz=quiz, sync_ids=ids)
         return Response(s.ResendSerializer({"resent": n}).data)

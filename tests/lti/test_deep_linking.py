@@ -55,7 +55,8 @@ def quizzes(platform):
 
 
 def _teacher_instructs_the_course(platform):
-    """An instructor's resource launch makes them an instructor of the quiz's course."""
+    """An instructor's resource launch makes them an instructor of the quiz's course,
+    scoped to the launch's LMS context: the picker offers that course's quizzes."""
     assert platform.launch(sub="teacher-sub", roles=[INSTRUCTOR]).status_code == 303
 
 

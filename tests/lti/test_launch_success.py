@@ -1,7 +1,8 @@
 """Launches that must work (the checklist's "must succeed" rows), end to end: the
 learner lands (303) on the attempt page, signed in, enrolled, with the link mapped to
 the quiz; a reload is a GET that replays nothing; an instructor lands on the quiz's
-teaching page; a platform key rotation does not break launches."""
+teaching page, an instructor of its course scoped to the launch's LMS context; a platform
+key rotation does not break launches."""
 
 from __future__ import annotations
 
@@ -92,9 +93,11 @@ def test_instructor_launch_lands_on_the_teaching_page(platform):
     assert response.status_code == 303
     assert response["Location"] == reverse("quiz-items", args=[platform.quiz.pk])
     user = LtiUser.objects.get(sub="teacher-sub").auth_user
-    assert CourseRole.objects.filter(
-        user=user, course=platform.quiz.course, role=CourseRole.Role.INSTRUCTOR
-    ).exists()
+    # An instructor of the quiz's course scoped to the launch's LMS context, not of the
+    # whole course (tests/lti/test_context_scope.py).
+    role = CourseRole.objects.get(user=user)
+    assert (role.course, role.role) == (platform.quiz.course, CourseRole.Role.INSTRUCTOR)
+    assert role.lti_context == LtiContext.objects.get(id_on_platform="course-a")
     assert not Attempt.objects.exists()
     assert not Enrolment.objects.filter(user=user).exists()
     page = platform.client.get(response["Location"], secure=True)

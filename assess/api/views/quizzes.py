@@ -123,4 +123,5 @@ class QuizItemsView(AssessAPIView):
     )
     def get(self, request, pk: int):
         quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
-        return paginate(self, item_analysis(quiz=quiz), s.ItemStatsSerializer)
+        attempts = selectors.attempts_for_instructor(user=request.user, quiz=quiz)
+        return paginate(self, item_analysis(quiz=quiz, attempts=attempts), s.ItemStatsSerializer)
