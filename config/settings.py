@@ -165,7 +165,7 @@ STORAGES = {
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "home"
+LOGIN_REDIRECT_URL = "dashboard"  # a signed-in learner starts from their own progress
 LOGOUT_REDIRECT_URL = "home"
 
 # Mail (password resets): EMAIL_URL, e.g. smtp+tls://user:password@mail.example.com:587,
