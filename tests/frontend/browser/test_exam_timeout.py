@@ -1,5 +1,6 @@
 """An exam runs out of time in the browser: the autosaved answer is kept and counted."""
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -25,7 +26,7 @@ def test_exam_times_out_and_keeps_the_autosaved_answer(page, shot, sign_in):
     page.wait_for_url("**/attempts/*/")
     attempt = Attempt.objects.get()
     timer = page.locator("#countdown")
-    assert "left" in timer.inner_text()  # the script took over from the text deadline
+    assert re.fullmatch(r"\d+:\d\d", timer.inner_text())  # the script took over the clock
 
     question = attempt.questions.order_by("order").first()
     part = question.answers[0]
@@ -36,6 +37,17 @@ def test_exam_times_out_and_keeps_the_autosaved_answer(page, shot, sign_in):
     assert page.locator(".feedback").count() == 0  # graded, but hidden in an exam
     assert Response.objects.get().correct is True
     shot(page, "exam")
+
+    # A minute left: said once, politely, in its own live region (the clock is silent).
+    Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() + timedelta(seconds=62))
+    page.reload()
+    assert page.locator("#countdown").get_attribute("aria-live") == "off"
+    warning = page.locator("#countdown-warning")
+    assert warning.get_attribute("aria-live") == "polite"
+    page.wait_for_function(
+        "document.getElementById('countdown-warning').textContent === '1 minute left.'",
+        timeout=10_000,
+    )
 
     # Bring the deadline close: the countdown reaches zero and reloads the page.
     Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() + timedelta(seconds=3))
