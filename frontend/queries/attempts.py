@@ -167,6 +167,9 @@ class AttemptPage:
     own: bool
     questions: list[QuestionView]
     rules: str
+    # The attempt's possible points (its active questions' slots); None for adaptive
+    # practice, a history of variants rather than a paper with a total.
+    total_points: int | None = None
 
 
 def attempt_page(*, user, attempt: Attempt, drafts, errors) -> AttemptPage:
@@ -175,17 +178,20 @@ def attempt_page(*, user, attempt: Attempt, drafts, errors) -> AttemptPage:
     questions = attempt.questions.select_related("slot").order_by("order", "variant_number")
     if not attempt.quiz.adaptive:
         questions = questions.filter(active=True)
+    questions = list(questions)
     own = attempt.learner_id == user.pk
     now = timezone.now()
     views = question_views(
-        attempt=attempt, questions=list(questions), drafts=drafts, errors=errors, own=own, now=now
+        attempt=attempt, questions=questions, drafts=drafts, errors=errors, own=own, now=now
     )
+    total = None if attempt.quiz.adaptive else sum(q.slot.points for q in questions)
     return AttemptPage(
         attempt=attempt,
         visible=not own or grades_visible(attempt=attempt, now=now),
         own=own,
         questions=views,
         rules=rules_note(attempt.quiz),
+        total_points=total,
     )
 
 

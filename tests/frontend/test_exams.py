@@ -69,7 +69,7 @@ def test_time_up_closes_the_attempt_and_keeps_the_saved_answer(login, learner, e
     assert "Time is up: your saved answers were submitted." in html
     attempt = Attempt.objects.get(pk=exam_attempt.pk)
     assert attempt.status == Attempt.Status.EXPIRED and attempt.score == 0.5
-    assert "Score: 50%" in html and "Worked solution" in html  # after_attempt policy
+    assert "Score: 1 of 2 points (50%)" in html and "Worked solution" in html  # after_attempt
 
 
 def test_an_answer_after_the_deadline_is_refused_and_sent_to_the_end(login, learner, exam_attempt):
@@ -90,7 +90,7 @@ def test_finish_shows_results_when_the_policy_allows(login, learner, exam_attemp
     client = login(learner)
     response = client.post(f"/attempts/{exam_attempt.pk}/finish/")
     html = client.get(response["Location"]).content.decode()
-    assert "Submitted at" in html and "Score: 0%" in html and "not passed" in html
+    assert "Submitted at" in html and "Score: 0 of 2 points (0%)" in html and "not passed" in html
     again = client.post(f"/attempts/{exam_attempt.pk}/finish/", follow=True).content.decode()
     assert "already finished" in again
 
@@ -151,7 +151,7 @@ def test_changing_an_exam_answer_back_counts_and_the_last_one_stands(login, lear
         client.post(url, {"part-weights": text}, **HTMX)
     assert list(Response.objects.values_list("raw", flat=True)) == [right, wrong, right]
     html = client.post(f"/attempts/{exam_attempt.pk}/finish/", follow=True).content.decode()
-    assert "Score: 50%" in html  # the last saved answer (right) counts; question 2 empty
+    assert "Score: 1 of 2 points (50%)" in html  # the last saved (right) counts; q2 empty
 
 
 def test_the_quiz_list_and_start_need_enrolment(login, learner, exam):

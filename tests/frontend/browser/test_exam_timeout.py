@@ -56,5 +56,5 @@ def test_exam_times_out_and_keeps_the_autosaved_answer(page, shot, sign_in):
     attempt.refresh_from_db()
     assert attempt.status == Attempt.Status.EXPIRED
     assert attempt.score == pytest.approx(0.5)
-    assert "Score: 50%" in page.locator("#score").inner_text()
+    assert "Score: 1 of 2 points (50%)" in page.locator("#score").inner_text()
     shot(page, "exam-time-up")
