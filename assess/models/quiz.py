@@ -25,11 +25,12 @@ def validate_template_pool(value) -> None:
             raise ValidationError(f"Unknown template slug {slug!r}.") from None
 
 
-def closed_for_all_at(*, closes_at, extended_until):
-    """The latest of a quiz's close and its extensions' latest close; None: never."""
+def later_close(closes_at, extended):
+    """A close moved by an extension: the later of the two. An extension never moves a
+    close earlier, nor gives a never-closing quiz (closes_at None) one."""
     if closes_at is None:
         return None
-    return max(closes_at, extended_until) if extended_until else closes_at
+    return max(closes_at, extended) if extended else closes_at
 
 
 class Quiz(models.Model):
@@ -145,16 +146,11 @@ class Quiz(models.Model):
         extension's close (None: it never closes). Read from this row alone, so any
         reader that loaded the quiz (select_related included) agrees without a query;
         an admin edit of closes_at needs no upkeep, as the sum is taken on reading."""
-        return closed_for_all_at(closes_at=self.closes_at, extended_until=self.extended_until)
+        return later_close(self.closes_at, self.extended_until)
 
     def closes_at_for(self, extension):
-        """The close for one learner: their extension's later close, else the quiz's.
-        An extension never moves a close earlier, nor gives a never-closing quiz one."""
-        if self.closes_at is None:
-            return None
-        if extension is not None and extension.closes_at and extension.closes_at > self.closes_at:
-            return extension.closes_at
-        return self.closes_at
+        """The close for one learner: their extension's later close, else the quiz's."""
+        return later_close(self.closes_at, extension.closes_at if extension else None)
 
     @property
     def feedback_deferred(self) -> bool:

@@ -12,6 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from assess.models import Quiz
+from assess.models.quiz import later_close
 from assess.services.quizzes import (
     MAX_ATTEMPTS,
     MAX_POINTS,
@@ -149,10 +150,7 @@ class QuizSerializer(serializers.ModelSerializer):
     def get_closes_at_for_you(self, quiz: Quiz):
         """From the reader's extended closes the view passes ({quiz id: close}); a
         view that passes none (the creator's 201) shows the quiz's own close."""
-        later = self.context.get("extended_closes", {}).get(quiz.pk)
-        closes = quiz.closes_at
-        if closes is not None and later is not None and later > closes:
-            closes = later
+        closes = later_close(quiz.closes_at, self.context.get("extended_closes", {}).get(quiz.pk))
         return serializers.DateTimeField().to_representation(closes) if closes else None
 
     @extend_schema_field(
