@@ -51,15 +51,17 @@ def _targets(*, quiz_id: int, user_id: int):
     )
 
 
-def _total_points(quiz_id: int) -> float:
-    return float(Quiz.objects.filter(pk=quiz_id).aggregate(t=Sum("slots__points"))["t"] or 0)
-
-
 def _next_timestamp(previous: datetime | None, now: datetime) -> datetime:
     """AGS platforms ignore a score not newer than the last: keep ours rising."""
     if previous is not None and now <= previous:
         return previous + timedelta(microseconds=1)
     return now
+
+
+def _back_to_pending(sync: ScoreSync, now: datetime) -> None:
+    """A score to send afresh: a newer timestamp, no reason, no tries spent."""
+    sync.timestamp = _next_timestamp(sync.timestamp, now)
+    sync.state, sync.permanent, sync.reason, sync.tries = ScoreSync.State.PENDING, False, "", 0
 
 
 def scores_queue(*, quiz_id: int, user_id: int) -> list[int]:
@@ -68,9 +70,9 @@ def scores_queue(*, quiz_id: int, user_id: int) -> list[int]:
     targets = list(_targets(quiz_id=quiz_id, user_id=user_id))
     if not targets:
         return []
-    quiz = Quiz.objects.get(pk=quiz_id)
+    quiz = Quiz.objects.annotate(total_points=Sum("slots__points")).get(pk=quiz_id)
     attempt = counted_attempt(quiz=quiz, learner_id=user_id)
-    maximum = _total_points(quiz_id)
+    maximum = float(quiz.total_points or 0)
     if attempt is None or maximum <= 0:
         return []
     given = min(max(float(attempt.points or 0.0), 0.0), maximum)
@@ -94,8 +96,7 @@ def scores_queue(*, quiz_id: int, user_id: int) -> list[int]:
             sync.learner_id = user_id
             sync.attempt = attempt
             sync.score_given, sync.score_maximum = given, maximum
-            sync.timestamp = _next_timestamp(sync.timestamp, now)
-            sync.state, sync.permanent, sync.reason, sync.tries = "pending", False, "", 0
+            _back_to_pending(sync, now)
             try:
                 with transaction.atomic():
                     sync.save()
@@ -196,8 +197,7 @@ def scores_resend(*, quiz: Quiz, sync_ids=None) -> int:
     with transaction.atomic():
         for sync in rows.select_for_update():
             if sync.state == ScoreSync.State.FAILED:
-                sync.timestamp = _next_timestamp(sync.timestamp, now)
-                sync.state, sync.permanent, sync.reason, sync.tries = "pending", False, "", 0
+                _back_to_pending(sync, now)
                 sync.save()
             ids.append(sync.pk)
         transaction.on_commit(lambda: enqueue(ids))
