@@ -24,6 +24,7 @@ from lti_tool.models import LtiContext, LtiUser
 from assess.services.enrolments import enrolment_lti
 from lti.models import ResourceLinkQuiz
 from lti.platform_client import SCOPE_NRPS, Permanent, call
+from lti.services import burnin_user, is_teaching
 
 log = logging.getLogger(__name__)
 
@@ -91,15 +92,14 @@ def _clean(member: dict) -> dict:
 
 
 def _is_learner(member: dict) -> bool:
-    roles = {normalize_role(r) for r in member["roles"] if isinstance(r, str)}
-    teaching = {ContextRole.INSTRUCTOR, ContextRole.CONTENT_DEVELOPER, ContextRole.ADMINISTRATOR}
-    return ContextRole.LEARNER in roles and not roles & teaching
+    """A learner and no teaching role (the launch's rule, lti.services.is_teaching)."""
+    roles = [r for r in member["roles"] if isinstance(r, str)]
+    learning = any(normalize_role(r) == ContextRole.LEARNER for r in roles)
+    return learning and not is_teaching(roles)
 
 
 def roster_sync(*, context: LtiContext) -> RosterReport:
     """Reads the context's roster and records it (see the module docstring)."""
-    from lti.services import burnin_user
-
     members = [_clean(m) for m in fetch_members(context)]
     courses = {
         rlq.quiz.course

@@ -34,7 +34,6 @@ from assess.services.attempts import attempt_start
 from assess.services.enrolments import enrolment_lti
 from lti.grades import line_item_remember
 from lti.models import ResourceLinkQuiz
-from lti.roster import roster_enqueue, roster_sync_due
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 TEACHING_ROLES = {ContextRole.INSTRUCTOR, ContextRole.CONTENT_DEVELOPER, ContextRole.ADMINISTRATOR}
@@ -134,7 +133,10 @@ def _remember_line_item(lti_launch: LtiLaunch, quiz: Quiz) -> None:
 
 def _queue_roster(lti_launch: LtiLaunch) -> None:
     """An instructor's launch offering Names and Roles queues a roster sync of its LMS
-    course (at most one per ROSTER_INTERVAL), after the launch commits."""
+    course (at most one per ROSTER_INTERVAL), after the launch commits. (lti.roster
+    uses this module's user linking and role rule, so it is imported here.)"""
+    from lti.roster import roster_enqueue, roster_sync_due
+
     if not (lti_launch.context_claim and lti_launch.nrps_claim):
         return
     context = lti_launch.context
