@@ -21,7 +21,7 @@ from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
 from lti1p3platform.registration import Registration
 from lti1p3platform.request import Request
 
-from tests.lti.lms_services import MemoryGradebook
+from tests.lti.lms_services import MemoryGradebook, query_params
 
 CLIENT_ID = "e2e-client"
 DEPLOYMENT = "e2e-deployment"
@@ -80,10 +80,7 @@ class DjangoRequest(Request):
         return {
             "method": request.method,
             "form_data": request.POST.dict(),
-            "get_data": {
-                k: int(v) if k in ("page", "limit") and v.isdigit() else v
-                for k, v in request.GET.items()
-            },
+            "get_data": query_params(request.GET.items()),
             "headers": dict(request.headers),
             "content_type": request.content_type,
             "path": request.path,

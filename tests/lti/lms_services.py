@@ -84,6 +84,12 @@ class _Conf(LTI1P3PlatformConfAbstract):
         return self._registration
 
 
+def query_params(items) -> dict:
+    """A query string as lti1p3platform's handlers want it: page and limit as numbers
+    (it adds 1 to `page` for the next link), everything else as text."""
+    return {k: int(v) if k in ("page", "limit") and v.isdigit() else v for k, v in items}
+
+
 class _Request(Request):
     def build_metadata(self, request: requests.PreparedRequest):
         parts = urlsplit(request.url)
@@ -93,11 +99,7 @@ class _Request(Request):
         return {
             "method": request.method,
             "form_data": dict(parse_qsl(body)) if body and not is_json else {},
-            # numbers as numbers: lti1p3platform adds 1 to `page` for the next link
-            "get_data": {
-                k: int(v) if k in ("page", "limit") and v.isdigit() else v
-                for k, v in parse_qsl(parts.query)
-            },
+            "get_data": query_params(parse_qsl(parts.query)),
             "headers": dict(request.headers),
             "content_type": content_type,
             "path": parts.path,
