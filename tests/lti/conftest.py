@@ -62,16 +62,27 @@ class Platform:
     """The LMS: its published keys (`published`, mutable for rotation tests), and a
     browser that launches the tool."""
 
-    def __init__(self, client: Client, quiz):
+    def __init__(
+        self,
+        client: Client,
+        quiz,
+        *,
+        issuer: str = ISS,
+        client_id: str = CLIENT_ID,
+        deployment: str = DEPLOYMENT,
+        keyset_url: str = KEYSET_URL,
+    ):
         self.client = client
         self.quiz = quiz
+        self.issuer, self.client_id, self.deployment = issuer, client_id, deployment
+        self.keyset_url = keyset_url
         self.key = PlatformKey("platform-key-1")
         self.published = [self.key]
         self.keyset_fetches = 0
 
     # the key-set URL, as the tool fetches it
     def serve_keyset(self, url, timeout=None):
-        assert url == KEYSET_URL
+        assert url == self.keyset_url
         self.keyset_fetches += 1
         keys = {"keys": [k.jwk() for k in self.published]}
 
@@ -88,26 +99,26 @@ class Platform:
         """OIDC third-party login initiation; returns (state, nonce) the tool sent to
         the platform's auth URL."""
         params = {
-            "iss": ISS,
+            "iss": self.issuer,
             "login_hint": "user-hint",
             "target_link_uri": LAUNCH_URL,
-            "client_id": CLIENT_ID,
-            "lti_deployment_id": DEPLOYMENT,
+            "client_id": self.client_id,
+            "lti_deployment_id": self.deployment,
         }
         response = getattr(self.client, method)("/lti/login/", params, secure=True)
         assert response.status_code == 302, response.content
         location = urlsplit(response["Location"])
-        assert f"{location.scheme}://{location.netloc}{location.path}" == ISS + "/auth"
+        assert f"{location.scheme}://{location.netloc}{location.path}" == self.issuer + "/auth"
         query = {k: v[0] for k, v in parse_qs(location.query).items()}
         assert query["redirect_uri"] == LAUNCH_URL
-        assert query["client_id"] == CLIENT_ID
+        assert query["client_id"] == self.client_id
         return query["state"], query["nonce"]
 
     def claims(self, nonce: str, *, sub: str = "learner-sub-1", roles=None, **extra) -> dict:
         now = int(time.time())
         claims = {
-            "iss": ISS,
-            "aud": CLIENT_ID,
+            "iss": self.issuer,
+            "aud": self.client_id,
             "sub": sub,
             "exp": now + 300,
             "iat": now,
@@ -115,7 +126,7 @@ class Platform:
             "given_name": "Ada",
             "family_name": "Lovelace",
             "email": "ada@example.org",
-            CLAIM + "deployment_id": DEPLOYMENT,
+            CLAIM + "deployment_id": self.deployment,
             CLAIM + "message_type": "LtiResourceLinkRequest",
             CLAIM + "version": "1.3.0",
             CLAIM + "roles": [LEARNER] if roles is None else roles,
@@ -211,20 +222,34 @@ def tool_key(db):
     return Key.objects.generate()
 
 
-@pytest.fixture
-def registration(db, tool_key):
+def register_lms(
+    *,
+    name: str = "Example LMS",
+    issuer: str = ISS,
+    client_id: str = CLIENT_ID,
+    deployment: str = DEPLOYMENT,
+    keyset_url: str = KEYSET_URL,
+    auth_url: str | None = None,
+    token_url: str | None = None,
+) -> LtiRegistration:
+    """An LMS registration with one active deployment, as an admin makes them."""
     registration = LtiRegistration.objects.create(
-        name="Example LMS",
-        issuer=ISS,
-        client_id=CLIENT_ID,
-        auth_url=ISS + "/auth",
-        token_url=ISS + "/token",
-        keyset_url=KEYSET_URL,
+        name=name,
+        issuer=issuer,
+        client_id=client_id,
+        auth_url=auth_url or issuer + "/auth",
+        token_url=token_url or issuer + "/token",
+        keyset_url=keyset_url,
     )
     LtiDeployment.objects.create(
-        registration=registration, deployment_id=DEPLOYMENT, is_active=True
+        registration=registration, deployment_id=deployment, is_active=True
     )
     return registration
+
+
+@pytest.fixture
+def registration(db, tool_key):
+    return register_lms()
 
 
 @pytest.fixture

@@ -12,13 +12,12 @@ make no course-wide change (quiz create, enrolments: 403). A course-wide instruc
 from __future__ import annotations
 
 from datetime import timedelta
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
-from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration, LtiUser
+from lti_tool.models import LtiContext, LtiUser
 from rest_framework.test import APIClient
 
 from assess.models import Attempt, CourseRole, Enrolment, Extension, Question
@@ -26,7 +25,7 @@ from assess.services.attempts import attempt_start
 from lti.models import ScoreSync
 from tests.assess.helpers import answer
 from tests.factories import CourseRoleFactory, QuizFactory, UserFactory
-from tests.lti.conftest import CLAIM, INSTRUCTOR, KEYSET_URL, LAUNCH_URL, Platform
+from tests.lti.conftest import CLAIM, INSTRUCTOR, KEYSET_URL, Platform, register_lms
 
 pytestmark = pytest.mark.django_db
 
@@ -37,37 +36,21 @@ KEYSET_B = ISS_B + "/jwks"
 
 
 class PlatformB(Platform):
-    """Another university's LMS: its own issuer, client id, deployment and keys."""
+    """Another university's LMS: its own issuer, client id, deployment, keys, and its
+    own course ("course-x") unless a launch names another."""
 
-    def serve_keyset(self, url, timeout=None):
-        keys = {"keys": [k.jwk() for k in self.published]}
-
-        class Response:
-            def raise_for_status(self):
-                return None
-
-            def json(self):
-                return keys
-
-        return Response()
-
-    def login(self, method: str = "get") -> tuple[str, str]:
-        params = {
-            "iss": ISS_B,
-            "login_hint": "user-hint",
-            "target_link_uri": LAUNCH_URL,
-            "client_id": CLIENT_B,
-            "lti_deployment_id": DEPLOYMENT_B,
-        }
-        response = self.client.get("/lti/login/", params, secure=True)
-        assert response.status_code == 302, response.content
-        query = parse_qs(urlsplit(response["Location"]).query)
-        return query["state"][0], query["nonce"][0]
+    def __init__(self, client: Client, quiz):
+        super().__init__(
+            client,
+            quiz,
+            issuer=ISS_B,
+            client_id=CLIENT_B,
+            deployment=DEPLOYMENT_B,
+            keyset_url=KEYSET_B,
+        )
 
     def claims(self, nonce: str, **kwargs) -> dict:
         claims = super().claims(nonce, **kwargs)
-        claims["iss"], claims["aud"] = ISS_B, CLIENT_B
-        claims[CLAIM + "deployment_id"] = DEPLOYMENT_B
         if CLAIM + "context" not in kwargs:
             claims[CLAIM + "context"] = {"id": "course-x", "title": "LMS course X"}
         return claims
@@ -81,16 +64,12 @@ def quiz(course):
 
 @pytest.fixture
 def platform_b(platform, quiz, tool_key, monkeypatch):
-    registration = LtiRegistration.objects.create(
+    register_lms(
         name="Other LMS",
         issuer=ISS_B,
         client_id=CLIENT_B,
-        auth_url=ISS_B + "/auth",
-        token_url=ISS_B + "/token",
+        deployment=DEPLOYMENT_B,
         keyset_url=KEYSET_B,
-    )
-    LtiDeployment.objects.create(
-        registration=registration, deployment_id=DEPLOYMENT_B, is_active=True
     )
     other = PlatformB(Client(enforce_csrf_checks=True), quiz)
 

@@ -26,13 +26,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
-from lti_tool.models import Key, LtiDeployment, LtiRegistration
+from lti_tool.models import Key
 
 from assess.models import Attempt, Response
 from tests.factories import CourseFactory, QuizFactory
 from tests.frontend.browser.conftest import CHROMIUM, FLAGS
 from tests.frontend.helpers import right_text
-from tests.lti.conftest import CLAIM, CLIENT_ID, DEPLOYMENT, KEYSET_URL, Platform
+from tests.lti.conftest import CLAIM, CLIENT_ID, DEPLOYMENT, Platform, register_lms
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -156,16 +156,11 @@ def _register(lms_origin: str) -> None:
     """The LMS's registration and deployment, as tests/lti/conftest.py makes them, with
     the LMS's origin as issuer; its key set is Platform.serve_keyset's URL."""
     Key.objects.generate()
-    registration = LtiRegistration.objects.create(
+    register_lms(
         name="Iframe LMS",
         issuer=lms_origin,
-        client_id=CLIENT_ID,
         auth_url=lms_origin + "/lms/auth",
         token_url=lms_origin + "/lms/token",
-        keyset_url=KEYSET_URL,
-    )
-    LtiDeployment.objects.create(
-        registration=registration, deployment_id=DEPLOYMENT, is_active=True
     )
 
 
