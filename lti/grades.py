@@ -10,7 +10,6 @@ delivers one row under its lock: a second delivery of a sent row does nothing.
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime, timedelta
 
 from django.db import IntegrityError, transaction
@@ -20,11 +19,10 @@ from lti_tool.models import LtiMembership
 
 from assess.models import Quiz
 from assess.selectors.grades import counted_attempt
+from config.celery import try_delay
 from lti import ags
 from lti.models import LineItem, ScoreSync
 from lti.platform_client import Permanent, Transient
-
-log = logging.getLogger(__name__)
 
 STALE_AFTER = timedelta(minutes=10)  # a pending row untouched this long is queued again
 
@@ -112,10 +110,7 @@ def enqueue(sync_ids) -> None:
     from lti.tasks import post_score
 
     for sync_id in sync_ids:
-        try:
-            post_score.delay(sync_id)
-        except Exception as exc:  # kombu's OperationalError, redis' ConnectionError, ...
-            log.warning("score %s not queued (%s); the requeue will send it", sync_id, exc)
+        try_delay(post_score, sync_id, what=f"score {sync_id} (the requeue will send it)")
 
 
 def _line_item_url(sync: ScoreSync) -> str:

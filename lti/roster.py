@@ -11,7 +11,6 @@ the LMS course keeps their attempts and grades; their membership is marked inact
 
 from __future__ import annotations
 
-import logging
 import re
 from dataclasses import dataclass
 
@@ -22,11 +21,10 @@ from lti_tool.lti_core.utils import normalize_role
 from lti_tool.models import LtiContext, LtiUser
 
 from assess.services.enrolments import enrolment_lti
+from config.celery import try_delay
 from lti.models import ResourceLinkQuiz
 from lti.platform_client import SCOPE_NRPS, Permanent, call
 from lti.services import burnin_user, is_teaching
-
-log = logging.getLogger(__name__)
 
 MEMBERSHIPS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
 ROSTER_INTERVAL = 600  # seconds between two syncs of one context started by launches
@@ -135,8 +133,5 @@ def roster_sync_due(context: LtiContext) -> bool:
 def roster_enqueue(context_id: int) -> None:
     from lti.tasks import sync_roster
 
-    try:
-        sync_roster.delay(context_id)
-    except Exception as exc:  # broker down: the next instructor launch asks again
-        cache.delete(f"lti:roster:{context_id}")
-        log.warning("roster sync of context %s not queued: %s", context_id, exc)
+    if not try_delay(sync_roster, context_id, what=f"roster sync of context {context_id}"):
+        cache.delete(f"lti:roster:{context_id}")  # the next instructor launch asks again

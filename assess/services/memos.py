@@ -24,6 +24,7 @@ from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion
 from assess.selectors import user_is_enrolled, user_is_instructor
 from assess.services.enrolments import enrolment_self
 from assess.signals import progress_recorded_on_commit
+from config.celery import try_delay
 from curricula.models import Course
 
 log = logging.getLogger(__name__)
@@ -81,14 +82,8 @@ def review_enqueue(version_id: int) -> bool:
     again once it has waited past STUCK_AFTER (or an operator runs it sooner)."""
     from assess.tasks import review_memo_version  # the task module imports this one
 
-    try:
-        review_memo_version.delay(version_id)
-    except Exception as exc:  # kombu's OperationalError, redis' ConnectionError, ...
-        log.warning(
-            "memo version %s: review not queued (%s); the beat task retries", version_id, exc
-        )
-        return False
-    return True
+    what = f"memo version {version_id}: review (the beat task retries)"
+    return try_delay(review_memo_version, version_id, what=what)
 
 
 def _queue_review(version: MemoVersion) -> None:
