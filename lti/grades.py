@@ -110,7 +110,7 @@ def enqueue(sync_ids) -> None:
     from lti.tasks import post_score
 
     for sync_id in sync_ids:
-        try_delay(post_score, sync_id, what=f"score {sync_id} (the requeue will send it)")
+        try_delay(post_score, sync_id, what=f"score {sync_id}")
 
 
 def _line_item_url(sync: ScoreSync) -> str:

@@ -82,8 +82,7 @@ def review_enqueue(version_id: int) -> bool:
     again once it has waited past STUCK_AFTER (or an operator runs it sooner)."""
     from assess.tasks import review_memo_version  # the task module imports this one
 
-    what = f"memo version {version_id}: review (the beat task retries)"
-    return try_delay(review_memo_version, version_id, what=what)
+    return try_delay(review_memo_version, version_id, what=f"memo version {version_id}: review")
 
 
 def _queue_review(version: MemoVersion) -> None:
