@@ -264,16 +264,33 @@ def attempt_get_for_user(*, user, pk: int, write: bool = False) -> Attempt:
     """
     qs = Attempt.objects.select_related("quiz", "learner")
     if write:
-        qs = qs.filter(learner=user)
-        if not user.is_staff:
-            qs = qs.filter(
-                Q(quiz__course__isnull=True)
-                | Q(quiz__course_id__in=_enrolled_course_ids(user))
-                | Q(quiz__course_id__in=_instructed_course_ids(user))
-            )
+        qs = _writable(qs, user)
     elif not user.is_staff:
         qs = qs.filter(Q(learner=user) | _instructor_attempts_q(user))
     return qs.get(pk=pk)
+
+
+def _writable(attempts: QuerySet[Attempt], user, prefix: str = "") -> QuerySet:
+    """attempt_get_for_user's write rule on any queryset reaching Attempt through
+    `prefix` ("" for Attempt itself, "attempt__" for Question)."""
+    rows = attempts.filter(**{f"{prefix}learner": user})
+    if user.is_staff:
+        return rows
+    course = f"{prefix}quiz__course"
+    return rows.filter(
+        Q(**{f"{course}__isnull": True})
+        | Q(**{f"{course}_id__in": _enrolled_course_ids(user)})
+        | Q(**{f"{course}_id__in": _instructed_course_ids(user)})
+    )
+
+
+def question_get_for_writer(*, user, attempt_pk: int, pk: int) -> Question:
+    """A question of an attempt the user may write to (attempt_get_for_user's rule),
+    with its attempt, quiz and learner, in one query: answering is the hot path, and
+    this saves reading the attempt and the question apart. Raises DoesNotExist (404)
+    whether the attempt or the question is not theirs."""
+    qs = Question.objects.select_related("slot", "attempt__quiz", "attempt__learner")
+    return _writable(qs, user, prefix="attempt__").get(pk=pk, attempt_id=attempt_pk)
 
 
 def _instructor_attempts_q(user) -> Q:

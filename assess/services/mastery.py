@@ -94,7 +94,14 @@ def mastery_apply(
         reason="mastery",
         changes={skill: (first_p[skill], row.p_mastery) for skill, row in rows.items()},
     )
-    if rows:
+    if len(items) == 1:
+        # One answer (the hot path) touches one or two skills: plain UPDATEs compile
+        # far faster than bulk_update's CASE expression (about 1.5 ms an answer).
+        for row in rows.values():
+            SkillMastery.objects.filter(pk=row.pk).update(
+                p_mastery=row.p_mastery, responses=row.responses, updated_at=now
+            )
+    elif rows:  # a released exam: one statement however many answers and skills
         SkillMastery.objects.bulk_update(
             list(rows.values()), ["p_mastery", "responses", "updated_at"]
         )

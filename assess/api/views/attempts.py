@@ -6,6 +6,7 @@ from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from drf_standardized_errors.openapi_validation_errors import extend_validation_errors
 from rest_framework import status
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from assess import selectors
@@ -70,11 +71,16 @@ class AttemptResponsesView(AssessAPIView):
         examples=docs.RESPONSE_EXAMPLES,
     )
     def post(self, request, pk: int):
-        attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
         data = s.ResponseInputSerializer(data=request.data)
-        data.is_valid(raise_exception=True)
+        if not data.is_valid():
+            # Someone else's attempt is a 404 whatever the body holds.
+            selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+            raise ValidationError(data.errors)
         d = data.validated_data
-        question = selectors.question_get_for_attempt(attempt=attempt, pk=d["question"])
+        question = selectors.question_get_for_writer(
+            user=request.user, attempt_pk=pk, pk=d["question"]
+        )
+        attempt = question.attempt
         result = response_submit(
             attempt=attempt,
             question=question,

@@ -35,7 +35,7 @@ def learners_attempt(api, course_quiz) -> dict:
 
 
 def test_another_learner_cannot_read_or_write_my_attempt(
-    client_for, other_learner, learners_attempt
+    api, client_for, other_learner, learners_attempt
 ):
     other = client_for(other_learner)
     aid = learners_attempt["id"]
@@ -46,6 +46,12 @@ def test_another_learner_cannot_read_or_write_my_attempt(
     r = answer(other, aid, qid, parts_of(qid)[0], key="theirs")
     assert r.status_code == 404
     assert Response.objects.filter(idempotency_key="theirs").count() == 0
+    # A body that does not validate still gets the 404: it must not tell them (400)
+    # that the attempt exists.
+    r = other.post(f"/api/attempts/{aid}/responses/", {"question": qid}, format="json")
+    assert r.status_code == 404
+    r = api.post(f"/api/attempts/{aid}/responses/", {"question": qid}, format="json")
+    assert r.status_code == 400  # the owner is told what is wrong with it
 
 
 def test_a_learner_removed_from_the_course_reads_but_cannot_continue(api, learner, course_quiz):

@@ -23,7 +23,10 @@ START_BUDGET = 12
 # idempotency key is looked up in the same read as the tries, under the attempt's lock
 # (no read before it, no savepoint around the INSERT): 17 -> 13 for a first answer that
 # creates the learner's skill rows, 15 -> 11 for a later try; 14 where the template has
-# skills in two rows to create.
+# skills in two rows to create. The attempt and the question are then read in one
+# query (question_get_for_writer), and one answer's skill rows are written with plain
+# UPDATEs (one per skill) instead of bulk_update's CASE: 14 where two rows are created
+# and two updated.
 SUBMIT_BUDGET = 14
 
 
