@@ -127,8 +127,8 @@ def question_detail(request, pk: int, qid: int):
 @login_required
 @missing_is_404
 def question_answer(request, pk: int, qid: int):
-    attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
-    question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+    question = selectors.question_get_for_writer(user=request.user, attempt_pk=pk, pk=qid)
+    attempt = question.attempt
     texts = answers.posted_texts(question, request.POST)
     outcomes = answers.answers_submit(attempt=attempt, question=question, texts=texts)
     unreadable = [o for o in outcomes if o.error and not o.refused]
@@ -151,8 +151,8 @@ def question_answer(request, pk: int, qid: int):
 def question_reveal(request, pk: int, qid: int):
     """Show one part's answer (immediate feedback only); the service records the reveal,
     after which the part takes no more tries."""
-    attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
-    question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+    question = selectors.question_get_for_writer(user=request.user, attempt_pk=pk, pk=qid)
+    attempt = question.attempt
     part = request.POST.get("part", "")
     try:
         part_reveal(attempt=attempt, question=question, part=part)
@@ -169,8 +169,8 @@ def question_reveal(request, pk: int, qid: int):
 @missing_is_404
 def question_draft(request, pk: int, qid: int):
     """Typed text kept in the session, so a reload (or a lost connection) keeps it."""
-    attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
-    question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+    question = selectors.question_get_for_writer(user=request.user, attempt_pk=pk, pk=qid)
+    attempt = question.attempt
     answers.drafts_save(request.session, question.pk, answers.posted_texts(question, request.POST))
     if request.htmx:
         return render(request, "frontend/take/_draft_status.html", {"at": timezone.now()})
@@ -181,8 +181,8 @@ def question_draft(request, pk: int, qid: int):
 @login_required
 @missing_is_404
 def question_vary(request, pk: int, qid: int):
-    attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
-    question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+    question = selectors.question_get_for_writer(user=request.user, attempt_pk=pk, pk=qid)
+    attempt = question.attempt
     try:
         question = question_new_variant(attempt=attempt, question=question)
     except Conflict as err:

@@ -111,8 +111,8 @@ class NewVariantView(AssessAPIView):
         responses={201: s.QuestionSerializer, 409: E409},
     )
     def post(self, request, pk: int, qid: int):
-        attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
-        question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+        question = selectors.question_get_for_writer(user=request.user, attempt_pk=pk, pk=qid)
+        attempt = question.attempt
         new = question_new_variant(attempt=attempt, question=question)
         return Response(s.QuestionSerializer(new).data, status=status.HTTP_201_CREATED)
 
@@ -132,8 +132,8 @@ class RevealView(AssessAPIView):
         examples=docs.REVEAL_EXAMPLES,
     )
     def post(self, request, pk: int, qid: int):
-        attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
-        question = selectors.question_get_for_attempt(attempt=attempt, pk=qid)
+        question = selectors.question_get_for_writer(user=request.user, attempt_pk=pk, pk=qid)
+        attempt = question.attempt
         data = s.RevealInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         part_reveal(attempt=attempt, question=question, part=data.validated_data["part"])
