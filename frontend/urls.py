@@ -5,7 +5,17 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
 from config.throttles import PASSWORD_RESET_THROTTLES, SIGN_IN_THROTTLES, throttle_posts
-from frontend.views import capstone, certify, dashboard, hardware, learn, pages, take, teach
+from frontend.views import (
+    capstone,
+    certify,
+    dashboard,
+    gradebook,
+    hardware,
+    learn,
+    pages,
+    take,
+    teach,
+)
 from frontend.views.lms_grades import quiz_lms_grades
 
 AUTH = "frontend/auth/"
@@ -78,6 +88,22 @@ urlpatterns = [
     path("teach/preview/", teach.template_preview, name="template-preview"),
     path("teach/quizzes/<int:pk>/items/", teach.quiz_items, name="quiz-items"),
     path("teach/quizzes/<int:pk>/lms-grades/", quiz_lms_grades, name="quiz-lms-grades"),
+    path("teach/quizzes/<int:pk>/gradebook/", gradebook.quiz_gradebook, name="quiz-gradebook"),
+    path(
+        "teach/quizzes/<int:pk>/gradebook.csv",
+        gradebook.quiz_gradebook_csv,
+        name="quiz-gradebook-csv",
+    ),
+    path(
+        "teach/courses/<slug:slug>/gradebook/",
+        gradebook.course_gradebook,
+        name="course-gradebook",
+    ),
+    path(
+        "teach/courses/<slug:slug>/gradebook.csv",
+        gradebook.course_gradebook_csv,
+        name="course-gradebook-csv",
+    ),
     path("teach/courses/<slug:slug>/progress/", teach.course_progress, name="course-progress"),
     path("teach/courses/<slug:slug>/learners/", teach.course_learners, name="course-learners"),
     path(

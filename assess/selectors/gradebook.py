@@ -1,0 +1,194 @@
+"""Gradebooks for instructors: per learner, each quiz's counted attempt, every attempt.
+
+Instructors always see grades: like the item analysis, a gradebook reads every closed,
+scored attempt, whether or not the feedback policy has released it to the learner yet
+(an exam graded "after the quiz closes" still shows its scores here, marked as not yet
+shown to the learner, as assess.policy.grades_visible says). The LMS passback
+(selectors.grades.counted_attempt) waits for the release; this page does not, so the
+rule of which attempt counts is written here once more, as a pure function over rows
+already read.
+
+Which learners: the course's enrolled learners the user may see
+(access.learners_of_course: a course-wide instructor or staff see all, an instructor
+scoped to an LMS context only its members). A quiz with no course (staff-made) lists
+whoever attempted it. Every reader costs a fixed number of queries, however many
+learners, quizzes or attempts there are.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.db.models import Sum
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from assess.models import Attempt, Quiz
+from assess.policy import grades_visible
+from assess.selectors.access import (
+    learners_of_course,
+    quiz_get_for_instructor,
+    user_is_instructor,
+)
+from curricula.models import Course
+
+
+def counted_of(attempts: Iterable[Attempt], counting: str) -> Attempt | None:
+    """The attempt that is the grade among the learner's attempts on one quiz: of the
+    closed, scored ones, the best score (the earlier on a tie) or the last closed, per
+    Quiz.counting_attempt. Released or not: instructors see grades at once."""
+    closed = [a for a in attempts if a.status != Attempt.Status.OPEN and a.score is not None]
+    if not closed:
+        return None
+    if counting == Quiz.Counting.LAST:
+        return max(closed, key=lambda a: (a.finished_at or a.started_at, a.number))
+    return min(closed, key=lambda a: (-a.score, a.finished_at or a.started_at, a.number))
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One learner on one quiz: all their attempts (by number) and the one that counts."""
+
+    quiz: Quiz
+    attempts: list[Attempt] = field(default_factory=list)
+
+    @property
+    def counted(self) -> Attempt | None:
+        return counted_of(self.attempts, self.quiz.counting_attempt)
+
+    @property
+    def in_progress(self) -> bool:
+        return any(a.status == Attempt.Status.OPEN for a in self.attempts)
+
+    @property
+    def max_points(self) -> float:
+        return float(self.quiz.max_points or 0)
+
+    @property
+    def percent(self) -> float | None:
+        counted = self.counted
+        return None if counted is None else round(counted.score * 100, 1)
+
+    @property
+    def time_taken(self) -> timedelta | None:
+        counted = self.counted
+        return None if counted is None else time_taken(counted)
+
+    @property
+    def time_taken_text(self) -> str:
+        """ "12:05" (minutes:seconds) or "1:02:05"; "" when there is no counted attempt."""
+        taken = self.time_taken
+        if taken is None:
+            return ""
+        minutes, seconds = divmod(int(taken.total_seconds()), 60)
+        hours, minutes = divmod(minutes, 60)
+        return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+    @property
+    def released(self) -> bool:
+        """The learner may see this grade now (assess.policy decides); the pages add a
+        note where they may not yet (an exam graded after the quiz closes)."""
+        counted = self.counted
+        return counted is not None and grades_visible(attempt=counted, now=timezone.now())
+
+
+def time_taken(attempt: Attempt) -> timedelta | None:
+    if attempt.finished_at is None:
+        return None
+    return attempt.finished_at - attempt.started_at
+
+
+@dataclass(frozen=True)
+class Row:
+    learner: object  # a user
+    cells: list[Cell]
+
+    @property
+    def name(self) -> str:
+        return self.learner.get_full_name() or self.learner.username
+
+
+@dataclass(frozen=True)
+class QuizGradebook:
+    quiz: Quiz
+    rows: list[Row]  # one cell each
+
+
+@dataclass(frozen=True)
+class CourseGradebook:
+    course: Course
+    quizzes: list[Quiz]
+    rows: list[Row]  # one cell per quiz, in the order of `quizzes`
+
+
+def _with_max_points(quizzes):
+    """Each quiz's points possible (the sum of its slots' points), in the same query."""
+    return quizzes.annotate(max_points=Coalesce(Sum("slots__points"), 0))
+
+
+def _rows(*, user, course_id: int | None, quizzes: list[Quiz]) -> list[Row]:
+    """Two queries: the learners, then all their attempts on the quizzes."""
+    users = get_user_model().objects.order_by("username")
+    attempts = Attempt.objects.filter(quiz__in=quizzes).order_by("number")
+    if course_id is None:  # a quiz with no course: staff only, whoever attempted it
+        learners = list(users.filter(pk__in=attempts.values("learner_id")))
+    else:
+        # The scoped learners (a subquery of each query, not a query of its own).
+        seen = learners_of_course(user=user, course_id=course_id)
+        learners = list(users.filter(pk__in=seen))
+        attempts = attempts.filter(learner_id__in=seen)
+    by_cell: dict[tuple[int, int], list[Attempt]] = defaultdict(list)
+    quiz_by_id = {q.pk: q for q in quizzes}
+    for attempt in attempts:
+        attempt.quiz = quiz_by_id[attempt.quiz_id]  # no query per attempt
+        by_cell[(attempt.learner_id, attempt.quiz_id)].append(attempt)
+    return [
+        Row(
+            learner=u,
+            cells=[Cell(quiz=q, attempts=by_cell.get((u.pk, q.pk), [])) for q in quizzes],
+        )
+        for u in learners
+    ]
+
+
+def quiz_gradebook(*, user, pk: int) -> QuizGradebook:
+    """The quiz's gradebook for its instructors and staff; Quiz.DoesNotExist (404) for
+    anyone else. Four queries: the gate, the points possible, learners, attempts."""
+    quiz = quiz_get_for_instructor(user=user, pk=pk)
+    quiz.max_points = (
+        _with_max_points(Quiz.objects.filter(pk=quiz.pk)).values_list("max_points", flat=True)
+    )[0]
+    rows = _rows(user=user, course_id=quiz.course_id, quizzes=[quiz])
+    return QuizGradebook(quiz=quiz, rows=rows)
+
+
+def course_gradebook(*, user, slug: str) -> CourseGradebook:
+    """The course's gradebook (its learners × its quizzes, adaptive lesson practice
+    left out) for its instructors and staff; Course.DoesNotExist (404) for anyone else.
+    Five queries at most, however many learners and quizzes."""
+    course = Course.objects.get(slug=slug)
+    if not (user.is_staff or user_is_instructor(user=user, course_id=course.pk)):
+        raise Course.DoesNotExist
+    quizzes = list(
+        _with_max_points(Quiz.objects.filter(course=course, adaptive=False))
+        .select_related("course")
+        .order_by("created_at", "id")
+    )
+    rows = _rows(user=user, course_id=course.pk, quizzes=quizzes)
+    return CourseGradebook(course=course, quizzes=quizzes, rows=rows)
+
+
+__all__ = [
+    "Cell",
+    "CourseGradebook",
+    "QuizGradebook",
+    "Row",
+    "counted_of",
+    "course_gradebook",
+    "quiz_gradebook",
+    "time_taken",
+]

@@ -1,0 +1,153 @@
+"""Gradebooks: per quiz and per course, as pages and as CSV.
+
+The gate is the teaching pages' own: someone who teaches nothing gets 403 (as on
+/teach/ and the builder); an instructor of another course, 404 (as on the item analysis
+and progress pages), never a hint that the quiz or course exists. The reads, and which
+learners a (possibly LMS-scoped) instructor sees, are assess.selectors.gradebook's.
+"""
+
+from __future__ import annotations
+
+import csv
+from datetime import UTC, datetime
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
+from django.shortcuts import render
+
+from assess import selectors
+from assess.selectors import gradebook
+from frontend.http import missing_is_404
+
+# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection):
+# such a cell gets a leading apostrophe, which spreadsheets show as plain text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _teacher_only(user) -> None:
+    if not selectors.user_is_teacher(user=user):
+        raise PermissionDenied
+
+
+def safe_cell(value) -> str:
+    text = "" if value is None else str(value)
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+def iso_utc(moment: datetime | None) -> str:
+    return "" if moment is None else moment.astimezone(UTC).isoformat(timespec="seconds")
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def _csv_response(filename: str, rows: list[list]) -> HttpResponse:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    csv.writer(response).writerows([[safe_cell(c) for c in row] for row in rows])
+    return response
+
+
+def _who(row: gradebook.Row) -> list[str]:
+    user = row.learner
+    return [user.get_full_name(), user.username, user.email]
+
+
+@login_required
+@missing_is_404
+def quiz_gradebook(request, pk: int):
+    _teacher_only(request.user)
+    book = gradebook.quiz_gradebook(user=request.user, pk=pk)
+    return render(request, "frontend/teach/gradebook_quiz.html", {"book": book})
+
+
+def quiz_csv_rows(book: gradebook.QuizGradebook) -> list[list]:
+    """One row per learner: their counted attempt (empty when none) and how many."""
+    rows = [
+        [
+            "name",
+            "username",
+            "email",
+            "attempts",
+            "counted attempt",
+            "points",
+            "points possible",
+            "percent",
+            "started (UTC)",
+            "finished (UTC)",
+            "time taken (seconds)",
+            "shown to learner",
+        ]
+    ]
+    for row in book.rows:
+        cell = row.cells[0]
+        counted = cell.counted
+        taken = cell.time_taken
+        rows.append(
+            _who(row)
+            + [
+                len(cell.attempts),
+                counted.number if counted else "",
+                _number(counted.points if counted else None),
+                _number(cell.max_points),
+                _number(cell.percent),
+                iso_utc(counted.started_at if counted else None),
+                iso_utc(counted.finished_at if counted else None),
+                "" if taken is None else int(taken.total_seconds()),
+                ("yes" if cell.released else "no") if counted else "",
+            ]
+        )
+    return rows
+
+
+@login_required
+@missing_is_404
+def quiz_gradebook_csv(request, pk: int):
+    _teacher_only(request.user)
+    book = gradebook.quiz_gradebook(user=request.user, pk=pk)
+    return _csv_response(f"gradebook-quiz-{book.quiz.pk}.csv", quiz_csv_rows(book))
+
+
+@login_required
+@missing_is_404
+def course_gradebook(request, slug: str):
+    _teacher_only(request.user)
+    book = gradebook.course_gradebook(user=request.user, slug=slug)
+    return render(request, "frontend/teach/gradebook_course.html", {"book": book})
+
+
+def course_csv_rows(book: gradebook.CourseGradebook) -> list[list]:
+    """One row per learner, five columns per quiz (titled by the quiz's title)."""
+    header = ["name", "username", "email"]
+    for quiz in book.quizzes:
+        header += [
+            f"{quiz.title}: points",
+            f"{quiz.title}: points possible",
+            f"{quiz.title}: percent",
+            f"{quiz.title}: attempts",
+            f"{quiz.title}: finished (UTC)",
+        ]
+    rows = [header]
+    for row in book.rows:
+        cells = _who(row)
+        for cell in row.cells:
+            counted = cell.counted
+            cells += [
+                _number(counted.points if counted else None),
+                _number(cell.max_points),
+                _number(cell.percent),
+                len(cell.attempts),
+                iso_utc(counted.finished_at if counted else None),
+            ]
+        rows.append(cells)
+    return rows
+
+
+@login_required
+@missing_is_404
+def course_gradebook_csv(request, slug: str):
+    _teacher_only(request.user)
+    book = gradebook.course_gradebook(user=request.user, slug=slug)
+    return _csv_response(f"gradebook-{book.course.slug}.csv", course_csv_rows(book))
