@@ -103,11 +103,9 @@ def response_submit(
     with transaction.atomic():
         # Concurrent writers of one attempt queue on its row, so the replay decision
         # and the INSERT below cannot race: no savepoint is needed around the INSERT.
-        locked = (
-            Attempt.objects.select_for_update(of=("self",))
-            .select_related("quiz")
-            .get(pk=attempt.pk)
-        )
+        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
+        # The quiz the caller read with the attempt (its rules do not change mid-answer).
+        locked.quiz = attempt.quiz
         # One read gives the question's valid tries and the row stored under this key,
         # whichever question it was for: a replay stores nothing and answers as the
         # first time did, even after the attempt has closed.
