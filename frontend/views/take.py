@@ -58,7 +58,9 @@ def _question_fragment(request, attempt, question, errors=None, outcomes=()):
     template = (
         "frontend/take/_save_status.html" if view.autosave else "frontend/take/_question.html"
     )
-    return render(request, template, {"qv": view, "attempt": attempt, "outcomes": outcomes})
+    announce = {o.part for o in outcomes if o.response is not None}
+    context = {"qv": view, "attempt": attempt, "outcomes": outcomes, "announce": announce}
+    return render(request, template, context)
 
 
 @login_required

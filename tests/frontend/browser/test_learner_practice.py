@@ -59,6 +59,8 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     feedback.wait_for()
     other = "GiB" if part["unit"] == "GB" else "GB"
     assert f"That is the size in {other}." in feedback.inner_text()
+    # The verdict reaches the page's polite live region (the block was swapped whole).
+    assert page.locator("#announcer").inner_text().endswith(": Not correct.")
     # A wrong try: the mistake is named, the answer and the solution wait.
     assert page.get_by_text("Worked solution").count() == 0
     assert page.locator("span.answer").count() == 0
@@ -72,6 +74,7 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     box.press("Enter")  # keyboard submit
     page.locator(".feedback.ok").wait_for()
     assert "Correct" in page.locator(".feedback.ok").inner_text()
+    assert page.locator("#announcer").inner_text().endswith(": Correct.")
     assert page.get_by_text("Worked solution").is_visible()
     assert page.locator(".solution math").count() > 0  # MathML rendered on the server
     assert page.get_by_text("This part was answered correctly already").is_visible()
