@@ -195,6 +195,19 @@ def attempt_page(*, user, attempt: Attempt, drafts, errors) -> AttemptPage:
     )
 
 
+def blank_parts(page: AttemptPage) -> list[str]:
+    """The parts of a (non-adaptive) attempt with no saved answer, as the finish
+    confirmation names them: "Question 2, Memory per GPU". A draft still in the
+    session is not an answer: only saved answers count at the finish."""
+    return [
+        f"Question {qv.question.order}, {p.label}"
+        for qv in page.questions
+        if qv.question.active
+        for p in qv.parts
+        if p.latest is None
+    ]
+
+
 @dataclass(frozen=True)
 class QuestionPage:
     attempt: Attempt

@@ -101,7 +101,15 @@ def attempt_detail(request, pk: int):
 @login_required
 @missing_is_404
 def attempt_finish_view(request, pk: int):
+    """Finishing a paper with blank parts asks first, listing them (no script needed:
+    the confirmation is a page whose button posts again with confirm=1)."""
     attempt = selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+    if attempt.is_open and not attempt.quiz.adaptive and request.POST.get("confirm") != "1":
+        page = queries.attempt_page(user=request.user, attempt=attempt, drafts={}, errors={})
+        blanks = queries.blank_parts(page)
+        if blanks:
+            context = {"attempt": attempt, "blanks": blanks}
+            return render(request, "frontend/take/finish_confirm.html", context)
     try:
         attempt_finish(attempt=attempt)
     except Conflict as err:

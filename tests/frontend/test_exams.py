@@ -12,6 +12,8 @@ from tests.frontend.helpers import assert_no_answer_in, part_of, right_text
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
+# Finishing with blank parts asks first (test_exam_confirm.py); these tests mean it.
+SUBMIT_ANYWAY = {"confirm": "1"}
 
 
 def first_question(attempt):
@@ -88,7 +90,7 @@ def test_an_answer_after_the_deadline_is_refused_and_sent_to_the_end(login, lear
 
 def test_finish_shows_results_when_the_policy_allows(login, learner, exam_attempt):
     client = login(learner)
-    response = client.post(f"/attempts/{exam_attempt.pk}/finish/")
+    response = client.post(f"/attempts/{exam_attempt.pk}/finish/", SUBMIT_ANYWAY)
     html = client.get(response["Location"]).content.decode()
     assert "Submitted at" in html and "Score: 0 of 2 points (0%)" in html and "not passed" in html
     again = client.post(f"/attempts/{exam_attempt.pk}/finish/", follow=True).content.decode()
@@ -107,7 +109,7 @@ def test_after_close_results_stay_hidden_until_the_quiz_closes(login, enrolled, 
     )
     client = login(enrolled)
     attempt_url = client.post(f"/quizzes/{quiz.pk}/start/")["Location"]
-    html = client.post(attempt_url + "finish/", follow=True).content.decode()
+    html = client.post(attempt_url + "finish/", SUBMIT_ANYWAY, follow=True).content.decode()
     assert "Results appear when the quiz closes" in html and "Score:" not in html
 
 
@@ -116,7 +118,7 @@ def test_used_up_attempts_are_explained(login, enrolled, course):
 
     quiz = QuizFactory(mode="exam", course=course, attempts_allowed=1, slots=[["weights-memory"]])
     client = login(enrolled)
-    client.post(client.post(f"/quizzes/{quiz.pk}/start/")["Location"] + "finish/")
+    client.post(client.post(f"/quizzes/{quiz.pk}/start/")["Location"] + "finish/", SUBMIT_ANYWAY)
     html = client.post(f"/quizzes/{quiz.pk}/start/", follow=True).content.decode()
     assert "used all 1 attempt" in html
 
@@ -150,7 +152,8 @@ def test_changing_an_exam_answer_back_counts_and_the_last_one_stands(login, lear
     for text in (right, right, wrong, right):
         client.post(url, {"part-weights": text}, **HTMX)
     assert list(Response.objects.values_list("raw", flat=True)) == [right, wrong, right]
-    html = client.post(f"/attempts/{exam_attempt.pk}/finish/", follow=True).content.decode()
+    url = f"/attempts/{exam_attempt.pk}/finish/"
+    html = client.post(url, SUBMIT_ANYWAY, follow=True).content.decode()
     assert "Score: 1 of 2 points (50%)" in html  # the last saved (right) counts; q2 empty
 
 
