@@ -12,7 +12,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from lti_tool.models import LtiContext, LtiDeployment, LtiMembership, LtiRegistration, LtiUser
+from lti_tool.models import LtiMembership, LtiUser
 
 from assess.models import CourseRole, Quiz
 from assess.selectors.gradebook import counted_of
@@ -233,24 +233,6 @@ def test_a_quiz_with_no_course_lists_whoever_attempted_it_for_staff(login, staff
     UserFactory(username="idle")
     html = login(staff).get(f"/teach/quizzes/{quiz.pk}/gradebook/").content.decode()
     assert '<th scope="row">learner</th>' in html and "1 / 1" in html and "idle" not in html
-
-
-@pytest.fixture
-def lms_context(db):
-    registration = LtiRegistration.objects.create(
-        name="Example LMS",
-        issuer="https://lms.example.org",
-        client_id="burnin-client",
-        auth_url="https://lms.example.org/auth",
-        token_url="https://lms.example.org/token",
-        keyset_url="https://lms.example.org/jwks.json",
-    )
-    deployment = LtiDeployment.objects.create(
-        registration=registration, deployment_id="deployment-1", is_active=True
-    )
-    return LtiContext.objects.create(
-        deployment=deployment, id_on_platform="course-a", title="LMS course A"
-    )
 
 
 def test_an_lms_scoped_instructor_sees_only_their_contexts_learners(

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
-from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration, LtiUser
+from lti_tool.models import LtiUser
 
 from lti.models import ScoreSync
 from tests.factories import CourseFactory, CourseRoleFactory, UserFactory
@@ -19,21 +19,8 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def context(db):
-    registration = LtiRegistration.objects.create(
-        name="Example LMS",
-        issuer="https://lms.example.org",
-        client_id="burnin-client",
-        auth_url="https://lms.example.org/auth",
-        token_url="https://lms.example.org/token",
-        keyset_url="https://lms.example.org/jwks.json",
-    )
-    deployment = LtiDeployment.objects.create(
-        registration=registration, deployment_id="deployment-1", is_active=True
-    )
-    return LtiContext.objects.create(
-        deployment=deployment, id_on_platform="course-a", title="LMS course A"
-    )
+def context(lms_context):
+    return lms_context
 
 
 def sync(context, quiz, learner, state, **fields) -> ScoreSync:
