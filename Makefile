@@ -48,5 +48,10 @@ bench: install
 bench-http: install
 	$(BIN)/python bench/http_bench.py --database-url $${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/burnin}
 
+# Needs PostgreSQL (DATABASE_URL, default the local server); locust is in the venv.
+.PHONY: bench-exam
+bench-exam: install
+	$(BIN)/python bench/exam_load.py --database-url $${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/burnin} --learners 100 250 500 1000
+
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles

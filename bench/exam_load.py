@@ -1,0 +1,453 @@
+"""An exam under load: N learners start, read, answer and finish one exam (locust).
+
+One gunicorn (2 sync workers, DEBUG=0) on a throwaway PostgreSQL database
+(`<name>_exam_bench`, created, migrated and dropped). The prepare step (inside Django,
+through the services) makes a course, and for each N an exam quiz of 5 questions in it
+with N learners of its own, enrolled, with tokens issued beforehand, so runs never share
+an attempt. Then:
+
+- sign-in, apart: `POST /api/auth/token/` for learners with passwords (a password check
+  costs about 0.2 s by design), a few at a time;
+- for each N: locust headless (bench/exam_locustfile.py), 50 new learners a second,
+  think time uniform 2-8 s, each doing one exam; per endpoint p50/p95/p99, failures,
+  and the answers stored (read from the database) against the answers sent (2xx).
+
+    .venv/bin/python bench/exam_load.py \\
+        --database-url postgres://postgres@127.0.0.1:5432/burnin --learners 100 250 500 1000
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from urllib.parse import urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.http_bench import PY, ROOT, _admin, _db_url, _wait_for  # noqa: E402
+
+TEMPLATES = ["gb-gib", "weights-memory", "kv-cache-total", "roofline-attainable", "littles-law"]
+PASSWORD = "bench exam sign-in"  # noqa: S105 (a throwaway database's learners)
+ENDPOINTS = ["start", "read attempt", "answer", "finish"]
+WARM_LEARNERS = 12
+THINK_MAX = 8  # seconds, the top of the 2-8 s think time
+
+
+def answer_for(part: dict) -> str:
+    """Any answer the reader can read: one of a choice part's options, else a number in
+    the part's unit (right or wrong does not matter to the load)."""
+    if part["kind"] == "choice":
+        return random.choice(part["choices"])
+    number = (
+        str(random.randint(1, 999))
+        if part["kind"] == "integer"
+        else f"{random.uniform(1, 1000):.4g}"
+    )
+    return f"{number} {part['unit']}".strip()
+
+
+def exam_requests(client, quiz: int, token: str, think) -> None:
+    """One exam, request by request, calling think() between requests. `client` is
+    locust's HttpSession (bench/exam_locustfile.py) or anything with the same
+    request(method, url, name=, headers=, json=, catch_response=) returning a context
+    manager (tests/bench wraps Django's test client)."""
+    headers = {"Authorization": f"Token {token}"}
+    with client.request(
+        "POST", f"/api/quizzes/{quiz}/attempts/", name="start", headers=headers, catch_response=True
+    ) as r:
+        if r.status_code != 201:  # 200 would be a second start of the same attempt
+            r.failure(f"start: {r.status_code}")
+            return
+        attempt = r.json()["id"]
+    think()
+    with client.request(
+        "GET",
+        f"/api/attempts/{attempt}/",
+        name="read attempt",
+        headers=headers,
+        catch_response=True,
+    ) as r:
+        if r.status_code != 200:
+            r.failure(f"read: {r.status_code}")
+            return
+        questions = r.json()["questions"]
+    for question in questions:
+        for part in question["parts"]:
+            think()
+            body = {
+                "question": question["id"],
+                "part": part["name"],
+                "answer": answer_for(part),
+                "idempotency_key": uuid.uuid4().hex,
+            }
+            with client.request(
+                "POST",
+                f"/api/attempts/{attempt}/responses/",
+                name="answer",
+                headers=headers,
+                json=body,
+                catch_response=True,
+            ) as r:
+                if r.status_code != 201:
+                    r.failure(f"answer: {r.status_code} {r.text[:200]}")
+    think()
+    with client.request(
+        "POST",
+        f"/api/attempts/{attempt}/finish/",
+        name="finish",
+        headers=headers,
+        catch_response=True,
+    ) as r:
+        if r.status_code != 200:
+            r.failure(f"finish: {r.status_code}")
+
+
+def exam_with_learners(*, staff, course, title: str, learners: int, prefix: str):
+    """Through the services: an exam quiz of 5 questions in `course` (one attempt
+    allowed) and `learners` new learners enrolled in it, each with a token issued now.
+    Returns (quiz, tokens)."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from assess.services.enrolments import enrolment_add
+    from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
+
+    spec = QuizSpec(
+        title=title,
+        mode="exam",
+        slots=[SlotSpec(templates=[t]) for t in TEMPLATES],
+        course_slug=course.slug,
+        attempts_allowed=1,
+    )
+    quiz = quiz_create(user=staff, spec=spec)
+    users = get_user_model().objects
+    tokens = []
+    for k in range(learners):
+        user = users.create_user(username=f"{prefix}-{k}", password=None)
+        enrolment_add(actor=staff, course=course, username=user.username)
+        tokens.append(Token.objects.create(user=user).key)
+    return quiz, tokens
+
+
+def prepare(out: Path, learners: list[int], signin: int) -> None:
+    """Inside Django (bench settings): a course, an exam per N with its own enrolled
+    learners, a warm-up exam, and `signin` learners with a password; writes the fixture."""
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+
+    from curricula.models import Course
+
+    users = get_user_model().objects
+    staff = users.create_user(username="bench-staff", password=None, is_staff=True)
+    course = Course.objects.create(slug="bench-exam", title="Bench exam", summary=".", order=1)
+    runs = []
+    for i, n in enumerate(learners):
+        quiz, tokens = exam_with_learners(
+            staff=staff,
+            course=course,
+            title=f"Bench exam {i + 1} ({n})",
+            learners=n,
+            prefix=f"bench-{i}",
+        )
+        runs.append({"n": n, "quiz": quiz.pk, "tokens": tokens})
+    warm, warm_tokens = exam_with_learners(
+        staff=staff, course=course, title="Warm-up", learners=WARM_LEARNERS, prefix="bench-warm"
+    )
+    # one hash for every sign-in learner: hashing each costs 0.2 s of preparation
+    first = users.create_user(username="bench-signin-0", password=PASSWORD)
+    for k in range(1, signin):
+        users.create_user(username=f"bench-signin-{k}", password=None)
+    users.filter(username__startswith="bench-signin-").update(password=first.password)
+    names = [f"bench-signin-{k}" for k in range(signin)]
+    out.write_text(
+        json.dumps(
+            {"runs": runs, "signin": names, "warm": {"quiz": warm.pk, "tokens": warm_tokens}}
+        )
+    )
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q / 100 * (len(ordered) - 1))))]
+
+
+def warm_up(base: str, warm: dict) -> None:
+    """Every gunicorn worker's first requests cost 0.3-0.5 s (imports, the hardware
+    catalog, the templates' formulas): a few learners start, read and finish an exam of
+    their own, several at a time so each worker serves some, before anything is timed."""
+
+    def call(method: str, path: str, token: str) -> dict:
+        req = urllib.request.Request(  # noqa: S310 (our own http base)
+            f"{base}{path}", method=method, headers={"Authorization": f"Token {token}"}
+        )
+        with urllib.request.urlopen(req, timeout=60) as r:  # noqa: S310
+            return json.loads(r.read())
+
+    def one(token: str) -> None:
+        attempt = call("POST", f"/api/quizzes/{warm['quiz']}/attempts/", token)["id"]
+        call("GET", f"/api/attempts/{attempt}/", token)
+        call("POST", f"/api/attempts/{attempt}/finish/", token)
+
+    with ThreadPoolExecutor(6) as pool:
+        list(pool.map(one, warm["tokens"]))
+
+
+def sign_in_phase(base: str, names: list[str], concurrency: int) -> str:
+    """Time `POST /api/auth/token/` for each name, `concurrency` at a time."""
+
+    def one(name: str) -> tuple[float, bool]:
+        body = json.dumps({"username": name, "password": PASSWORD}).encode()
+        req = urllib.request.Request(  # noqa: S310 (our own http base)
+            f"{base}/api/auth/token/", data=body, headers={"Content-Type": "application/json"}
+        )
+        started = time.perf_counter()
+        try:
+            with urllib.request.urlopen(req, timeout=30) as r:  # noqa: S310
+                ok = r.status == 200 and "token" in json.loads(r.read())
+        except OSError:
+            ok = False
+        return (time.perf_counter() - started) * 1000, ok
+
+    started = time.perf_counter()
+    with ThreadPoolExecutor(concurrency) as pool:
+        results = list(pool.map(one, names))
+    wall = time.perf_counter() - started
+    ms = [t for t, _ in results]
+    failures = sum(1 for _, ok in results if not ok)
+    return (
+        f"Sign-in (`POST /api/auth/token/`, {len(names)} learners, {concurrency} at a time): "
+        f"{len(names) / wall:.1f} req/s, p50 {_pct(ms, 50):.0f} ms, p95 {_pct(ms, 95):.0f} ms, "
+        f"p99 {_pct(ms, 99):.0f} ms, {failures} failures"
+    )
+
+
+def _run_locust(env, fixture: Path, index: int, n: int, parts: int, base: str, work: Path):
+    """One locust run; returns its rows of the stats CSV by name. The run stops itself when
+    every learner has finished; --run-time is only the bound (spawn + every think)."""
+    bound = int(n / 50 + (parts + 3) * THINK_MAX + 30)
+    prefix = work / f"run{index}"
+    started = time.monotonic()
+    subprocess.run(
+        [
+            str(ROOT / ".venv/bin/locust"),
+            "-f",
+            str(ROOT / "bench/exam_locustfile.py"),
+            "--headless",
+            "-u",
+            str(n),
+            "-r",
+            "50",
+            "--run-time",
+            f"{bound}s",
+            "--host",
+            base,
+            "--csv",
+            str(prefix),
+            "--only-summary",
+            "--loglevel",
+            "WARNING",
+        ],
+        cwd=ROOT,
+        env={**env, "EXAM_FIXTURE": str(fixture), "EXAM_RUN": str(index)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    wall = time.monotonic() - started
+    with open(f"{prefix}_stats.csv") as f:
+        rows = {row["Name"]: row for row in csv.DictReader(f)}
+    failures_csv = Path(f"{prefix}_failures.csv")
+    samples = []
+    if failures_csv.exists():
+        with open(failures_csv) as f:
+            samples = [
+                f"{r['Name']}: {r['Error'][:160]} (x{r['Occurrences']})" for r in csv.DictReader(f)
+            ]
+    return rows, wall, samples
+
+
+def _stored(database_url: str, quiz: int) -> tuple[int, int]:
+    """Answers stored for the quiz's attempts, and its attempts finished."""
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        stored = conn.execute(
+            "SELECT count(*) FROM assess_response r JOIN assess_attempt a ON a.id = r.attempt_id "
+            "WHERE a.quiz_id = %s",
+            (quiz,),
+        ).fetchone()[0]
+        finished = conn.execute(
+            "SELECT count(*) FROM assess_attempt WHERE quiz_id = %s AND status = 'finished'",
+            (quiz,),
+        ).fetchone()[0]
+    return stored, finished
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
+    parser.add_argument("--learners", type=int, nargs="+", default=[100, 250, 500, 1000])
+    parser.add_argument("--signin", type=int, default=20)
+    parser.add_argument("--signin-concurrency", type=int, default=2)
+    parser.add_argument(
+        "--cold", action="store_true", help="no warm-up: the first starts meet cold workers"
+    )
+    parser.add_argument(
+        "--parts", type=int, default=9, help="parts in an exam (9 for TEMPLATES): sets the bound"
+    )
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--port", type=int, default=8766)
+    parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.prepare:
+        prepare(args.prepare, args.learners, args.signin)
+        return
+    if not args.database_url.startswith("postgres"):
+        sys.exit("--database-url (or DATABASE_URL) must name a PostgreSQL server")
+
+    name = urlsplit(args.database_url).path.strip("/") or "burnin"
+    db_name = f"{name}_exam_bench"
+    db_url = _db_url(args.database_url, db_name)
+    env = {
+        **os.environ,
+        "DATABASE_URL": db_url,
+        "DJANGO_SETTINGS_MODULE": "bench.settings_bench",
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-exam-secret-key-not-for-use-anywhere-else-0123456789",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "0",
+        "EMAIL_URL": "console://",
+        "CELERY_BROKER_URL": "",
+        "PYTHONPATH": str(ROOT),
+    }
+    _admin(args.database_url, f'DROP DATABASE IF EXISTS "{db_name}"')
+    _admin(args.database_url, f'CREATE DATABASE "{db_name}"')
+    server = None
+    try:
+        migrate = subprocess.run(
+            [PY, "manage.py", "migrate", "--noinput"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        if migrate.returncode:
+            sys.exit(f"migrate failed:\n{migrate.stderr[-3000:]}")
+        work = Path(tempfile.mkdtemp(prefix="burnin-exam-bench-"))
+        fixture = work / "fixture.json"
+        started = time.monotonic()
+        subprocess.run(
+            [
+                PY,
+                "bench/exam_load.py",
+                "--prepare",
+                str(fixture),
+                "--signin",
+                str(args.signin),
+                "--learners",
+                *map(str, args.learners),
+            ],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
+        print(f"prepared in {time.monotonic() - started:.0f} s", file=sys.stderr)
+        data = json.loads(fixture.read_text())
+        server = subprocess.Popen(
+            [
+                str(ROOT / ".venv/bin/gunicorn"),
+                "config.wsgi",
+                "-w",
+                str(args.workers),
+                "-b",
+                f"127.0.0.1:{args.port}",
+                "--no-control-socket",
+                "--log-level",
+                "warning",
+            ],
+            cwd=ROOT,
+            env=env,
+        )
+        _wait_for(args.port)
+        base = f"http://127.0.0.1:{args.port}"
+        if not args.cold:
+            warm_up(base, data["warm"])
+        signin_line = sign_in_phase(base, data["signin"], args.signin_concurrency)
+        print(signin_line, file=sys.stderr)
+        results = []
+        for index, run in enumerate(data["runs"]):
+            rows, wall, samples = _run_locust(env, fixture, index, run["n"], args.parts, base, work)
+            stored, finished = _stored(db_url, run["quiz"])
+            results.append((run["n"], rows, wall, samples, stored, finished))
+            print(f"N={run['n']}: {wall:.0f} s", file=sys.stderr)
+        _report(results, args, signin_line)
+    finally:
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+        _admin(args.database_url, f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)')
+
+
+def _report(results, args, signin_line: str) -> None:
+    print(
+        f"\ngunicorn {args.workers} sync workers ({'cold' if args.cold else 'warmed up'}), "
+        "DEBUG=0, PostgreSQL; locust headless, "
+        "50 new learners/s, think time 2-8 s, one 5-question exam per learner\n"
+    )
+    print(f"{signin_line}\n")
+    head = " | ".join(f"{e} p50/p95/p99 ms" for e in ENDPOINTS)
+    print(f"| N | req/s | {head} | failures | answers stored / sent (2xx) | exams finished |")
+    print("|---:|---:|" + "---:|" * len(ENDPOINTS) + "---:|---:|---:|")
+    best = None
+    for n, rows, wall, samples, stored, finished in results:
+        total = rows.get("Aggregated", {})
+        cells, ok = [], True
+        for e in ENDPOINTS:
+            r = rows.get(e)
+            if r is None or int(r["Request Count"]) == 0:
+                cells.append("-")
+                ok = False
+                continue
+            p99 = float(r["99%"])
+            ok = ok and p99 < 150
+            cells.append(f"{float(r['50%']):.0f} / {float(r['95%']):.0f} / {p99:.0f}")
+        failures = int(total.get("Failure Count", 0) or 0)
+        answer = rows.get("answer", {})
+        sent_2xx = int(answer.get("Request Count", 0) or 0) - int(
+            answer.get("Failure Count", 0) or 0
+        )
+        requests = int(total.get("Request Count", 0) or 0)
+        print(
+            f"| {n} | {requests / wall:.1f} | {' | '.join(cells)} | {failures} | "
+            f"{stored} / {sent_2xx} | {finished} / {n} |"
+        )
+        if ok and failures == 0 and stored == sent_2xx and finished == n:
+            best = n if best is None else max(best, n)
+        for line in samples[:5]:
+            print(f"    N={n} failure: {line}", file=sys.stderr)
+    print(
+        "\nreq/s: every request of the run over its wall time (spawn, think time, and the "
+        "last learner's finish included)."
+    )
+    held = f"{best} learners" if best is not None else "none of the N run"
+    print(f"Largest N that holds p99 < 150 ms on every endpoint with no errors: {held}.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,57 @@
+"""The locust user of the exam-under-load bench (bench/exam_load.py runs it).
+
+Each user is one learner with a token issued before the run (a password check costs
+about 0.2 s by design, so sign-in is measured apart). It starts the exam as soon as it
+spawns, reads the attempt, answers every part of every question, and finishes, thinking
+2-8 s between requests; then it idles, so no learner ever starts a second attempt.
+When every learner has finished, the run stops, so its length follows the think time
+rather than a guess.
+
+Environment: EXAM_FIXTURE (the JSON written by `exam_load.py --prepare`) and EXAM_RUN
+(the index of the run in it: one quiz and its own learners per N). The request
+sequence itself is bench.exam_load.exam_requests (importing locust monkey-patches the
+process with gevent, so the tests use the sequence without it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import gevent
+from locust import HttpUser, between, events, task
+
+from bench.exam_load import exam_requests
+
+_RUN: dict = {}
+_DONE = {"finished": 0}
+
+
+@events.init.add_listener
+def _load_fixture(environment, **kwargs) -> None:
+    path = os.environ.get("EXAM_FIXTURE")
+    if not path:
+        return
+    with open(path) as f:
+        run = json.load(f)["runs"][int(os.environ.get("EXAM_RUN", "0"))]
+    _RUN.update(quiz=run["quiz"], tokens=list(run["tokens"]))
+
+
+class Learner(HttpUser):
+    wait_time = between(2, 8)
+
+    def on_start(self) -> None:
+        self.token = _RUN["tokens"].pop() if _RUN.get("tokens") else None
+
+    @task
+    def exam(self) -> None:
+        if self.token is not None:
+            try:
+                exam_requests(self.client, _RUN["quiz"], self.token, self.wait)
+            finally:
+                self.token = None
+                _DONE["finished"] += 1
+                runner = self.environment.runner
+                if runner is not None and _DONE["finished"] >= runner.target_user_count:
+                    gevent.spawn_later(2, runner.quit)  # every learner is done
+        gevent.sleep(3600)  # one exam per learner: idle until the run stops
