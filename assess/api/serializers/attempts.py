@@ -10,6 +10,7 @@ from assess.api.serializers.questions import QuestionSerializer, ReviewQuestionS
 from assess.api.serializers.quizzes import MODE_HELP
 from assess.api.serializers.responses import ResponseResultSerializer
 from assess.models import Attempt, Quiz
+from config.representation import PlainRepresentation
 
 STATUS_HELP = (
     "`open` takes answers until its deadline; `finished` by the learner; `expired` "
@@ -21,7 +22,7 @@ DEADLINE_HELP = (
 )
 
 
-class AttemptStartSerializer(serializers.Serializer):
+class AttemptStartSerializer(PlainRepresentation, serializers.Serializer):
     id = serializers.IntegerField()
     quiz = serializers.IntegerField(source="quiz_id")
     mode = serializers.ChoiceField(
@@ -51,7 +52,7 @@ class AnswerResultSerializer(ResponseResultSerializer):
         return ReviewQuestionSerializer(self.context["review"], context=self.context).data
 
 
-class AttemptReviewSerializer(serializers.Serializer):
+class AttemptReviewSerializer(PlainRepresentation, serializers.Serializer):
     id = serializers.IntegerField(source="attempt.id")
     quiz = serializers.IntegerField(source="attempt.quiz_id")
     title = serializers.CharField(source="attempt.quiz.title")

@@ -13,6 +13,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from assess.api.serializers.responses import ResponseResultSerializer
+from config.representation import PlainRepresentation
 
 STATEMENT_HTML_HELP = "The statement as HTML, maths as MathML."
 STATEMENT_MARKDOWN_HELP = (
@@ -22,7 +23,7 @@ STATEMENT_MARKDOWN_HELP = (
 )
 
 
-class PartSerializer(serializers.Serializer):
+class PartSerializer(PlainRepresentation, serializers.Serializer):
     """What a learner needs to answer a part: never its value."""
 
     name = serializers.CharField(help_text="Send it as `part` with an answer or a reveal.")
@@ -37,7 +38,7 @@ class PartSerializer(serializers.Serializer):
     )
 
 
-class QuestionSerializer(serializers.Serializer):
+class QuestionSerializer(PlainRepresentation, serializers.Serializer):
     id = serializers.IntegerField(help_text="Send it as `question` with an answer.")
     order = serializers.IntegerField(help_text="Position in the attempt, from 1.")
     statement_html = serializers.CharField(help_text=STATEMENT_HTML_HELP)
@@ -67,7 +68,7 @@ class AnswerSerializer(serializers.Serializer):
     unit = serializers.CharField()
 
 
-class PartStatusSerializer(serializers.Serializer):
+class PartStatusSerializer(PlainRepresentation, serializers.Serializer):
     """Where a part stands under the quiz's rules and feedback policy."""
 
     tries = serializers.IntegerField(help_text="Answers stored for this part.")
@@ -121,7 +122,7 @@ SOLUTION_HELP = (
 )
 
 
-class ReviewQuestionSerializer(serializers.Serializer):
+class ReviewQuestionSerializer(PlainRepresentation, serializers.Serializer):
     id = serializers.IntegerField(source="question.id")
     order = serializers.IntegerField(source="question.order")
     statement_html = serializers.CharField(

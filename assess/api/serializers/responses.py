@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from config.representation import PlainRepresentation
+
 MAX_ID = 2**63 - 1  # the largest primary key the databases store
 MAX_KEY = 100
 
@@ -44,7 +46,7 @@ class ResponseInputSerializer(serializers.Serializer):
     )
 
 
-class ResponseResultSerializer(serializers.Serializer):
+class ResponseResultSerializer(PlainRepresentation, serializers.Serializer):
     """Correctness fields are null while the quiz's feedback policy hides them."""
 
     id = serializers.IntegerField()

@@ -1,0 +1,73 @@
+"""PlainRepresentation writes exactly what DRF's own Serializer.to_representation writes,
+on the payloads the API really sends: while the flows below run (practice with wrong,
+right and revealed parts; an exam before and after its grades show; staff reading a
+learner's attempt), each call also runs DRF's path on the same instance and the two must
+be equal. tests/config/test_representation.py tries the plan's edge cases."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework import serializers
+
+from assess.api import serializers as api_serializers
+from config.representation import PlainRepresentation
+from tests.assess.helpers import answer, parts_of, reveal
+from tests.factories import QuizFactory, UserFactory
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.assess.urls")]
+
+USERS = [
+    cls
+    for cls in vars(api_serializers).values()
+    if isinstance(cls, type) and issubclass(cls, PlainRepresentation)
+]
+
+
+@pytest.fixture
+def checked(monkeypatch):
+    """Counts, per class, the calls whose plain output matched DRF's; a mismatch fails."""
+    seen: dict[type, int] = {}
+    plain = PlainRepresentation.to_representation
+
+    def both(self, instance):
+        ours = plain(self, instance)
+        theirs = serializers.Serializer.to_representation(self, instance)
+        assert ours == theirs, type(self).__name__
+        seen[type(self)] = seen.get(type(self), 0) + 1
+        return ours
+
+    monkeypatch.setattr(PlainRepresentation, "to_representation", both)
+    return seen
+
+
+def _practice_flow(api, learner_quiz) -> int:
+    body = api.post(f"/api/quizzes/{learner_quiz.pk}/attempts/").json()
+    aid = body["id"]
+    first, second = body["questions"][0]["id"], body["questions"][1]["id"]
+    part = parts_of(first)[0]
+    assert answer(api, aid, first, part, correct=False).status_code == 201
+    assert answer(api, aid, first, part, correct=True).status_code == 201
+    assert reveal(api, aid, second, parts_of(second)[0]["name"]).status_code == 200
+    assert api.get(f"/api/attempts/{aid}/").status_code == 200
+    assert api.post(f"/api/attempts/{aid}/finish/").status_code == 200
+    assert api.get(f"/api/attempts/{aid}/").status_code == 200
+    return aid
+
+
+def test_every_plain_serializer_matches_drf_on_the_api_flows(checked, client_for, staff):
+    learner = UserFactory()
+    api = client_for(learner)
+    practice = QuizFactory(slots=[["gb-gib"], ["weights-memory"], ["kv-cache-total"]])
+    aid = _practice_flow(api, practice)
+
+    exam = QuizFactory(mode="exam", slots=[["roofline-ridge"], ["gb-gib"]])
+    body = api.post(f"/api/quizzes/{exam.pk}/attempts/").json()
+    qid = body["questions"][0]["id"]
+    assert answer(api, body["id"], qid, parts_of(qid)[0]).status_code == 201
+    assert api.get(f"/api/attempts/{body['id']}/").status_code == 200
+    assert api.post(f"/api/attempts/{body['id']}/finish/").status_code == 200
+    assert api.get(f"/api/attempts/{body['id']}/").status_code == 200
+
+    assert client_for(staff).get(f"/api/attempts/{aid}/").status_code == 200
+    missing = [cls.__name__ for cls in USERS if cls not in checked]
+    assert not missing, f"not exercised by the flows: {missing}"
