@@ -211,7 +211,7 @@ REST_FRAMEWORK = {
     # Token first: an unauthenticated request is then a 401 with WWW-Authenticate, and a
     # signed-in user without the right is a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "config.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],

@@ -1,0 +1,47 @@
+"""Token authentication in one plain query.
+
+DRF's TokenAuthentication reads the token with its user through the ORM
+(`select_related("user").get(key=...)`), about 1 ms of query building on every API
+request for a 0.15 ms query. This is the same check (the header's parsing, the errors
+and their messages are DRF's own: only `authenticate_credentials` differs): one SELECT
+of the token joined to its user, rows turned into instances by config.rows, so
+`request.user` and `request.auth` are what DRF would have set.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.utils.translation import gettext_lazy as _
+from rest_framework import authentication, exceptions
+from rest_framework.authtoken.models import Token
+
+from config.rows import Columns, fetch
+
+
+@functools.cache  # built at first use, once the apps are loaded
+def _columns() -> tuple[Columns, Columns, str]:
+    user, token = Columns(get_user_model(), "u"), Columns(Token, "t", only=("user_id", "created"))
+    quote = connection.ops.quote_name
+    tokens, users = quote(Token._meta.db_table), quote(get_user_model()._meta.db_table)
+    # identifiers from the models' metadata; the key is a bound parameter
+    sql = f"SELECT {token.sql}, {user.sql} FROM {tokens} t JOIN {users} u ON u.id = t.user_id WHERE t.key = %s"  # noqa: E501, S608
+    return token, user, sql
+
+
+class TokenAuthentication(authentication.TokenAuthentication):
+    """`Authorization: Token <key>`, as DRF's (documented alike by drf-spectacular)."""
+
+    def authenticate_credentials(self, key):
+        token_cols, user_cols, sql = _columns()
+        rows = fetch(sql, [key])
+        if not rows:
+            raise exceptions.AuthenticationFailed(_("Invalid token."))
+        token = token_cols.load(rows[0])
+        user = user_cols.load(rows[0], len(token_cols))
+        if not user.is_active:
+            raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        token.user = user
+        return (user, token)
