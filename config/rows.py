@@ -80,3 +80,44 @@ def fetch(sql: str, params: Sequence) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+def insert(model, values: dict[str, Any], *, conflict: Sequence[str] = ()) -> int | None:
+    """INSERT one row of `model` (values by field attname, each prepared by its field as
+    save() prepares it) and return its new primary key. With `conflict` (the columns of
+    a unique constraint) a row that would break it is not inserted and None comes back:
+    ON CONFLICT DO NOTHING decides, in the statement itself, what a look-up beforehand
+    would have decided under a lock."""
+    meta = model._meta
+    quote = connection.ops.quote_name
+    fields = [meta.get_field(name) for name in values]  # attnames: "attempt_id", not "attempt"
+    columns = ", ".join(quote(f.column) for f in fields)
+    marks = ", ".join(["%s"] * len(fields))
+    params = [f.get_db_prep_save(values[f.attname], connection) for f in fields]
+    on_conflict = ""
+    if conflict:
+        target = ", ".join(quote(meta.get_field(c).column) for c in conflict)
+        on_conflict = f" ON CONFLICT ({target}) DO NOTHING"
+    pk = quote(meta.pk.column)
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({marks})"  # noqa: S608
+        f"{on_conflict} RETURNING {pk}"
+    )
+    rows = fetch(sql, params)
+    return rows[0][0] if rows else None
+
+
+def insert_rows(model, rows: Sequence[dict[str, Any]]) -> None:
+    """One multi-row INSERT of `model` (every row with the same attnames, prepared by
+    their fields as save() prepares them); nothing comes back."""
+    if not rows:
+        return
+    meta = model._meta
+    quote = connection.ops.quote_name
+    fields = [meta.get_field(name) for name in rows[0]]
+    columns = ", ".join(quote(f.column) for f in fields)
+    marks = ", ".join(["(" + ", ".join(["%s"] * len(fields)) + ")"] * len(rows))
+    params = [f.get_db_prep_save(row[f.attname], connection) for row in rows for f in fields]
+    sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {marks}"  # noqa: S608
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)

@@ -22,7 +22,6 @@ from assess.selectors.access import (
     learners_of_course,
     lti_context_filter_for_instructor,
     question_get_for_attempt,
-    question_get_for_writer,
     quiz_get_for_instructor,
     quiz_get_for_user,
     quiz_list_for_user,
@@ -51,6 +50,7 @@ from assess.selectors.review import (
     solution_html,
     solution_markdown,
 )
+from assess.selectors.writers import question_get_for_writer
 
 __all__ = [
     "AttemptReview",

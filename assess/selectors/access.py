@@ -24,6 +24,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from assess.models import Attempt, CourseRole, Enrolment, Extension, Question, Quiz
+from assess.selectors.writers import attempt_get_for_writer
 from curricula.models import Course
 
 SCOPED_WRITE_REFUSED = (
@@ -254,43 +255,19 @@ def extensions_for_instructor(*, user, quiz: Quiz) -> QuerySet[Extension]:
 
 def attempt_get_for_user(*, user, pk: int, write: bool = False) -> Attempt:
     """The attempt if the user may read it; with write=True only its own learner may,
-    and only while they may still take the quiz (enrolled in its course, its instructor,
-    staff, or a quiz with no course): a learner removed from a course keeps reading
-    their attempt but can neither answer nor finish it.
+    and only while they may still take the quiz (the write gate: assess.selectors.
+    writers).
 
     Raises Attempt.DoesNotExist otherwise, so another learner's attempt is a 404 (and
     so is the attempt of a learner outside a scoped instructor's LMS contexts). The
-    enrolment and instructor checks are subqueries of the same query: no extra query.
+    instructor checks are subqueries of the same query: no extra query.
     """
-    qs = Attempt.objects.select_related("quiz", "learner")
     if write:
-        qs = _writable(qs, user)
-    elif not user.is_staff:
+        return attempt_get_for_writer(user=user, pk=pk)
+    qs = Attempt.objects.select_related("quiz", "learner")
+    if not user.is_staff:
         qs = qs.filter(Q(learner=user) | _instructor_attempts_q(user))
     return qs.get(pk=pk)
-
-
-def _writable(attempts: QuerySet[Attempt], user, prefix: str = "") -> QuerySet:
-    """attempt_get_for_user's write rule on any queryset reaching Attempt through
-    `prefix` ("" for Attempt itself, "attempt__" for Question)."""
-    rows = attempts.filter(**{f"{prefix}learner": user})
-    if user.is_staff:
-        return rows
-    course = f"{prefix}quiz__course"
-    return rows.filter(
-        Q(**{f"{course}__isnull": True})
-        | Q(**{f"{course}_id__in": _enrolled_course_ids(user)})
-        | Q(**{f"{course}_id__in": _instructed_course_ids(user)})
-    )
-
-
-def question_get_for_writer(*, user, attempt_pk: int, pk: int) -> Question:
-    """A question of an attempt the user may write to (attempt_get_for_user's rule),
-    with its attempt, quiz and learner, in one query: answering is the hot path, and
-    this saves reading the attempt and the question apart. Raises DoesNotExist (404)
-    whether the attempt or the question is not theirs."""
-    qs = Question.objects.select_related("slot", "attempt__quiz", "attempt__learner")
-    return _writable(qs, user, prefix="attempt__").get(pk=pk, attempt_id=attempt_pk)
 
 
 def _instructor_attempts_q(user) -> Q:

@@ -6,14 +6,16 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
 
+from assess import skills as skill_map
 from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, UnreadableAnswer
 from assess.models import Attempt, Question, Response, Reveal
 from assess.policy import CLOSED_MESSAGES, part_policy
 from assess.scoring import Rules
-from assess.services.mastery import mastery_apply
+from assess.selectors.locked import locked_state
+from assess.services.mastery import mastery_apply_first_try
+from config.rows import insert
 from problems.engine.variants import Variant
 
 
@@ -28,11 +30,11 @@ class Submission:
     reveals: list[Reveal] | None = None
 
 
-def _replay(read: list[Response], key: str, question: Question, part: str, text: str):
-    """The first result stored under this key (among the rows read), or None. The same
-    key with another question, part or answer is a client bug that would silently lose
-    the new answer: IdempotencyMismatch, and the first result stays as it was."""
-    earlier = next((r for r in read if r.idempotency_key == key), None)
+def _replay(attempt: Attempt, key: str, question: Question, part: str, text: str):
+    """The first result stored under this key in the attempt, or None. The same key with
+    another question, part or answer is a client bug that would silently lose the new
+    answer: IdempotencyMismatch, and the first result stays as it was."""
+    earlier = Response.objects.filter(attempt_id=attempt.pk, idempotency_key=key).first()
     if earlier is None:
         return None
     if (earlier.question_id, earlier.part, earlier.raw) != (question.pk, part, text):
@@ -79,9 +81,10 @@ def response_submit(
     """Grade and store one answer to one part.
 
     - A key seen before returns the first result and stores nothing (a retried request
-      must not cost a try or count twice in mastery), also under a race: writers of one
-      attempt queue on its row lock, and the key is looked up under it (the unique
-      constraint stays as the backstop). The same key with a different answer raises
+      must not cost a try or count twice in mastery), also under a race: the INSERT
+      itself decides (ON CONFLICT on the attempt's keys), and a refused answer looks
+      its key up before refusing, so a replay answers as the first time did even after
+      the part or the attempt closed. The same key with a different answer raises
       IdempotencyMismatch.
     - With immediate feedback a part closed by a correct try, a reveal or its last
       allowed try raises Conflict; the first try of a part updates mastery. With
@@ -89,67 +92,75 @@ def response_submit(
     - An unreadable answer raises UnreadableAnswer and stores nothing: it costs no try.
     - After the deadline or the finish it raises Conflict, whether or not the expiry
       task has run yet.
-    Grading runs before the lock is taken. A steady-state first try costs, inside the
-    transaction: the lock, one read of tries and key, reveals, the INSERT and mastery.
+
+    Writers of one attempt queue on its row (the finish, the expiry, an extension and
+    a new variant lock it too), so the rules are decided on what is stored. In the
+    transaction a first try costs: the lock read (attempt state, the question's tries,
+    whether it has reveals, the learner's rows for its skills), the INSERT, the skill
+    rows' upsert and their events; a later try, the lock read and the INSERT.
     """
     now = now or timezone.now()
     if question.attempt_id != attempt.pk:
         raise InvalidInput("That question is not part of this attempt.", field="question")
-    # Graded before the lock, so the lock is held only for the reads and writes.
     result = None
     if question.part(part) is not None:
         result = Variant.from_params(question.template_slug, question.params).grade(part, text)
+    skills = skill_map.template_skills(question.template_slug)
 
     with transaction.atomic():
-        # Concurrent writers of one attempt queue on its row, so the replay decision
-        # and the INSERT below cannot race: no savepoint is needed around the INSERT.
-        locked = Attempt.objects.select_for_update().get(pk=attempt.pk)
-        # The quiz the caller read with the attempt (its rules do not change mid-answer).
-        locked.quiz = attempt.quiz
-        # One read gives the question's valid tries and the row stored under this key,
-        # whichever question it was for: a replay stores nothing and answers as the
-        # first time did, even after the attempt has closed.
-        read = list(
-            Response.objects.filter(attempt=locked)
-            .filter(Q(question=question, valid=True) | Q(idempotency_key=idempotency_key))
-            .order_by("created_at", "id")
-        )
-        replay = _replay(read, idempotency_key, question, part, text)
-        if replay is not None:
+        state = locked_state(attempt=attempt, question=question, skills=skills)
+        attempt.status, attempt.deadline = state.status, state.deadline
+        reveals = list(question.reveals.all()) if state.revealed else []
+        try:
+            if not attempt.is_open:
+                raise Conflict("This attempt is finished; it takes no more answers.")
+            if attempt.past_deadline(now):
+                raise Conflict("The deadline of this attempt has passed.")
+            if not state.active:
+                raise Conflict("This question was replaced by a new variant; answer that one.")
+            if result is None:
+                names = ", ".join(p["name"] for p in question.answers)
+                raise InvalidInput(
+                    f"Unknown part {part!r}; this question's parts are: {names}.", field="part"
+                )
+            if not result.valid:
+                raise UnreadableAnswer(result.error or result.feedback)
+            first_try = _check_part_open(attempt, question, part, state.tries, reveals)
+        except (Conflict, InvalidInput, UnreadableAnswer):
+            replay = _replay(attempt, idempotency_key, question, part, text)
+            if replay is not None:
+                return replay
+            raise
+        values = {
+            "attempt_id": attempt.pk,
+            "question_id": question.pk,
+            "part": part,
+            "raw": text,
+            "parsed_value": result.parsed_value,
+            "parsed_unit": result.parsed_unit or "",
+            "valid": True,
+            "correct": result.correct,
+            "score": result.score,
+            "misconception": result.misconception or "",
+            "feedback": result.feedback,
+            "created_at": now,
+            "time_spent_ms": time_spent_ms,
+            "idempotency_key": idempotency_key,
+            "evidence": first_try,
+        }
+        pk = insert(Response, values, conflict=("attempt", "idempotency_key"))
+        if pk is None:  # the key was stored before: a replay (or a mismatch)
+            replay = _replay(attempt, idempotency_key, question, part, text)
+            if replay is None:  # its row was rolled back since: nothing stands
+                raise Conflict("This answer crossed another sent with its key; send it again.")
             return replay
-        if not locked.is_open:
-            raise Conflict("This attempt is finished; it takes no more answers.")
-        if locked.past_deadline(now):
-            raise Conflict("The deadline of this attempt has passed.")
-        if not question.active:
-            raise Conflict("This question was replaced by a new variant; answer that one.")
-        if result is None:
-            names = ", ".join(p["name"] for p in question.answers)
-            raise InvalidInput(
-                f"Unknown part {part!r}; this question's parts are: {names}.", field="part"
-            )
-        if not result.valid:
-            raise UnreadableAnswer(result.error or result.feedback)
-        responses = [r for r in read if r.question_id == question.pk and r.valid]
-        reveals = list(question.reveals.all())
-        first_try = _check_part_open(locked, question, part, responses, reveals)
-        response = Response.objects.create(
-            attempt=locked,
-            question=question,
-            part=part,
-            raw=text,
-            parsed_value=result.parsed_value,
-            parsed_unit=result.parsed_unit or "",
-            valid=True,
-            correct=result.correct,
-            score=result.score,
-            misconception=result.misconception or "",
-            feedback=result.feedback,
-            created_at=now,
-            time_spent_ms=time_spent_ms,
-            idempotency_key=idempotency_key,
-            evidence=first_try,
-        )
+        response = Response(id=pk, **values)
+        response._state.adding = False
         if first_try:
-            mastery_apply(learner_id=locked.learner_id, evidence=[(response, question)])
-    return Submission(response, replayed=False, responses=[*responses, response], reveals=reveals)
+            mastery_apply_first_try(
+                learner_id=attempt.learner_id,
+                response=response,
+                question=question,
+                read=state.skill_rows,
+            )
+    return Submission(response, replayed=False, responses=[*state.tries, response], reveals=reveals)

@@ -324,3 +324,47 @@ def test_concurrent_releases_apply_held_answers_once(services_ready, transaction
     assert Response.objects.filter(evidence=True).count() == 3
     assert not Response.objects.filter(evidence=True, correct=False).exists()
     assert set(SkillMastery.objects.values_list("responses", flat=True)) == {1}
+
+
+def test_first_tries_in_two_attempts_of_one_learner_both_step_mastery(
+    services_ready, transactional_db
+):
+    """Two tabs: the same learner answers first tries in two attempts at once, on
+    templates sharing skills. Each attempt's lock serializes only its own writers, so
+    the skill rows' upsert must not lose either step (its version guard re-reads a row
+    that moved): every shared skill ends with two answers, two events, and the
+    probability of two BKT steps in the order the events record."""
+    from assess.mastery import bkt
+    from assess.skills import template_skills
+
+    learner = UserFactory(username="two-tabs")
+    rounds = 6
+    quizzes = [QuizFactory(slots=[["gb-gib"]] * rounds) for _ in range(2)]
+    attempts = [attempt_start(quiz=q, learner=learner)[0] for q in quizzes]
+    questions = [list(a.questions.order_by("order")) for a in attempts]
+    for k in range(rounds):
+
+        def submit(i, k=k):
+            question = questions[i][k]
+            part = question.answers[0]
+            fresh = Attempt.objects.select_related("quiz").get(pk=attempts[i].pk)
+            return response_submit(
+                attempt=fresh,
+                question=question,
+                part=part["name"],
+                text=correct_text(part),
+                idempotency_key=f"tab-{i}-{k}",
+            )
+
+        results = run_together(2, submit)
+        assert not [r for r in results if isinstance(r, Exception)], results
+    for skill in template_skills("gb-gib"):
+        row = SkillMastery.objects.get(learner=learner, skill=skill)
+        events = list(MasteryEvent.objects.filter(learner=learner, skill=skill).order_by("id"))
+        assert row.responses == len(events) == 2 * rounds
+        p = bkt.DEFAULT_PARAMS.p_init
+        for event in sorted(events, key=lambda e: e.p_before):
+            # right answers only raise p: the chain of events is the order of the steps
+            assert event.p_before == pytest.approx(p)
+            p = event.p_after
+        assert row.p_mastery == pytest.approx(p)

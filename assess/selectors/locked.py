@@ -1,0 +1,90 @@
+"""What an answer is decided on, read under the attempt's lock in one statement.
+
+Writers of one attempt (answers, reveals, new variants, the finish, the expiry, an
+extension's re-timing) queue on its row, so a submission decides on what is stored:
+the attempt's status and deadline as they are now (the reader's copy may be older),
+whether the question is still the active variant, whether any of its parts was
+revealed, its valid tries, and the learner's mastery rows for its skills, which a first
+try steps. Two statements (written as SQL: config.rows explains why): the lock, which
+reads the attempt's own columns; then the rest, the question with its tries and the
+skill rows as outer joins (one row per (try, skill row) pair, a handful at most). They
+cannot be one: a statement that waits for a row lock sees the locked row as the
+committer left it, but every other table as it was when the statement began, before
+the wait (PostgreSQL's READ COMMITTED), so the tries a racing answer just stored
+would be missing.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import connection
+
+from assess.models import Attempt, Question, Response, Reveal, SkillMastery
+from config.rows import Columns, fetch, for_update_of
+
+
+@dataclass(frozen=True)
+class LockedState:
+    status: str
+    deadline: datetime | None
+    active: bool  # the question is the slot's current variant
+    revealed: bool  # some part of the question was revealed: read its reveals
+    tries: list[Response]  # the question's valid responses, in stored order
+    skill_rows: dict[str, tuple[float, int]]  # {skill: (p_mastery, responses)} stored
+
+
+@functools.cache
+def _statements(n_skills: int) -> tuple[str, str, Columns, Columns]:
+    quote = connection.ops.quote_name
+    attempt = Columns(Attempt, "a", only=("status", "deadline"))
+    tries = Columns(Response, "r")
+    skills = "m.skill IN (" + ", ".join(["%s"] * n_skills) + ")" if n_skills else "1 = 0"
+    t = {m: quote(m._meta.db_table) for m in (Attempt, Question, Response, Reveal, SkillMastery)}
+    # identifiers from the models' metadata; every value is a bound parameter
+    lock = f"SELECT {attempt.sql} FROM {t[Attempt]} a WHERE a.id = %s{for_update_of('a')}"  # noqa: S608
+    read = (
+        "SELECT q.active, "  # noqa: S608
+        f"EXISTS (SELECT 1 FROM {t[Reveal]} v WHERE v.question_id = q.id), "
+        f"{tries.sql}, m.skill, m.p_mastery, m.responses "
+        f"FROM {t[Question]} q "
+        f"LEFT JOIN {t[Response]} r ON r.question_id = q.id AND r.valid = %s "
+        f"LEFT JOIN {t[SkillMastery]} m ON m.learner_id = %s AND {skills} "
+        "WHERE q.id = %s AND q.attempt_id = %s"
+    )
+    return lock, read, attempt, tries
+
+
+def locked_state(*, attempt: Attempt, question: Question, skills) -> LockedState:
+    """Inside the caller's transaction: lock the attempt's row and read what an answer
+    to `question` is decided on (see the module docstring). Raises Attempt.DoesNotExist
+    if the attempt or the question is gone."""
+    lock, read, attempt_cols, try_cols = _statements(len(skills))
+    locked = fetch(lock, [attempt.pk])
+    rows = (
+        fetch(read, [True, attempt.learner_id, *skills, question.pk, attempt.pk]) if locked else []
+    )
+    if not rows:
+        raise Attempt.DoesNotExist("The attempt or its question is gone.")
+    first = rows[0]
+    head = attempt_cols.load(locked[0])
+    try_at = 2
+    pk_at = try_at + try_cols.attnames.index(Response._meta.pk.attname)
+    tries: dict[int, Response] = {}
+    skill_rows: dict[str, tuple[float, int]] = {}
+    for row in rows:
+        if row[pk_at] is not None and row[pk_at] not in tries:
+            tries[row[pk_at]] = try_cols.load(row, try_at)
+        skill, p, count = row[try_at + len(try_cols) :]
+        if skill is not None:
+            skill_rows[skill] = (p, count)
+    return LockedState(
+        status=head.status,
+        deadline=head.deadline,
+        active=bool(first[0]),
+        revealed=bool(first[1]),
+        tries=sorted(tries.values(), key=lambda r: (r.created_at, r.id)),
+        skill_rows=skill_rows,
+    )
