@@ -31,11 +31,10 @@ import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.http_bench import PY, ROOT, _admin, _db_url, _wait_for  # noqa: E402
+from bench._server import ROOT, gunicorn, run_step, throwaway_database  # noqa: E402
 
 TEMPLATES = ["gb-gib", "weights-memory", "kv-cache-total", "roofline-attainable", "littles-law"]
 PASSWORD = "bench exam sign-in"  # noqa: S105 (a throwaway database's learners)
@@ -309,99 +308,42 @@ def main() -> None:
         "--parts", type=int, default=9, help="parts in an exam (9 for TEMPLATES): sets the bound"
     )
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--port", type=int, default=8766)
+    parser.add_argument("--port", type=int, default=0, help="0: a free port")
     parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.prepare:
         prepare(args.prepare, args.learners, args.signin)
         return
-    if not args.database_url.startswith("postgres"):
-        sys.exit("--database-url (or DATABASE_URL) must name a PostgreSQL server")
-
-    name = urlsplit(args.database_url).path.strip("/") or "burnin"
-    db_name = f"{name}_exam_bench"
-    db_url = _db_url(args.database_url, db_name)
-    env = {
-        **os.environ,
-        "DATABASE_URL": db_url,
-        "DJANGO_SETTINGS_MODULE": "bench.settings_bench",
-        "DEBUG": "0",
-        "SECRET_KEY": "bench-exam-secret-key-not-for-use-anywhere-else-0123456789",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "SECURE_SSL_REDIRECT": "0",
-        "EMAIL_URL": "console://",
-        "CELERY_BROKER_URL": "",
-        "PYTHONPATH": str(ROOT),
-    }
-    _admin(args.database_url, f'DROP DATABASE IF EXISTS "{db_name}"')
-    _admin(args.database_url, f'CREATE DATABASE "{db_name}"')
-    server = None
-    try:
-        migrate = subprocess.run(
-            [PY, "manage.py", "migrate", "--noinput"],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        if migrate.returncode:
-            sys.exit(f"migrate failed:\n{migrate.stderr[-3000:]}")
+    with throwaway_database(args.database_url, "exam_bench") as env:
         work = Path(tempfile.mkdtemp(prefix="burnin-exam-bench-"))
         fixture = work / "fixture.json"
         started = time.monotonic()
-        subprocess.run(
-            [
-                PY,
-                "bench/exam_load.py",
-                "--prepare",
-                str(fixture),
-                "--signin",
-                str(args.signin),
-                "--learners",
-                *map(str, args.learners),
-            ],
-            cwd=ROOT,
-            env=env,
-            check=True,
+        run_step(
+            "bench/exam_load.py",
+            env,
+            "--prepare",
+            str(fixture),
+            "--signin",
+            str(args.signin),
+            "--learners",
+            *map(str, args.learners),
         )
         print(f"prepared in {time.monotonic() - started:.0f} s", file=sys.stderr)
         data = json.loads(fixture.read_text())
-        server = subprocess.Popen(
-            [
-                str(ROOT / ".venv/bin/gunicorn"),
-                "config.wsgi",
-                "-w",
-                str(args.workers),
-                "-b",
-                f"127.0.0.1:{args.port}",
-                "--no-control-socket",
-                "--log-level",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=env,
-        )
-        _wait_for(args.port)
-        base = f"http://127.0.0.1:{args.port}"
-        if not args.cold:
-            warm_up(base, data["warm"])
-        signin_line = sign_in_phase(base, data["signin"], args.signin_concurrency)
-        print(signin_line, file=sys.stderr)
-        results = []
-        for index, run in enumerate(data["runs"]):
-            rows, wall, samples = _run_locust(env, fixture, index, run["n"], args.parts, base, work)
-            stored, finished = _stored(db_url, run["quiz"])
-            results.append((run["n"], rows, wall, samples, stored, finished))
-            print(f"N={run['n']}: {wall:.0f} s", file=sys.stderr)
-        _report(results, args, signin_line)
-    finally:
-        if server is not None:
-            server.terminate()
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-        _admin(args.database_url, f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)')
+        with gunicorn(env, workers=args.workers, port=args.port) as base:
+            if not args.cold:
+                warm_up(base, data["warm"])
+            signin_line = sign_in_phase(base, data["signin"], args.signin_concurrency)
+            print(signin_line, file=sys.stderr)
+            results = []
+            for index, run in enumerate(data["runs"]):
+                rows, wall, samples = _run_locust(
+                    env, fixture, index, run["n"], args.parts, base, work
+                )
+                stored, finished = _stored(env["DATABASE_URL"], run["quiz"])
+                results.append((run["n"], rows, wall, samples, stored, finished))
+                print(f"N={run['n']}: {wall:.0f} s", file=sys.stderr)
+    _report(results, args, signin_line)
 
 
 def _report(results, args, signin_line: str) -> None:

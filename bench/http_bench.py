@@ -21,18 +21,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-PY = sys.executable
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._server import gunicorn, run_step, throwaway_database  # noqa: E402
+
 LUA = """
 local entries = {ENTRIES}
 local offset, nthreads, counter = 0, {THREADS}, 0
@@ -88,18 +89,6 @@ function done(summary, latency, requests)
     latency:percentile(50), latency:percentile(99)))
 end
 """
-
-
-def _db_url(base: str, name: str) -> str:
-    parts = urlsplit(base)
-    return urlunsplit(parts._replace(path="/" + name))
-
-
-def _admin(base: str, sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(_db_url(base, "postgres"), autocommit=True) as conn:
-        conn.execute(sql)
 
 
 def prepare(out: Path, learners: int, slots: int) -> None:
@@ -167,14 +156,19 @@ def _wrk(url: str, script: Path, *, threads: int, connections: int, seconds: int
     return result
 
 
-def _wait_for(port: int, timeout: float = 30) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.2)
-    raise RuntimeError("gunicorn did not start")
+def _smoke(url: str, token: str | None, body: bytes) -> None:
+    """One request before the load: a bench whose every request fails (a missing
+    table, a refused host) must say why instead of reporting the speed of its errors."""
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Token {token}"
+    req = urllib.request.Request(url, data=body, headers=headers)  # noqa: S310 (our server)
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:  # noqa: S310
+            if r.status >= 300:
+                raise RuntimeError(f"{url}: {r.status}")
+    except urllib.error.HTTPError as err:
+        raise RuntimeError(f"{url}: {err.code} {err.read()[:500]!r}") from None
 
 
 def main() -> None:
@@ -187,58 +181,24 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument("--port", type=int, default=0, help="0: a free port")
     parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.prepare:
         prepare(args.prepare, args.learners, args.slots)
         return
-    if not args.database_url.startswith("postgres"):
-        sys.exit("--database-url (or DATABASE_URL) must name a PostgreSQL server")
-
-    name = urlsplit(args.database_url).path.strip("/") or "burnin"
-    db_name = f"{name}_http_bench"
-    env = {
-        **os.environ,
-        "DATABASE_URL": _db_url(args.database_url, db_name),
-        "DJANGO_SETTINGS_MODULE": "bench.settings_bench",
-        "DEBUG": "0",
-        "SECRET_KEY": "bench-" + secrets.token_urlsafe(32),
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "SECURE_SSL_REDIRECT": "0",
-        "EMAIL_URL": "console://",
-        "CELERY_BROKER_URL": "",
-        "PYTHONPATH": str(ROOT),
-    }
-    _admin(args.database_url, f'DROP DATABASE IF EXISTS "{db_name}"')
-    _admin(args.database_url, f'CREATE DATABASE "{db_name}"')
-    server = None
-    try:
-        migrate = subprocess.run(
-            [PY, "manage.py", "migrate", "--noinput"],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-        )
-        if migrate.returncode:
-            sys.exit(f"migrate failed:\n{migrate.stderr[-3000:]}")
+    with throwaway_database(args.database_url, "http_bench") as env:
         work = Path(tempfile.mkdtemp(prefix="burnin-bench-"))
         started = time.monotonic()
-        subprocess.run(
-            [
-                PY,
-                "bench/http_bench.py",
-                "--prepare",
-                str(work / "fixture.json"),
-                "--learners",
-                str(args.learners),
-                "--slots",
-                str(args.slots),
-            ],
-            cwd=ROOT,
-            env=env,
-            check=True,
+        run_step(
+            "bench/http_bench.py",
+            env,
+            "--prepare",
+            str(work / "fixture.json"),
+            "--learners",
+            str(args.learners),
+            "--slots",
+            str(args.slots),
         )
         print(
             f"prepared {args.learners} learners x {args.slots} questions in "
@@ -260,55 +220,38 @@ def main() -> None:
                 AUTH=f'wrk.headers["Authorization"] = "Token {fixture["floor_token"]}"'
             )
         )
+        with gunicorn(env, workers=args.workers, port=args.port) as base:
+            _smoke(f"{base}/bench/floor/", None, b"{}")
+            _smoke(f"{base}/bench/floor-token/", fixture["floor_token"], b"{}")
+            results, counts = _drive(base, args, fixture, submit_lua, floor_lua, token_lua)
+        stored = _count_responses(env)
+    _report(results, args, stored, counts, len(fixture["entries"]))
 
-        server = subprocess.Popen(
-            [
-                str(ROOT / ".venv/bin/gunicorn"),
-                "config.wsgi",
-                "-w",
-                str(args.workers),
-                "-b",
-                f"127.0.0.1:{args.port}",
-                "--no-control-socket",
-                "--log-level",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=env,
-        )
-        _wait_for(args.port)
-        base = f"http://127.0.0.1:{args.port}"
-        kinds = {
-            "floor (no auth)": (f"{base}/bench/floor/", floor_lua),
-            "floor (token)": (f"{base}/bench/floor-token/", token_lua),
-            "submission": (f"{base}/api/attempts/", submit_lua),
-        }
-        wrk = {"threads": args.threads, "connections": args.connections}
-        sent_2xx, created, offset = 0, 0, 0
-        for label, (url, script) in kinds.items():  # warm every worker up
-            r = _wrk(url, script, seconds=3, args=(offset,), **wrk)
+
+def _drive(base: str, args, fixture, submit_lua: Path, floor_lua: Path, token_lua: Path):
+    kinds = {
+        "floor (no auth)": (f"{base}/bench/floor/", floor_lua),
+        "floor (token)": (f"{base}/bench/floor-token/", token_lua),
+        "submission": (f"{base}/api/attempts/", submit_lua),
+    }
+    wrk = {"threads": args.threads, "connections": args.connections}
+    sent_2xx, created, offset = 0, 0, 0
+    for label, (url, script) in kinds.items():  # warm every worker up
+        r = _wrk(url, script, seconds=3, args=(offset,), **wrk)
+        if label == "submission":
+            sent_2xx += r["requests"] - r["non2xx"]
+            created += r["created"]
+            offset += r["requests"]
+    results = {label: [] for label in kinds}
+    for _ in range(args.rounds):
+        for label, (url, script) in kinds.items():
+            r = _wrk(url, script, seconds=args.seconds, args=(offset,), **wrk)
+            results[label].append(r)
             if label == "submission":
                 sent_2xx += r["requests"] - r["non2xx"]
                 created += r["created"]
                 offset += r["requests"]
-        results = {label: [] for label in kinds}
-        for _ in range(args.rounds):
-            for label, (url, script) in kinds.items():
-                r = _wrk(url, script, seconds=args.seconds, args=(offset,), **wrk)
-                results[label].append(r)
-                if label == "submission":
-                    sent_2xx += r["requests"] - r["non2xx"]
-                    created += r["created"]
-                    offset += r["requests"]
-        server.terminate()
-        server.wait(timeout=30)
-        server = None
-        stored = _count_responses(env)
-        _report(results, args, stored, (sent_2xx, created, offset), len(fixture["entries"]))
-    finally:
-        if server is not None:
-            server.kill()
-        _admin(args.database_url, f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)')
+    return results, (sent_2xx, created, offset)
 
 
 def _count_responses(env) -> int:

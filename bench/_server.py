@@ -1,0 +1,141 @@
+"""What the HTTP benches share: a throwaway PostgreSQL database, the environment that
+points the service at it, one step run inside Django, and a gunicorn to drive.
+
+Each bench works in its own database (`<name>_<suffix>`, created, migrated and dropped
+with FORCE at the end), so it is safe beside a dev stack and never shares rows with
+another run. The server runs the production settings plus the bench's URLs and
+throttles that never bite (bench/settings_bench.py), DEBUG=0, with no broker (Celery
+in-process).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+GUNICORN = str(ROOT / ".venv/bin/gunicorn")
+
+
+def db_url(base: str, name: str) -> str:
+    parts = urlsplit(base)
+    return urlunsplit(parts._replace(path="/" + name))
+
+
+def admin_sql(base: str, sql: str) -> None:
+    """Run one statement on the server's `postgres` database (CREATE/DROP DATABASE)."""
+    import psycopg
+
+    with psycopg.connect(db_url(base, "postgres"), autocommit=True) as conn:
+        conn.execute(sql)
+
+
+def bench_env(database_url: str) -> dict[str, str]:
+    """The environment of every process of a bench: Django on the bench settings."""
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "DJANGO_SETTINGS_MODULE": "bench.settings_bench",
+        "DEBUG": "0",
+        "SECRET_KEY": "bench-" + secrets.token_urlsafe(32),
+        "ALLOWED_HOSTS": "127.0.0.1,localhost,testserver",
+        "SECURE_SSL_REDIRECT": "0",
+        "EMAIL_URL": "console://",
+        "CELERY_BROKER_URL": "",
+        "PYTHONPATH": str(ROOT),
+    }
+
+
+@contextmanager
+def throwaway_database(base_url: str, suffix: str) -> Iterator[dict[str, str]]:
+    """A fresh, migrated database beside `base_url`'s; yields the bench environment
+    pointing at it and drops the database on the way out, whatever happened."""
+    if not base_url.startswith("postgres"):
+        sys.exit("--database-url (or DATABASE_URL) must name a PostgreSQL server")
+    name = urlsplit(base_url).path.strip("/") or "burnin"
+    db_name = f"{name}_{suffix}"
+    admin_sql(base_url, f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)')
+    admin_sql(base_url, f'CREATE DATABASE "{db_name}"')
+    try:
+        env = bench_env(db_url(base_url, db_name))
+        migrate = subprocess.run(
+            [PY, "manage.py", "migrate", "--noinput"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        if migrate.returncode:
+            sys.exit(f"migrate failed:\n{migrate.stderr[-3000:]}")
+        yield env
+    finally:
+        admin_sql(base_url, f'DROP DATABASE IF EXISTS "{db_name}" WITH (FORCE)')
+
+
+def run_step(script: str, env: dict[str, str], *args: str) -> None:
+    """Run `script` (a bench module's path) with `args` in a new process: the steps that
+    need Django (fixtures, counts) run apart from the driver, which must not import it."""
+    subprocess.run([PY, script, *args], cwd=ROOT, env=env, check=True)
+
+
+def wait_for(port: int, server: subprocess.Popen, timeout: float = 60) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if server.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {server.returncode}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise RuntimeError("gunicorn did not start")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def gunicorn(env: dict[str, str], *, workers: int, port: int = 0, extra=()) -> Iterator[str]:
+    """The service on gunicorn (`workers` sync workers unless `extra` says otherwise) on
+    `port` (0: a free one); yields its base URL and stops it on the way out. A port
+    someone else listens on is refused: the bench would time their server."""
+    port = port or free_port()
+    with socket.socket() as s:
+        if s.connect_ex(("127.0.0.1", port)) == 0:
+            raise RuntimeError(f"port {port} is taken: pass another --port (or 0)")
+    server = subprocess.Popen(
+        [
+            GUNICORN,
+            "config.wsgi",
+            "-w",
+            str(workers),
+            "-b",
+            f"127.0.0.1:{port}",
+            "--no-control-socket",
+            "--log-level",
+            "warning",
+            *extra,
+        ],
+        cwd=ROOT,
+        env=env,
+    )
+    try:
+        wait_for(port, server)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            server.kill()

@@ -1,0 +1,237 @@
+"""What one request costs the service, per endpoint, in-process: CPU, wall time, queries.
+
+The HTTP benches say how fast the service is under load; this one says where a
+request's time goes, without a load generator sharing the cores. In a throwaway
+PostgreSQL database (`<name>_endpoint_bench`), through Django's test client (the whole
+middleware stack, DRF, the services and the database, no sockets), each endpoint is
+called `--calls` times after a warm-up, every call on fresh data (a new part, a new
+learner's start), and it reports per endpoint the median and p95 of the process's CPU
+time (what a gunicorn worker spends; PostgreSQL's own work is not in it), the median
+wall time, and the queries one call issues. The framework's floor (a DRF view doing one
+INSERT, without and with token authentication: bench/urls.py) is measured the same way.
+
+    .venv/bin/python bench/endpoint_costs.py --database-url postgres://postgres@127.0.0.1:5432/burnin
+    .venv/bin/python bench/endpoint_costs.py ... --profile "practice answer"   # pyinstrument
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._server import run_step, throwaway_database  # noqa: E402
+
+PRACTICE_POOL = ["gb-gib", "weights-memory", "kv-cache-total", "roofline-ridge"]
+
+
+def _fixture(calls: int):
+    """Learners with tokens; a practice quiz with an attempt each; an exam with one
+    learner per start. Returns {endpoint: [request thunk, ...]} plus the floor's."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from rest_framework.authtoken.models import Token
+
+    from assess.models import Quiz, Slot
+    from assess.services.attempts import attempt_start
+    from bench.exam_load import exam_with_learners
+    from curricula.models import Course
+
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TABLE bench_floor (id bigserial PRIMARY KEY, note text)")
+    users = get_user_model().objects
+    staff = users.create_user(username="bench-staff", password=None, is_staff=True)
+    course = Course.objects.create(slug="bench-costs", title="Bench", summary=".", order=1)
+
+    practice = Quiz.objects.create(title="Practice", mode="practice", feedback="immediately")
+    slots = 40
+    Slot.objects.bulk_create(
+        Slot(quiz=practice, order=i + 1, points=1, templates=[PRACTICE_POOL[i % 4]])
+        for i in range(slots)
+    )
+    learners = max(4, calls // slots + 2)
+    first, later = [], []
+    for n in range(learners):
+        user = users.create_user(username=f"bench-p{n}", password=None)
+        token = Token.objects.create(user=user).key
+        attempt, _ = attempt_start(quiz=practice, learner=user)
+        for q in attempt.questions.order_by("order"):
+            part = next(p for p in q.answers if p["kind"] == "numeric")
+            wrong = f"{float(part['value']) * 1.37:.6g} {part.get('unit', '')}"
+            call = (f"/api/attempts/{attempt.pk}/responses/", token, q.pk, part["name"], wrong)
+            first.append(call)
+            later.append(call)
+    # consecutive calls on different attempts, as a class answering would send them
+    first = [first[q * slots + s] for s in range(slots) for q in range(learners)]
+
+    exam, tokens = exam_with_learners(
+        staff=staff, course=course, title="Exam", learners=calls + 30, prefix="bench-e"
+    )
+    return {"practice": (first, later), "exam": (exam.pk, tokens), "floor_token": tokens[0]}
+
+
+def _measure(fn, args_list, *, warm: int) -> dict:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for args in args_list[:warm]:
+        fn(*args)
+    cpu, wall, queries = [], [], None
+    for i, args in enumerate(args_list[warm:]):
+        if i == 0:
+            with CaptureQueriesContext(connection) as ctx:
+                fn(*args)
+            queries = len(ctx.captured_queries)
+            continue
+        c0, w0 = time.process_time(), time.perf_counter()
+        fn(*args)
+        cpu.append((time.process_time() - c0) * 1000)
+        wall.append((time.perf_counter() - w0) * 1000)
+    cpu.sort()
+    return {
+        "cpu_ms": statistics.median(cpu),
+        "cpu_p95_ms": cpu[int(0.95 * (len(cpu) - 1))],
+        "wall_ms": statistics.median(wall),
+        "queries": queries,
+    }
+
+
+def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
+    """Inside Django: the fixture, then every endpoint; writes the results as JSON."""
+    import django
+
+    django.setup()
+    from django.test import Client
+
+    from bench.exam_load import answer_for
+
+    data = _fixture(calls + warm + 1)
+    client = Client()
+
+    def expect(response, code):
+        if response.status_code != code:
+            raise RuntimeError(f"{response.status_code}: {response.content[:300]!r}")
+        return response
+
+    def post(url, token, body=None, code=201):
+        extra = {"HTTP_AUTHORIZATION": f"Token {token}"} if token else {}
+        payload = json.dumps(body if body is not None else {})
+        return expect(client.post(url, payload, content_type="application/json", **extra), code)
+
+    def answer(url, token, qid, part, text):
+        body = {"question": qid, "part": part, "answer": text, "idempotency_key": uuid.uuid4().hex}
+        return post(url, token, body)
+
+    exam_quiz, exam_tokens = data["exam"]
+    attempts: list[tuple[int, str, list]] = []
+
+    def start(token):
+        body = post(f"/api/quizzes/{exam_quiz}/attempts/", token).json()
+        attempts.append((body["id"], token, body["questions"]))
+
+    def read(attempt, token, _questions):
+        auth = {"HTTP_AUTHORIZATION": f"Token {token}"}
+        expect(client.get(f"/api/attempts/{attempt}/", **auth), 200)
+
+    def exam_answer(attempt, token, questions):
+        for question in questions:
+            for part in question["parts"]:
+                url = f"/api/attempts/{attempt}/responses/"
+                answer(url, token, question["id"], part["name"], answer_for(part))
+                return  # one answer a call: the first part
+
+    def finish(attempt, token, _questions):
+        post(f"/api/attempts/{attempt}/finish/", token, code=200)
+
+    first, later = data["practice"]
+    n = calls + warm + 1
+    endpoints = {
+        "floor (no auth)": (lambda: post("/bench/floor/", None), [()] * n),
+        "floor (token)": (lambda: post("/bench/floor-token/", data["floor_token"]), [()] * n),
+        "practice answer (first try)": (answer, first[:n]),
+        "practice answer (later try)": (answer, later[:n]),
+        "exam start (5 questions)": (start, [(t,) for t in exam_tokens[:n]]),
+        "exam read attempt": (read, None),
+        "exam answer": (exam_answer, None),
+        "exam finish": (finish, None),
+    }
+    results = {}
+    for label, (fn, args_list) in endpoints.items():
+        if args_list is None:
+            args_list = attempts[:n]
+        if profile and label.startswith(profile):
+            from pyinstrument import Profiler
+
+            for args in args_list[:warm]:
+                fn(*args)
+            profiler = Profiler(interval=0.0005)
+            profiler.start()
+            for args in args_list[warm:]:
+                fn(*args)
+            profiler.stop()
+            print(profiler.output_text(unicode=False, color=False), file=sys.stderr)
+            continue
+        results[label] = _measure(fn, args_list, warm=warm)
+    out.write_text(json.dumps(results))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--warm", type=int, default=20)
+    parser.add_argument("--profile", help="profile the endpoint whose label starts so")
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure:
+        measure(args.measure, args.calls, args.warm, args.profile)
+        return
+    with throwaway_database(args.database_url, "endpoint_bench") as env:
+        out = Path(tempfile.mkdtemp(prefix="burnin-endpoints-")) / "costs.json"
+        extra = ["--profile", args.profile] if args.profile else []
+        run_step(
+            "bench/endpoint_costs.py",
+            env,
+            "--measure",
+            str(out),
+            "--calls",
+            str(args.calls),
+            "--warm",
+            str(args.warm),
+            *extra,
+        )
+        results = json.loads(out.read_text())
+        out.unlink()
+    _report(results, args)
+
+
+def _report(results: dict, args) -> None:
+    print(
+        f"\nIn-process (Django test client, PostgreSQL, DEBUG=0), {args.calls} calls each "
+        f"after {args.warm} warm-up calls, each on fresh data\n"
+    )
+    floor = results.get("floor (no auth)", {}).get("cpu_ms")
+    print("| endpoint | CPU ms (median) | CPU ms (p95) | wall ms (median) | queries | x floor |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for label, r in results.items():
+        ratio = f"{floor / r['cpu_ms']:.2f}" if floor else "-"
+        print(
+            f"| {label} | {r['cpu_ms']:.2f} | {r['cpu_p95_ms']:.2f} | {r['wall_ms']:.2f} | "
+            f"{r['queries']} | {ratio} |"
+        )
+    print(
+        "\nx floor: the floor's CPU time over the endpoint's (what the service's Python "
+        "spends per request; the HTTP benches measure the whole machine)."
+    )
+
+
+if __name__ == "__main__":
+    main()
