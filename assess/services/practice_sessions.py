@@ -13,6 +13,7 @@ is answered (services.mastery), and a finish only stamps an immediate-feedback a
 
 from __future__ import annotations
 
+from contextlib import suppress
 from datetime import datetime
 
 from django.db import transaction
@@ -47,8 +48,6 @@ def practice_session_start(
             quiz__practice_lesson=lesson, learner=learner, status=Attempt.Status.OPEN
         ).first()
         if current is not None:
-            try:
+            with suppress(Conflict):  # a racing request finished it first
                 attempt_finish(attempt=current, now=now)
-            except Conflict:
-                pass  # a racing request finished it first
         return practice_question_add(learner=learner, lesson=lesson, session=length, now=now)
