@@ -7,6 +7,7 @@ from datetime import timedelta
 from django import forms
 
 from assess.models import Quiz
+from assess.services import practice_sessions
 from assess.services.quizzes import MAX_TRIES, QuizSpec, SlotSpec
 from frontend.queries.hardware import PRECISION_ORDER
 from hardware_db import catalog
@@ -180,3 +181,19 @@ class RooflineForm(forms.Form):
             have = ", ".join(p.upper() for p in catalog.accelerator(slug).dense_flops)
             self.add_error("precision", f"No published {precision.upper()} peak; it has {have}.")
         return data
+
+
+class PracticeSessionForm(forms.Form):
+    """How many questions a new lesson practice session holds (lesson page, summary)."""
+
+    questions = forms.TypedChoiceField(
+        choices=[(n, f"{n} questions") for n in practice_sessions.LENGTHS],
+        coerce=int,
+        initial=practice_sessions.DEFAULT_LENGTH,
+        label="Session length",
+        error_messages={
+            "invalid_choice": "A practice session has "
+            + ", ".join(map(str, practice_sessions.LENGTHS[:-1]))
+            + f" or {practice_sessions.LENGTHS[-1]} questions."
+        },
+    )

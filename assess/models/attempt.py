@@ -29,10 +29,19 @@ class Attempt(models.Model):
     # Deferred feedback: the counted answers are held back from mastery until the learner
     # may see their grades; set when they were applied (see services.mastery).
     mastery_applied_at = models.DateTimeField(null=True, blank=True)
+    # Lesson practice in sessions: how many questions this session holds, so its page
+    # says "Question x of n" and it ends with a summary. None: open-ended (practice
+    # started through the API, and every attempt of a quiz that is not adaptive).
+    practice_length = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-started_at", "-id"]
         constraints = [
+            models.CheckConstraint(
+                condition=models.Q(practice_length__isnull=True)
+                | models.Q(practice_length__gte=1, practice_length__lte=50),
+                name="assess_attempt_practice_length",
+            ),
             models.UniqueConstraint(
                 fields=["quiz", "learner", "number"], name="assess_attempt_number"
             ),

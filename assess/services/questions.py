@@ -204,14 +204,19 @@ def _practice_quiz(lesson: Lesson, templates: list[str]) -> tuple[Quiz, Slot]:
 
 
 def practice_question_add(
-    *, learner, lesson: Lesson, now: datetime | None = None
+    *, learner, lesson: Lesson, session: int | None = None, now: datetime | None = None
 ) -> PracticeQuestion:
     """Start (or reuse) the learner's practice attempt for the lesson and add a question
     on the lesson's weakest unmastered skill (the weakest skill once all are mastered).
 
     Practising a lesson enrols the learner in its course on first use, where the course
     allows self-enrolment (NotPermitted otherwise); its instructors and staff practise
-    without enrolling."""
+    without enrolling.
+
+    An attempt opened here is a session of `session` questions (None: open-ended, as
+    the API's practice is); practice_sessions.practice_session_start chooses the
+    length. A session that has drawn all its questions takes no more (Conflict): it
+    ends, with its summary, when the learner finishes it."""
     now = now or timezone.now()
     course = lesson.module.course
     if not (
@@ -239,7 +244,11 @@ def practice_question_add(
             try:
                 with transaction.atomic():
                     attempt = Attempt.objects.create(
-                        quiz=quiz, learner=learner, number=number, started_at=now
+                        quiz=quiz,
+                        learner=learner,
+                        number=number,
+                        started_at=now,
+                        practice_length=session,
                     )
             except IntegrityError:
                 # A racing request opened it first: use that one, locked like any other,
@@ -249,6 +258,15 @@ def practice_question_add(
                     .select_related("quiz")
                     .get(quiz=quiz, learner=learner, status=Attempt.Status.OPEN)
                 )
+        last = Question.objects.filter(attempt=attempt).aggregate(
+            n=Max("variant_number"), order=Max("order")
+        )
+        drawn = last["order"] or 0
+        if attempt.practice_length is not None and drawn >= attempt.practice_length:
+            raise Conflict(
+                f"This practice session has had all its {attempt.practice_length} "
+                "questions: finish it to see your summary, or start a new session."
+            )
         skill_ps = dict(
             SkillMastery.objects.filter(learner=learner, skill__in=skills).values_list(
                 "skill", "p_mastery"
@@ -259,15 +277,12 @@ def practice_question_add(
             skills, key=lambda s: skill_ps.get(s, params.p_init)
         )
         candidates = [t for t in templates if skill in skill_map.template_skills(t)]
-        last = Question.objects.filter(attempt=attempt).aggregate(
-            n=Max("variant_number"), order=Max("order")
-        )
         variant_number = (last["n"] or 0) + 1
         seed = question_seed(attempt_id=attempt.pk, slot_id=slot.pk, variant_number=variant_number)
         question = question_build(
             attempt=attempt,
             slot=slot,
-            order=(last["order"] or 0) + 1,
+            order=drawn + 1,
             variant_number=variant_number,
             template_slug=random.Random(seed).choice(candidates),
         )

@@ -27,6 +27,7 @@ from frontend.queries.learning import (
     lesson_page,
     lesson_rows_for_user,
 )
+from frontend.queries.practice import PracticePage, practice_page
 from frontend.queries.teaching import (
     ItemsPage,
     LearnersPage,
@@ -51,6 +52,7 @@ __all__ = [
     "LessonPage",
     "LessonRow",
     "PartView",
+    "PracticePage",
     "Preview",
     "ProgressTable",
     "QuestionPage",
@@ -67,6 +69,7 @@ __all__ = [
     "items_page",
     "lesson_page",
     "lesson_rows_for_user",
+    "practice_page",
     "progress_csv_rows",
     "question_page",
     "question_views",

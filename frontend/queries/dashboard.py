@@ -30,6 +30,34 @@ class CourseMastery:
     course: Course
     lessons: list[selectors.LessonMastery]
 
+    @property
+    def skill_rows(self) -> list[selectors.SkillRow]:
+        """Each skill of the course's lessons once, in lesson order (unseen ones at the
+        prior, with no evidence)."""
+        seen: dict[str, selectors.SkillRow] = {}
+        for lm in self.lessons:
+            for row in lm.skills:
+                seen.setdefault(row.skill, row)
+        return list(seen.values())
+
+    @property
+    def practised(self) -> list[selectors.SkillRow]:
+        """The skills with evidence, weakest first: what to work on reads first."""
+        rows = [r for r in self.skill_rows if r.evidence]
+        return sorted(rows, key=lambda r: (r.mastered, r.p_mastery, r.skill))
+
+    @property
+    def not_started(self) -> list[str]:
+        return [r.skill for r in self.skill_rows if not r.evidence]
+
+    @property
+    def skills_mastered(self) -> int:
+        return sum(r.mastered for r in self.skill_rows)
+
+    @property
+    def lessons_started(self) -> int:
+        return sum(lm.started for lm in self.lessons)
+
 
 @dataclass(frozen=True)
 class AttemptRow:

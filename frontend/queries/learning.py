@@ -11,16 +11,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from django.db.models import Max
 from django.utils import timezone
 
 from assess import selectors
 from assess import skills as skill_map
-from assess.models import Response
+from assess.models import Attempt, Response
 from assess.policy import grades_visible
 from curricula import selectors as curricula_selectors
 from curricula.models import Course, Lesson, Module
 from frontend import charts
 from frontend.queries.common import template_title
+from problems.engine.misconception_names import misconception_name
 
 # ----------------------------------------------------------------------------- mastery
 
@@ -107,6 +109,7 @@ class ResponseRow:
     template_title: str
     part_label: str
     visible: bool
+    misconception: str  # the mistake named, in words ("" for none, or not visible)
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,7 @@ class LessonPage:
     recent: list[ResponseRow]
     enrolment: EnrolmentState
     can_practise: bool  # enrolled, self-enrolment allowed, or teaches the course
+    session: Attempt | None  # the reader's open practice attempt here, with `drawn`
 
 
 def _recent(user, slugs: list[str], limit: int) -> list[ResponseRow]:
@@ -131,12 +135,14 @@ def _recent(user, slugs: list[str], limit: int) -> list[ResponseRow]:
     rows = []
     for r in responses:
         part = r.question.part(r.part) or {}
+        visible = grades_visible(attempt=r.attempt, now=now)
         rows.append(
             ResponseRow(
                 response=r,
                 template_title=template_title(r.question.template_slug),
                 part_label=part.get("label") or r.part,
-                visible=grades_visible(attempt=r.attempt, now=now),
+                visible=visible,
+                misconception=misconception_name(r.misconception) if visible else "",
             )
         )
     return rows
@@ -157,6 +163,15 @@ def lesson_page(*, user, slug: str, limit: int = 10) -> LessonPage:
         or user.is_staff
         or selectors.user_is_instructor(user=user, course_id=course.pk)
     )
+    session = None
+    if can_practise:
+        session = (
+            Attempt.objects.filter(
+                quiz__practice_lesson=lesson, learner=user, status=Attempt.Status.OPEN
+            )
+            .annotate(drawn=Max("questions__order"))
+            .first()
+        )
     return LessonPage(
         lesson=lesson,
         mastery=row.mastery,
@@ -164,4 +179,5 @@ def lesson_page(*, user, slug: str, limit: int = 10) -> LessonPage:
         recent=recent,
         enrolment=enrolment,
         can_practise=can_practise,
+        session=session,
     )

@@ -6,6 +6,7 @@ from django import template
 from django.urls import reverse
 from django.utils.html import format_html
 
+from frontend.forms import PracticeSessionForm
 from frontend.queries.common import weakest_estimate
 from frontend.queries.roles import menu_roles
 
@@ -48,6 +49,13 @@ def is_teacher(user) -> bool:
 def is_manager(user) -> bool:
     """Staff, or a manager of an organisation: who sees the teams' readiness."""
     return _menu_roles(user)[1]
+
+
+@register.simple_tag
+def session_form(slug: str) -> PracticeSessionForm:
+    """The "how many questions" choice of a practice start form, with ids of its own so
+    one page may hold several (the summary offers this lesson and the next)."""
+    return PracticeSessionForm(auto_id=f"n-{slug}-%s", label_suffix="")
 
 
 @register.filter

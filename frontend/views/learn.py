@@ -7,10 +7,13 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 
 from assess.errors import Conflict, NotPermitted
+from assess.services import practice_sessions
 from assess.services.enrolments import enrolment_self
+from assess.services.practice_sessions import practice_session_start
 from assess.services.questions import practice_question_add
 from curricula import selectors as curricula_selectors
 from frontend import queries
+from frontend.forms import PracticeSessionForm
 from frontend.http import missing_is_404
 
 
@@ -53,20 +56,34 @@ def lesson_detail(request, slug: str):
 @login_required
 @missing_is_404
 def lesson_practice(request, slug: str):
-    """The service picks the template for the lesson's weakest unmastered skill, and
-    enrols the learner on first use where the course allows it (403 with the reason
-    where it does not). A GET (after signing in from a practice button) goes back to
-    the lesson."""
+    """Start a session of n questions (the form posts `questions`), or draw the open
+    session's next question (a session of the default length if none is open). The
+    service picks each question for the lesson's weakest unmastered skill, and enrols
+    the learner on first use where the course allows it (403 with the reason where it
+    does not). A GET (after signing in from a practice button) goes back to the lesson."""
     if request.method != "POST":
         return redirect("lesson-detail", slug=slug)
     lesson = curricula_selectors.lesson_get(slug=slug)
+    form = PracticeSessionForm(request.POST)
     try:
-        practice = practice_question_add(learner=request.user, lesson=lesson)
+        if "questions" not in request.POST:
+            practice = practice_question_add(
+                learner=request.user, lesson=lesson, session=practice_sessions.DEFAULT_LENGTH
+            )
+        elif form.is_valid():
+            n = form.cleaned_data["questions"]
+            practice = practice_session_start(learner=request.user, lesson=lesson, length=n)
+        else:
+            return _lesson_refused(request, slug, form.errors["questions"][0], 400)
     except NotPermitted as err:
-        messages.error(request, str(err))
-        page = queries.lesson_page(user=request.user, slug=slug)
-        return render(request, "frontend/learn/lesson.html", {"page": page}, status=403)
+        return _lesson_refused(request, slug, str(err), 403)
     except Conflict as err:
         messages.error(request, str(err))
         return redirect("lesson-detail", slug=slug)
     return redirect("question-detail", pk=practice.attempt.pk, qid=practice.question.pk)
+
+
+def _lesson_refused(request, slug: str, reason: str, status: int):
+    messages.error(request, reason)
+    page = queries.lesson_page(user=request.user, slug=slug)
+    return render(request, "frontend/learn/lesson.html", {"page": page}, status=status)

@@ -88,6 +88,9 @@ def attempt_detail(request, pk: int):
     attempt = selectors.attempt_get_for_user(user=request.user, pk=pk)
     if attempt.learner_id == request.user.pk:
         attempt = answers.attempt_expire_if_due(attempt=attempt)
+    if attempt.quiz.adaptive:  # lesson practice: progress, then the session's summary
+        page = queries.practice_page(user=request.user, attempt=attempt)
+        return render(request, "frontend/take/practice.html", {"page": page})
     page = queries.attempt_page(
         user=request.user,
         attempt=attempt,

@@ -3,6 +3,7 @@ certificates placeholder."""
 
 import pytest
 
+from assess.models import SkillMastery
 from assess.services.questions import practice_question_add
 from assess.services.responses import response_submit
 from tests.factories import CourseFactory, EnrolmentFactory, LessonFactory, ModuleFactory
@@ -68,3 +69,81 @@ def test_dashboard_lists_only_the_courses_the_learner_is_enrolled_in(login, lear
     html = login(learner).get("/dashboard/").content.decode()
     assert "AI Infra" in html and "GPU Memory Math" in html and "not started" in html
     assert "Elsewhere Course" not in html and "Elsewhere Lesson" not in html
+
+
+def course_section(html: str, slug: str) -> str:
+    start = html.index(f'aria-labelledby="course-{slug}-h"')
+    return html[start : html.index("</section>", start)]
+
+
+def test_lessons_are_grouped_under_a_heading_per_course(login, learner, lesson, practice):
+    """Two enrolled courses: each has its own heading with its own lessons under it, and
+    a lesson of one never shows under the other."""
+    answer(practice, right_text(part_of(practice.question)), "a")
+    other = CourseFactory(slug="serving", title="Serving Course", order=5)
+    EnrolmentFactory(user=learner, course=other)
+    LessonFactory(
+        module=ModuleFactory(course=other),
+        slug="decode",
+        title="Decode Lesson",
+        templates=["kv-cache-per-token"],
+    )
+    html = login(learner).get("/dashboard/").content.decode()
+    assert '<h3 id="course-ai-infra-h"><a href="/courses/ai-infra/">AI Infra</a></h3>' in html
+    assert '<h3 id="course-serving-h"><a href="/courses/serving/">Serving Course</a></h3>' in html
+    mine, theirs = course_section(html, "ai-infra"), course_section(html, "serving")
+    assert "GPU Memory Math" in mine and "Decode Lesson" not in mine
+    assert "Decode Lesson" in theirs and "GPU Memory Math" not in theirs
+    assert "1 of 1 lesson started" in mine and "0 of 1 lesson started" in theirs
+
+
+def test_each_practised_skill_reads_in_words_and_figures(login, learner, lesson, practice):
+    """Per course, every practised skill: its estimate as a percentage and a word, the
+    bar only repeating them; unpractised skills are listed as not started."""
+    part = part_of(practice.question)
+    answer(practice, right_text(part), "a")
+    p = SkillMastery.objects.get(learner=learner, skill="weights-bytes").p_mastery
+    html = login(learner).get("/dashboard/").content.decode()
+    mine = course_section(html, "ai-infra")
+    row = mine[mine.index('<span class="skill-name">weights-bytes</span>') :]
+    row = row[: row.index("</li>")]
+    assert f"<strong>{p * 100:.0f}%</strong>, practising" in row
+    assert f'value="{p:.3f}" aria-hidden="true"' in row  # the bar repeats the figure
+    assert "(1 answer)" in row
+    assert "0 of 2 skills mastered" in mine
+
+
+def test_a_course_not_practised_lists_its_skills_as_not_started(login, learner, lesson):
+    EnrolmentFactory(user=learner, course=lesson.module.course)
+    mine = course_section(login(learner).get("/dashboard/").content.decode(), "ai-infra")
+    assert "No skill of this course practised yet." in mine
+    assert "Not started yet: 2 skills" in mine and "weights-bytes" in mine
+
+
+def test_dashboard_queries_do_not_grow_with_lessons_or_courses(client, learner, lesson, practice):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def count() -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            assert client.get("/dashboard/").status_code == 200
+        return len(ctx.captured_queries)
+
+    client.force_login(learner)
+    few = count()
+    for i in range(3):
+        course = CourseFactory(slug=f"extra-{i}", title=f"Extra {i}")
+        EnrolmentFactory(user=learner, course=course)
+        module = ModuleFactory(course=course)
+        for j in range(8):
+            LessonFactory(module=module, templates=["kv-cache-per-token", "gb-gib"], order=j)
+    html = client.get("/dashboard/").content.decode()
+    assert html.count('class="course-progress"') == 4
+    assert count() == few
+
+
+def test_signing_in_without_a_next_page_lands_on_the_dashboard(client, learner):
+    from tests.factories import PASSWORD
+
+    response = client.post("/accounts/login/", {"username": "learner", "password": PASSWORD})
+    assert response.status_code == 302 and response["Location"] == "/dashboard/"
