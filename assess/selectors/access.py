@@ -24,7 +24,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from assess.models import Attempt, CourseRole, Enrolment, Extension, Question, Quiz
-from assess.selectors.writers import attempt_get_for_writer
+from assess.selectors.writers import attempt_get_for_writer, attempt_get_own
 from curricula.models import Course
 
 SCOPED_WRITE_REFUSED = (
@@ -264,6 +264,9 @@ def attempt_get_for_user(*, user, pk: int, write: bool = False) -> Attempt:
     """
     if write:
         return attempt_get_for_writer(user=user, pk=pk)
+    own = attempt_get_own(user=user, pk=pk) if user.is_authenticated else None
+    if own is not None:
+        return own
     qs = Attempt.objects.select_related("quiz", "learner")
     if not user.is_staff:
         qs = qs.filter(Q(learner=user) | _instructor_attempts_q(user))

@@ -10,6 +10,7 @@ from django.utils import timezone
 from assess.models import Attempt, Question, Response, Reveal
 from assess.policy import QuestionPolicy, attempt_over, grades_visible, question_policy
 from assess.scoring import AttemptScore, Rules, attempt_score, tries_by_part
+from assess.selectors.attempt_rows import active_rows
 from problems.engine.render import render_markdown
 from problems.engine.variants import ParamError, Variant
 
@@ -105,11 +106,7 @@ def attempt_review(*, user, attempt: Attempt, now: datetime | None = None) -> At
     attempt_get_for_user. Four queries however many questions there are."""
     now = now or timezone.now()
     own = attempt.learner_id == user.pk
-    questions = list(
-        attempt.questions.filter(active=True).select_related("slot").order_by("order", "id")
-    )
-    responses = list(attempt.responses.filter(question__active=True).order_by("created_at", "id"))
-    reveals = list(Reveal.objects.filter(question__attempt=attempt, question__active=True))
+    questions, responses, reveals = active_rows(attempt.pk)
     return AttemptReview(
         attempt=attempt,
         visible=not own or grades_visible(attempt=attempt, now=now),

@@ -1,4 +1,5 @@
-"""The write gate: an attempt, or a question of it, read for its own learner to change.
+"""The write gate: an attempt, or a question of it, read for its own learner to change;
+and a learner's own attempt, read.
 
 Every answer, reveal, draft, new variant and finish starts here, so these reads are the
 service's hottest, and they are written as SQL (config.rows explains why): one SELECT
@@ -11,8 +12,9 @@ it:
     with no course, a course they are enrolled in, or a course they instruct.
 
 A learner removed from a course keeps reading their attempt (the read rule is in
-access.py) but can neither answer nor finish it. Anyone else gets DoesNotExist (404),
-whether the attempt or the question is not theirs.
+access.py, which asks `attempt_get_own` first: a learner reading their own attempt is
+the common case of its rule) but can neither answer nor finish it. Anyone else gets
+DoesNotExist (404), whether the attempt or the question is not theirs.
 """
 
 from __future__ import annotations
@@ -61,7 +63,11 @@ def _statements() -> dict:
         f"JOIN {attempts} a ON a.id = q.attempt_id JOIN {quizzes} z ON z.id = a.quiz_id "
         f"WHERE q.id = %s AND q.attempt_id = %s AND {rule}"
     )
-    return {"cols": cols, "attempt": attempt_sql, "question": question_sql}
+    own_sql = (
+        f"SELECT {cols['a'].sql}, {cols['z'].sql} FROM {attempts} a "  # noqa: S608
+        f"JOIN {quizzes} z ON z.id = a.quiz_id WHERE a.id = %s AND a.learner_id = %s"
+    )
+    return {"cols": cols, "attempt": attempt_sql, "question": question_sql, "own": own_sql}
 
 
 def _attempt_from(row, start: int, user, cols) -> Attempt:
@@ -79,6 +85,14 @@ def attempt_get_for_writer(*, user, pk: int) -> Attempt:
     if not rows:
         raise Attempt.DoesNotExist("No attempt of yours to change has that id.")
     return _attempt_from(rows[0], 0, user, s["cols"])
+
+
+def attempt_get_own(*, user, pk: int) -> Attempt | None:
+    """The user's own attempt with its quiz, or None (not theirs, or no such attempt:
+    the caller's read rule decides what else they may see). One query."""
+    s = _statements()
+    rows = fetch(s["own"], [pk, user.pk])
+    return _attempt_from(rows[0], 0, user, s["cols"]) if rows else None
 
 
 def question_get_for_writer(*, user, attempt_pk: int, pk: int) -> Question:
