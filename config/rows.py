@@ -82,12 +82,16 @@ def fetch(sql: str, params: Sequence) -> list[tuple]:
         return cursor.fetchall()
 
 
+ANY_CONFLICT = ("*",)  # `conflict=` for: whichever unique constraint the row would break
+
+
 def insert(model, values: dict[str, Any], *, conflict: Sequence[str] = ()) -> int | None:
     """INSERT one row of `model` (values by field attname, each prepared by its field as
-    save() prepares it) and return its new primary key. With `conflict` (the columns of
-    a unique constraint) a row that would break it is not inserted and None comes back:
-    ON CONFLICT DO NOTHING decides, in the statement itself, what a look-up beforehand
-    would have decided under a lock."""
+    save() prepares it) and return its new primary key. With `conflict` (the fields of
+    a unique constraint, or ANY_CONFLICT) a row that would break it is not inserted and
+    None comes back: ON CONFLICT DO NOTHING decides, in the statement itself, what a
+    look-up beforehand would have decided under a lock (and no savepoint is needed to
+    survive the IntegrityError)."""
     meta = model._meta
     quote = connection.ops.quote_name
     fields = [meta.get_field(name) for name in values]  # attnames: "attempt_id", not "attempt"
@@ -95,7 +99,9 @@ def insert(model, values: dict[str, Any], *, conflict: Sequence[str] = ()) -> in
     marks = ", ".join(["%s"] * len(fields))
     params = [f.get_db_prep_save(values[f.attname], connection) for f in fields]
     on_conflict = ""
-    if conflict:
+    if conflict == ANY_CONFLICT:
+        on_conflict = " ON CONFLICT DO NOTHING"
+    elif conflict:
         target = ", ".join(quote(meta.get_field(c).column) for c in conflict)
         on_conflict = f" ON CONFLICT ({target}) DO NOTHING"
     pk = quote(meta.pk.column)

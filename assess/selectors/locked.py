@@ -88,3 +88,23 @@ def locked_state(*, attempt: Attempt, question: Question, skills) -> LockedState
         tries=sorted(tries.values(), key=lambda r: (r.created_at, r.id)),
         skill_rows=skill_rows,
     )
+
+
+@functools.cache
+def _attempts_statement() -> tuple[str, Columns]:
+    cols = Columns(Attempt, "a")
+    table = connection.ops.quote_name(Attempt._meta.db_table)
+    sql = (
+        f"SELECT {cols.sql} FROM {table} a WHERE a.quiz_id = %s AND a.learner_id = %s "  # noqa: S608
+        f"ORDER BY a.number DESC{for_update_of('a')}"
+    )
+    return sql, cols
+
+
+def attempts_locked(*, quiz_id: int, learner_id: int) -> list[Attempt]:
+    """Inside the caller's transaction: the learner's attempts on the quiz, newest
+    first, each row locked (a start decides on them: resume, expire, count, cooldown).
+    Rows a racing start inserts after this read are not among them: the unique
+    constraints refuse its twin (config.rows.insert's ON CONFLICT)."""
+    sql, cols = _attempts_statement()
+    return [cols.load(row) for row in fetch(sql, [quiz_id, learner_id])]

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from assess.errors import Conflict
 from assess.models import Attempt, Extension, Question, Quiz
 from assess.scoring import Rules, attempt_score
 from assess.selectors.access import extension_of
+from assess.selectors.locked import attempts_locked
 from assess.services.fresh_variants import fresh_questions
 from assess.services.mastery import mastery_release_attempt
 from assess.services.questions import question_build
+from config.rows import ANY_CONFLICT, insert
 
 
 def attempt_deadline(
@@ -35,23 +37,19 @@ def attempt_deadline(
     return min(ends) if ends else None
 
 
-def _check_cooldown(quiz: Quiz, learner, now: datetime) -> None:
+def _check_cooldown(quiz: Quiz, earlier: list[Attempt], now: datetime) -> None:
     """Conflict while the quiz's cooldown since the learner's last closed attempt runs.
-    Call inside the transaction that counts the attempts, after any open one is resumed
-    or expired (an attempt expired just now ends at its deadline, and counts)."""
+    `earlier`: the learner's attempts on the quiz, read under the start's lock after any
+    open one is resumed or expired (an attempt expired just now ends at its deadline,
+    and counts)."""
     if not quiz.cooldown:
         return
-    last_end = (
-        Attempt.objects.filter(
-            quiz=quiz,
-            learner=learner,
-            status__in=(Attempt.Status.FINISHED, Attempt.Status.EXPIRED),
-            finished_at__isnull=False,
-        )
-        .order_by("-finished_at")
-        .values_list("finished_at", flat=True)
-        .first()
-    )
+    ends = [
+        a.finished_at
+        for a in earlier
+        if a.status in (Attempt.Status.FINISHED, Attempt.Status.EXPIRED) and a.finished_at
+    ]
+    last_end = max(ends, default=None)
     if last_end is not None and now < last_end + quiz.cooldown:
         raise Conflict(
             f"You may take this quiz again from {(last_end + quiz.cooldown).isoformat()}."
@@ -87,51 +85,51 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
     if closes and now >= closes:
         raise Conflict(f"This quiz closed at {closes.isoformat()}.")
     with transaction.atomic():
-        current = (
-            Attempt.objects.select_for_update()
-            .filter(quiz=quiz, learner=learner, status=Attempt.Status.OPEN)
-            .order_by("-number")
-            .first()
-        )
+        # Every attempt of the learner on the quiz, locked: a second start (another tab)
+        # waits here, then sees this one's attempt.
+        earlier = attempts_locked(quiz_id=quiz.pk, learner_id=learner.pk)
+        current = next((a for a in earlier if a.status == Attempt.Status.OPEN), None)
         if current is not None:
             if not current.past_deadline(now):
                 current.quiz = quiz
                 return current, False
+            current.quiz = quiz
             _close(current, Attempt.Status.EXPIRED, now)
-        _check_cooldown(quiz, learner, now)
-        used = Attempt.objects.filter(quiz=quiz, learner=learner).count()
+        _check_cooldown(quiz, earlier, now)
+        used = len(earlier)
         if quiz.attempts_allowed is not None and used >= quiz.attempts_allowed:
-            # The last allowed attempt may be a racing start's, committed after our
-            # first look: resume it rather than refuse.
-            winner = Attempt.objects.filter(
-                quiz=quiz, learner=learner, status=Attempt.Status.OPEN
-            ).first()
-            if winner is not None and not winner.past_deadline(now):
-                winner.quiz = quiz
-                return winner, False
             raise Conflict(
                 f"You have used all {quiz.attempts_allowed} attempt(s) allowed on this quiz."
             )
-        try:
-            with transaction.atomic():
-                attempt = Attempt.objects.create(
-                    quiz=quiz,
-                    learner=learner,
-                    number=used + 1,
-                    started_at=now,
-                    deadline=attempt_deadline(quiz, now, extension),
-                )
-        except IntegrityError:
-            # A racing start committed first (its questions with it): resume that one.
+        values = {
+            "quiz_id": quiz.pk,
+            "learner_id": learner.pk,
+            "number": used + 1,
+            "status": Attempt.Status.OPEN,
+            "started_at": now,
+            "deadline": attempt_deadline(quiz, now, extension),
+            "finished_at": None,
+            "score": None,
+            "points": None,
+            "mastery_applied_at": None,
+        }
+        # A racing first start (no row to lock yet) that committed first breaks a unique
+        # constraint (one open attempt; the attempt's number): nothing is inserted, and
+        # this start resumes that one.
+        pk = insert(Attempt, values, conflict=ANY_CONFLICT)
+        if pk is None:
             winner = Attempt.objects.filter(
                 quiz=quiz, learner=learner, status=Attempt.Status.OPEN
             ).first()
             if winner is None:
                 raise Conflict(
                     "Another attempt on this quiz was started and closed at the same time."
-                ) from None
+                )
             winner.quiz = quiz
             return winner, False
+        attempt = Attempt(id=pk, **values)
+        attempt._state.adding = False
+        attempt.quiz, attempt.learner = quiz, learner
         slots = list(quiz.slots.order_by("order"))
         if quiz.mode == Quiz.Mode.CERTIFICATION:
             questions = fresh_questions(attempt=attempt, slots=slots)
