@@ -91,8 +91,13 @@ def locked_state(*, attempt: Attempt, question: Question, skills) -> LockedState
 
 
 @functools.cache
+def _attempt_columns() -> Columns:
+    return Columns(Attempt, "a")
+
+
+@functools.cache
 def _attempts_statement() -> tuple[str, Columns]:
-    cols = Columns(Attempt, "a")
+    cols = _attempt_columns()
     table = connection.ops.quote_name(Attempt._meta.db_table)
     sql = (
         f"SELECT {cols.sql} FROM {table} a WHERE a.quiz_id = %s AND a.learner_id = %s "  # noqa: S608
@@ -108,3 +113,14 @@ def attempts_locked(*, quiz_id: int, learner_id: int) -> list[Attempt]:
     constraints refuse its twin (config.rows.insert's ON CONFLICT)."""
     sql, cols = _attempts_statement()
     return [cols.load(row) for row in fetch(sql, [quiz_id, learner_id])]
+
+
+def attempt_locked(*, pk: int) -> Attempt:
+    """Inside the caller's transaction: the attempt as stored, its row locked (a finish
+    decides on its status). Raises Attempt.DoesNotExist if it is gone."""
+    cols = _attempt_columns()
+    table = connection.ops.quote_name(Attempt._meta.db_table)
+    rows = fetch(f"SELECT {cols.sql} FROM {table} a WHERE a.id = %s{for_update_of('a')}", [pk])  # noqa: S608
+    if not rows:
+        raise Attempt.DoesNotExist("The attempt is gone.")
+    return cols.load(rows[0])

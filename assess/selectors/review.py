@@ -101,12 +101,16 @@ def question_reviews(
     return reviews
 
 
-def attempt_review(*, user, attempt: Attempt, now: datetime | None = None) -> AttemptReview:
+def attempt_review(
+    *, user, attempt: Attempt, now: datetime | None = None, rows: tuple | None = None
+) -> AttemptReview:
     """The attempt as its reader may see it. `attempt` must come from
-    attempt_get_for_user. Four queries however many questions there are."""
+    attempt_get_for_user. Three queries however many questions there are, none when
+    the caller has the attempt's active (questions, responses, reveals) as `rows`
+    already (the finish read them: Attempt.closed_rows)."""
     now = now or timezone.now()
     own = attempt.learner_id == user.pk
-    questions, responses, reveals = active_rows(attempt.pk)
+    questions, responses, reveals = rows if rows is not None else active_rows(attempt.pk)
     return AttemptReview(
         attempt=attempt,
         visible=not own or grades_visible(attempt=attempt, now=now),

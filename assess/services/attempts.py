@@ -15,9 +15,10 @@ from assess.errors import Conflict
 from assess.models import Attempt, Extension, Question, Quiz
 from assess.scoring import Rules, attempt_score
 from assess.selectors.access import extension_of
-from assess.selectors.locked import attempts_locked
+from assess.selectors.attempt_rows import active_rows
+from assess.selectors.locked import attempt_locked, attempts_locked
 from assess.services.fresh_variants import fresh_questions
-from assess.services.mastery import mastery_release_attempt
+from assess.services.mastery import mastery_release_locked
 from assess.services.questions import question_build
 from config.rows import ANY_CONFLICT, insert
 
@@ -149,8 +150,7 @@ def _close(attempt: Attempt, status: str, now: datetime) -> None:
     none can be saved after it (response_submit checks the deadline itself). When the
     learner may now see their grades, held answers reach mastery in the same transaction.
     """
-    questions = attempt.questions.filter(active=True).select_related("slot")
-    responses = attempt.responses.filter(question__active=True)
+    questions, responses, reveals = active_rows(attempt.pk)
     result = attempt_score(questions, responses, Rules.of(attempt.quiz))
     attempt.status = status
     attempt.finished_at = (
@@ -159,7 +159,10 @@ def _close(attempt: Attempt, status: str, now: datetime) -> None:
     attempt.score = result.score
     attempt.points = result.points
     attempt.save(update_fields=["status", "finished_at", "score", "points"])
-    mastery_release_attempt(attempt=attempt, now=now)
+    mastery_release_locked(attempt, now=now, questions=questions, responses=responses)
+    # What the close decided on, as it stands after it: the caller's review of the
+    # attempt need not read it again.
+    attempt.closed_rows = (questions, responses, reveals)
 
 
 def attempt_finish(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
@@ -167,17 +170,12 @@ def attempt_finish(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
     closes the attempt as expired, with the answers saved in time."""
     now = now or timezone.now()
     with transaction.atomic():
-        locked = (
-            Attempt.objects.select_for_update(of=("self",))
-            .select_related("quiz")
-            .get(pk=attempt.pk)
-        )
+        locked = attempt_locked(pk=attempt.pk)
+        locked.quiz, locked.learner = attempt.quiz, attempt.learner
         if not locked.is_open:
             raise Conflict("This attempt is already finished.")
         status = Attempt.Status.EXPIRED if locked.past_deadline(now) else Attempt.Status.FINISHED
         _close(locked, status, now)
-    locked.quiz = attempt.quiz
-    locked.learner = attempt.learner
     return locked
 
 

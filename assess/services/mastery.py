@@ -119,30 +119,39 @@ def mastery_release_attempt(*, attempt: Attempt, now: datetime | None = None) ->
             .select_related("quiz")
             .get(pk=attempt.pk)
         )
-        if locked.mastery_applied_at is not None or locked.is_open:
-            return 0
-        if not grades_visible(attempt=locked, now=now):
-            return 0
-        applied = 0
-        if locked.quiz.feedback_deferred:
-            questions = {q.pk: q for q in locked.questions.filter(active=True)}
-            responses = locked.responses.filter(question_id__in=list(questions))
-            counted = sorted(
-                counted_responses(responses, Rules(deferred=True)),
-                key=lambda r: (r.created_at, r.id),
-            )
-            mastery_apply(
-                learner_id=locked.learner_id,
-                evidence=[(r, questions[r.question_id]) for r in counted],
-            )
-            applied = len(counted)
-        locked.mastery_applied_at = now
-        locked.save(update_fields=["mastery_applied_at"])
-        grade_released_on_commit(
-            attempt_id=locked.pk, quiz_id=locked.quiz_id, user_id=locked.learner_id
+        questions = list(locked.questions.filter(active=True))
+        responses = list(locked.responses.filter(question__active=True))
+        return mastery_release_locked(locked, now=now, questions=questions, responses=responses)
+
+
+def mastery_release_locked(
+    locked: Attempt, *, now: datetime, questions: list[Question], responses: list[Response]
+) -> int:
+    """mastery_release_attempt's decision and writes, for a caller that holds the
+    attempt's lock in its transaction and read its active questions and their
+    responses already (the finish)."""
+    if locked.mastery_applied_at is not None or locked.is_open:
+        return 0
+    if not grades_visible(attempt=locked, now=now):
+        return 0
+    applied = 0
+    if locked.quiz.feedback_deferred:
+        by_pk = {q.pk: q for q in questions}
+        counted = sorted(
+            counted_responses(responses, Rules(deferred=True)),
+            key=lambda r: (r.created_at, r.id),
         )
-        if not applied:  # mastery_apply signalled already when it applied answers
-            progress_recorded_on_commit(user_id=locked.learner_id, reason="attempt")
+        mastery_apply(
+            learner_id=locked.learner_id, evidence=[(r, by_pk[r.question_id]) for r in counted]
+        )
+        applied = len(counted)
+    locked.mastery_applied_at = now
+    locked.save(update_fields=["mastery_applied_at"])
+    grade_released_on_commit(
+        attempt_id=locked.pk, quiz_id=locked.quiz_id, user_id=locked.learner_id
+    )
+    if not applied:  # mastery_apply signalled already when it applied answers
+        progress_recorded_on_commit(user_id=locked.learner_id, reason="attempt")
     return applied
 
 

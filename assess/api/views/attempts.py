@@ -22,7 +22,8 @@ from config.api_errors import UnreadableAnswerSchema
 
 
 def _review(request, attempt) -> Response:
-    review = selectors.attempt_review(user=request.user, attempt=attempt)
+    rows = getattr(attempt, "closed_rows", None)  # a finish read them under its lock
+    review = selectors.attempt_review(user=request.user, attempt=attempt, rows=rows)
     return Response(s.AttemptReviewSerializer(review).data)
 
 
