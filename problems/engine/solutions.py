@@ -50,10 +50,15 @@ def formula(lhs: str, build: Callable[[SimpleNamespace], sympy.Expr], **names: s
     return Formula(lhs=lhs, expr=expr, symbols=symbols)
 
 
+def unit_tex(unit: str) -> str:
+    """A unit as upright LaTeX: B, GiB, USD/GPU-h (the hyphen a hyphen, not a minus)."""
+    # "%" opens a LaTeX comment; escape it so "%" and r"\%" both render as a percent sign.
+    unit = unit.replace(r"\%", "%").replace("%", r"\%").replace("-", r"\text{-}")
+    return f"\\mathrm{{{unit}}}"
+
+
 def step(f: Formula, values: dict[str, float | str], result: float | str, unit: str = "") -> str:
     """One display-math line: lhs = formula = values = result unit."""
     shown = result if isinstance(result, str) else tex(result)
-    # "%" opens a LaTeX comment; escape it so "%" and r"\%" both render as a percent sign.
-    unit = unit.replace(r"\%", "%").replace("%", r"\%")
-    unit_tex = f"\\ \\mathrm{{{unit}}}" if unit else ""
-    return f"$$ {f.lhs} = {f.symbolic} = {f.substituted(values)} = {shown}{unit_tex} $$"
+    unit_part = f"\\ {unit_tex(unit)}" if unit else ""
+    return f"$$ {f.lhs} = {f.symbolic} = {f.substituted(values)} = {shown}{unit_part} $$"
