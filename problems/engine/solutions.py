@@ -87,7 +87,8 @@ def where(f: Formula, *keys: str, values: dict[str, float | str] | None = None) 
 def unit_tex(unit: str) -> str:
     """A unit as upright LaTeX: B, GiB, USD/GPU-h (the hyphen a hyphen, not a minus)."""
     # "%" opens a LaTeX comment; escape it so "%" and r"\%" both render as a percent sign.
-    unit = unit.replace(r"\%", "%").replace("%", r"\%").replace("-", r"\text{-}")
+    unit = unit.replace(r"\%", "%").replace("%", r"\%")
+    unit = unit.replace(r"\text{-}", "-").replace("-", r"\text{-}")
     return f"\\mathrm{{{unit}}}"
 
 
