@@ -178,8 +178,7 @@ class OwnVsRent(Template):
             f"- The server draws on average {sig(p.avg_load * 100)}% of its rating, "
             f"$P_{{\\mathrm{{avg}}}} = {tex(avg, 12)}$ kW, every hour of the month, busy or "
             "idle; the facility's PUE is "
-            f"${tex(p.pue, 12)}$ and electricity costs "
-            f"$p_{{\\mathrm{{kWh}}}} = {tex(p.kwh_usd, 12)}$ USD per kWh.\n"
+            f"${tex(p.pue, 12)}$ and electricity costs ${tex(p.kwh_usd, 12)}$ USD per kWh.\n"
             f"- Hosting (rack space, network, support contract; not electricity) costs "
             f"$H = {tex(p.hosting_usd_month, 12)}$ USD per month.\n"
             f"- A month is $h = {HOURS_PER_MONTH}$ h (8,760 h / 12).\n"
@@ -212,8 +211,8 @@ class OwnVsRent(Template):
         return (
             "Put every cost on one month. The purchase is spread over its months, the "
             "electricity is the average draw times the PUE (cooling and power losses of the "
-            "building) for every hour at $p_{\\mathrm{kWh}}$ USD per kWh, and hosting is "
-            "already monthly:\n\n"
+            "building) for every hour at $p_{\\mathrm{kWh}} = "
+            f"{tex(p.kwh_usd, 12)}$ USD per kWh, and hosting is already monthly:\n\n"
             + step(MONTHLY, values, monthly, "USD")
             + f"\n\nof which electricity is {usd(power)} USD. Each of the server's $G = {g}$ "
             "GPUs costs its share of it for every hour it exists, busy or not:\n\n"
