@@ -3,6 +3,12 @@
 Pure functions from numbers to SVG text: nothing is fetched, nothing runs in the browser,
 pages stay light, and a test can parse the result as XML and measure it. Every chart has
 a <title> and <desc> for screen readers; pages also print the numbers as a table.
+
+Text is 12 user units, so a chart shown smaller than its width shrinks its text with it:
+a 680-wide chart on a 390 px phone had 6 px labels. A chart drawn narrower than
+COMPACT_WIDTH lays itself out for a phone instead (bar labels above their bars, one
+legend column, fewer ticks), and `responsive` puts the two drawings side by side in the
+page for the stylesheet to show the one that fits, so text stays 12 px at any width.
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ GRID = "#d6dbe1"
 MARK = "#8a4b00"
 
 FONT = 'font-family="system-ui, sans-serif"'
+COMPACT_WIDTH = 480  # narrower than this, a chart takes its phone layout
+PHONE_WIDTH = 340  # the phone drawing: shown 1:1 in a 390 px screen's content box
 
 
 def _e(text: object) -> str:
@@ -45,6 +53,12 @@ def _svg(width: float, height: float, title: str, desc: str, body: list[str], cl
 
 def _clip(label: str, limit: int) -> str:
     return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+def responsive(wide: str, compact: str) -> str:
+    """Both drawings of one chart; site.css shows the compact one on a narrow screen and
+    hides the other (display: none, so a screen reader meets the chart once)."""
+    return f'<div class="chart-wide">{wide}</div><div class="chart-compact">{compact}</div>'
 
 
 # --------------------------------------------------------------------------- bar chart
@@ -77,7 +91,10 @@ def bar_chart(
     label_width: int = 250,
     css_class: str = "bars",
 ) -> str:
-    """Horizontal bars from the zero line (or lo, if zero is outside [lo, hi])."""
+    """Horizontal bars from the zero line (or lo, if zero is outside [lo, hi]); narrower
+    than COMPACT_WIDTH, each label sits above its bar with the value beside it."""
+    if width < COMPACT_WIDTH:
+        return _stacked_bars(bars, title, desc, lo, hi, marker, marker_label, fmt, width, css_class)
     row, bottom = 24, 26
     top = 28 if marker is not None else 12  # room for the marker's label
     x0, x1 = label_width, width - 56
@@ -134,6 +151,67 @@ def bar_chart(
     return _svg(width, height, title, desc, body, css_class)
 
 
+def _stacked_bars(
+    bars: Sequence[Bar],
+    title: str,
+    desc: str,
+    lo: float,
+    hi: float,
+    marker: float | None,
+    marker_label: str,
+    fmt: str,
+    width: int,
+    css_class: str,
+) -> str:
+    """The phone layout: a label line (the name, its value at the right end), then the
+    bar across the whole width; ticks under the last bar."""
+    row, bottom, char = 40, 24, 6.6  # char: a 12-unit character's usual advance
+    top = 22 if marker is not None else 6
+    x0, x1 = 4, width - 4
+    height = top + row * max(len(bars), 1) + bottom
+    base = linear(0.0 if lo <= 0.0 <= hi else lo, lo, hi, x0, x1)
+    body = [
+        f'<line x1="{_n(x)}" y1="{top}" x2="{_n(x)}" y2="{height - bottom}" stroke="{GRID}"/>'
+        for x in (x0, x1)
+    ]
+    for tick, anchor in ((lo, "start"), ((lo + hi) / 2, "middle"), (hi, "end")):
+        body.append(
+            f'<text x="{_n(linear(tick, lo, hi, x0, x1))}" y="{height - 8}" '
+            f'text-anchor="{anchor}" fill="{MUTED}">{_e(fmt.format(tick))}</text>'
+        )
+    for i, bar in enumerate(bars):
+        y = top + i * row
+        if bar.value is None:
+            value = bar.note or "no data"
+        else:
+            value = fmt.format(bar.value) + (f" {bar.note}" if bar.note else "")
+        room = max(8, int((x1 - x0 - len(value) * char) / char) - 2)
+        body.append(
+            f'<text x="{x0}" y="{y + 13}" fill="{INK}"><title>{_e(bar.label)}</title>'
+            f"{_e(_clip(bar.label, room))}</text>"
+            f'<text x="{x1}" y="{y + 13}" text-anchor="end" '
+            f'fill="{MUTED if bar.value is None else INK}">{_e(value)}</text>'
+        )
+        if bar.value is None:
+            continue
+        end = linear(bar.value, lo, hi, x0, x1)
+        body.append(
+            f'<rect class="bar" x="{_n(min(base, end))}" y="{y + 19}" '
+            f'width="{_n(abs(end - base))}" height="14" fill="{PALETTE[0]}" '
+            f'data-value="{bar.value:.6g}"/>'
+        )
+    if marker is not None:
+        mx = linear(marker, lo, hi, x0, x1)
+        body.append(
+            f'<line class="marker" x1="{_n(mx)}" y1="{top - 4}" x2="{_n(mx)}" '
+            f'y2="{height - bottom}" stroke="{MARK}" stroke-width="2" stroke-dasharray="5 3" '
+            f'data-value="{marker:g}"/>'
+            f'<text x="{_n(min(mx + 4, x1))}" y="{top - 8}" text-anchor="end" fill="{MARK}">'
+            f"{_e(marker_label or fmt.format(marker))}</text>"
+        )
+    return _svg(width, height, title, desc, body, css_class)
+
+
 # -------------------------------------------------------------------------- line chart
 
 
@@ -172,9 +250,13 @@ def line_chart(
     session of answers seconds apart stays readable next to one spread over weeks,
     which a linear time axis would squash into a single column of points.
     """
-    left, right, top = 44, 16, 16
-    legend_rows = math.ceil(len(series) / 2)
+    compact = width < COMPACT_WIDTH  # one legend column, three ticks, fewer dots
+    columns, n_ticks, dots = (1, 3, 20) if compact else (2, 5, 80)
+    left, right, top = (32, 8, 16) if compact else (44, 16, 16)
+    legend_rows = math.ceil(len(series) / columns)
     bottom = 52 + 18 * legend_rows
+    if compact:  # the legend grows downwards; the plot keeps 150 units of height
+        height = max(height, top + 150 + bottom)
     x0, x1, y0, y1 = left + 8, width - right - 8, height - bottom, top
     times = sorted({t for s in series for t, _ in s.points})
     body: list[str] = []
@@ -197,13 +279,17 @@ def line_chart(
             f'<line x1="{x0}" y1="{_n(y)}" x2="{x1}" y2="{_n(y)}" stroke="{GRID}"/>'
             f'<text x="{left - 6}" y="{_n(y + 4)}" text-anchor="end" fill="{MUTED}">{tick:g}</text>'
         )
-    ticks = sorted({round(k * (len(times) - 1) / 4) for k in range(5)})
+    ticks = sorted({round(k * (len(times) - 1) / (n_ticks - 1)) for k in range(n_ticks)})
     for i in ticks:
         x = tx(times[i])
+        # On a phone the end ticks align inwards, so a time label stays inside the chart.
+        anchor = "middle"
+        if compact and len(times) > 1 and i in (0, len(times) - 1):
+            anchor = "start" if i == 0 else "end"
         body.append(
-            f'<text class="xtick" x="{_n(x)}" y="{y0 + 16}" text-anchor="middle" fill="{MUTED}">'
-            f"#{i + 1}</text>"
-            f'<text x="{_n(x)}" y="{y0 + 30}" text-anchor="middle" fill="{MUTED}">'
+            f'<text class="xtick" x="{_n(x)}" y="{y0 + 16}" text-anchor="{anchor}" '
+            f'fill="{MUTED}">#{i + 1}</text>'
+            f'<text x="{_n(x)}" y="{y0 + 30}" text-anchor="{anchor}" fill="{MUTED}">'
             f"{_e(_time_label(times[i], span))}</text>"
         )
     body.append(
@@ -230,119 +316,12 @@ def line_chart(
         body.extend(
             f'<circle cx="{_n(x)}" cy="{_n(y)}" r="3" fill="{colour}">'
             f"<title>{_e(s.label)}: {v:.2f}</title></circle>"
-            for x, y, v in pts[-80:]
+            for x, y, v in pts[-dots:]
         )
-        lx = x0 + (i % 2) * (x1 - x0) / 2
-        ly = y0 + 62 + 18 * (i // 2)
+        lx = x0 + (i % columns) * (x1 - x0) / columns
+        ly = y0 + 62 + 18 * (i // columns)
         body.append(
             f'<rect x="{_n(lx)}" y="{_n(ly - 9)}" width="12" height="10" fill="{colour}"/>'
             f'<text x="{_n(lx + 16)}" y="{_n(ly)}" fill="{INK}">{_e(_clip(s.label, 40))}</text>'
         )
     return _svg(width, height, title, desc, body, css_class)
-
-
-# ---------------------------------------------------------------------------- roofline
-
-
-def log_position(value: float, lo: float, hi: float, px_lo: float, px_hi: float) -> float:
-    """Map value on a log10 axis spanning [lo, hi] to pixels."""
-    span = math.log10(hi) - math.log10(lo)
-    return px_lo + (math.log10(value) - math.log10(lo)) / span * (px_hi - px_lo)
-
-
-def _decade_label(exponent: int) -> str:
-    value = 10.0**exponent
-    return f"{value:g}" if -3 <= exponent <= 5 else f"1e{exponent}"
-
-
-@dataclass(frozen=True)
-class Roofline:
-    """The geometry behind the chart, exposed so tests can check the ridge's position."""
-
-    peak_tflops: float
-    bw_tb_s: float
-    ridge: float  # FLOP per byte
-    x_lo: float
-    x_hi: float
-    y_lo: float
-    y_hi: float
-
-
-def roofline_geometry(peak_flops: float, bw_bytes_per_s: float) -> Roofline:
-    """Whole decades around the ridge so both roofs show: 2.5 below, 2 above."""
-    if peak_flops <= 0 or bw_bytes_per_s <= 0:
-        raise ValueError("peak and bandwidth must be positive")
-    ridge = peak_flops / bw_bytes_per_s
-    peak_t, bw_t = peak_flops / 1e12, bw_bytes_per_s / 1e12
-    x_lo = 10.0 ** math.floor(math.log10(ridge) - 2.5)
-    x_hi = 10.0 ** math.ceil(math.log10(ridge) + 2)
-    y_hi = 10.0 ** math.ceil(math.log10(peak_t) + 0.3)
-    y_lo = 10.0 ** math.floor(math.log10(bw_t * x_lo))
-    return Roofline(peak_t, bw_t, ridge, x_lo, x_hi, y_lo, y_hi)
-
-
-ROOF_BOX = (70, 600, 330, 20)  # x0, x1, y0 (bottom), y1 (top) of the plot area
-
-
-def roofline_chart(
-    peak_flops: float, bw_bytes_per_s: float, *, title: str, desc: str, width: int = 680
-) -> str:
-    """Attainable throughput min(peak, bandwidth x intensity) on log-log axes."""
-    g = roofline_geometry(peak_flops, bw_bytes_per_s)
-    x0, x1, y0, y1 = ROOF_BOX
-    height = y0 + 50
-
-    def px(i: float) -> float:
-        return log_position(i, g.x_lo, g.x_hi, x0, x1)
-
-    def py(t: float) -> float:
-        return log_position(t, g.y_lo, g.y_hi, y0, y1)
-
-    body = [
-        f'<rect x="{x0}" y="{y1}" width="{x1 - x0}" height="{y0 - y1}" fill="none" '
-        f'stroke="{GRID}"/>'
-    ]
-    for e in range(round(math.log10(g.x_lo)), round(math.log10(g.x_hi)) + 1):
-        x = px(10.0**e)
-        body.append(
-            f'<line x1="{_n(x)}" y1="{y0}" x2="{_n(x)}" y2="{y1}" stroke="{GRID}"/>'
-            f'<text class="xtick" x="{_n(x)}" y="{y0 + 16}" text-anchor="middle" '
-            f'fill="{MUTED}">{_decade_label(e)}</text>'
-        )
-    for e in range(round(math.log10(g.y_lo)), round(math.log10(g.y_hi)) + 1):
-        y = py(10.0**e)
-        body.append(
-            f'<line x1="{x0}" y1="{_n(y)}" x2="{x1}" y2="{_n(y)}" stroke="{GRID}"/>'
-            f'<text class="ytick" x="{x0 - 6}" y="{_n(y + 4)}" text-anchor="end" '
-            f'fill="{MUTED}">{_decade_label(e)}</text>'
-        )
-    body.append(
-        f'<text x="{_n((x0 + x1) / 2)}" y="{y0 + 36}" text-anchor="middle" fill="{INK}">'
-        "Arithmetic intensity (FLOP/byte, log scale)</text>"
-        f'<text transform="translate(16 {_n((y0 + y1) / 2)}) rotate(-90)" '
-        f'text-anchor="middle" fill="{INK}">Attainable TFLOP/s (log scale)</text>'
-    )
-    # The roof: memory-bound slope up to the ridge, then flat at the peak.
-    start = max(g.x_lo, g.y_lo / g.bw_tb_s)
-    body.append(
-        f'<polyline class="roof" points="{_n(px(start))},{_n(py(g.bw_tb_s * start))} '
-        f'{_n(px(g.ridge))},{_n(py(g.peak_tflops))} {_n(px(g.x_hi))},{_n(py(g.peak_tflops))}" '
-        f'fill="none" stroke="{PALETTE[0]}" stroke-width="3"/>'
-    )
-    rx, ry = px(g.ridge), py(g.peak_tflops)
-    body.append(
-        f'<line x1="{_n(rx)}" y1="{_n(ry)}" x2="{_n(rx)}" y2="{y0}" stroke="{MARK}" '
-        f'stroke-width="1.5" stroke-dasharray="5 3"/>'
-        f'<circle class="ridge" cx="{_n(rx)}" cy="{_n(ry)}" r="5" fill="{MARK}" '
-        f'data-intensity="{g.ridge:.6g}"/>'
-        f'<text x="{_n(rx + 8)}" y="{_n(ry + 18)}" fill="{MARK}">'
-        f"ridge: {g.ridge:.4g} FLOP/B</text>"
-    )
-    mid = math.sqrt(start * g.ridge)
-    body.append(
-        f'<text x="{_n(px(mid) + 6)}" y="{_n(py(g.bw_tb_s * mid) - 8)}" fill="{INK}">'
-        f"memory: {g.bw_tb_s:.3g} TB/s</text>"
-        f'<text x="{_n(x1 - 4)}" y="{_n(ry - 8)}" text-anchor="end" fill="{INK}">'
-        f"compute: {g.peak_tflops:.4g} TFLOP/s</text>"
-    )
-    return _svg(width, height, title, desc, body, "roofline")

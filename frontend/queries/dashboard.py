@@ -103,15 +103,18 @@ def dashboard_for_user(*, user) -> Dashboard:
     events = MasteryEvent.objects.filter(learner=user, skill__in=charted).order_by(
         "created_at", "id"
     )
-    chart = charts.line_chart(
-        skill_history(list(events.values_list("skill", "p_after", "created_at")), charted),
-        title="Skill estimates over time",
-        desc="Estimated probability (0 to 1) that you know each of your most-practised "
+    history = skill_history(list(events.values_list("skill", "p_after", "created_at")), charted)
+    drawing = {
+        "title": "Skill estimates over time",
+        "desc": "Estimated probability (0 to 1) that you know each of your most-practised "
         "skills, after each answer that counted as evidence; the dashed line at 0.95 "
         "is mastered.",
-        marker=bkt.MASTERED,
-        marker_label="mastered 0.95",
-        css_class="history",
+        "marker": bkt.MASTERED,
+        "marker_label": "mastered 0.95",
+    }
+    chart = charts.responsive(
+        charts.line_chart(history, css_class="history", **drawing),
+        charts.line_chart(history, css_class="history-phone", width=charts.PHONE_WIDTH, **drawing),
     )
     now = timezone.now()
     attempts = (

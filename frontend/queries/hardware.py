@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from frontend import charts
+from frontend.roofline_chart import roofline_chart
 from hardware_db import catalog
 
 # Display order of precisions, widest first.
@@ -93,7 +93,7 @@ def roofline(slug: str, precision: str) -> RooflinePage:
     peak, bw = acc.dense_flops[precision], acc.mem_bw_bytes_per_s
     ridge = peak / bw
     name = f"{acc.vendor} {acc.name}"
-    chart = charts.roofline_chart(
+    chart = roofline_chart(
         peak,
         bw,
         title=f"Roofline of the {name}, dense {precision.upper()}",

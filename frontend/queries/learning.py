@@ -84,13 +84,16 @@ def course_page(*, user, slug: str) -> CoursePage:
     modules = list(course.modules.all())
     lessons = [lesson for m in modules for lesson in m.lessons.all()]
     rows = {r.lesson.pk: r for r in lesson_rows_for_user(user=user, lessons=lessons)}
-    chart = charts.bar_chart(
-        mastery_bars(rows[lesson.pk] for lesson in lessons),
-        title=f"Skills mastered per lesson in {course.title}",
-        desc="For each lesson you practised, the share of its skills whose mastery estimate "
-        "has reached 0.95; lessons you have not practised say not started.",
-        fmt="{:.0%}",
-        css_class="mastery",
+    bars = mastery_bars(rows[lesson.pk] for lesson in lessons)
+    drawing = {
+        "title": f"Skills mastered per lesson in {course.title}",
+        "desc": "For each lesson you practised, the share of its skills whose mastery "
+        "estimate has reached 0.95; lessons you have not practised say not started.",
+        "fmt": "{:.0%}",
+    }
+    chart = charts.responsive(
+        charts.bar_chart(bars, css_class="mastery", **drawing),
+        charts.bar_chart(bars, css_class="mastery-phone", width=charts.PHONE_WIDTH, **drawing),
     )
     return CoursePage(
         course=course,

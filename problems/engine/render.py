@@ -1,9 +1,19 @@
-"""Markdown with LaTeX -> HTML with MathML, rendered on the server.
+r"""Markdown with LaTeX -> HTML with MathML, rendered on the server.
 
 Math is cut out before Markdown runs (so `_` and `*` inside formulas survive), turned
 into MathML by latex2mathml, and put back afterwards. Fenced code blocks (the tool output
 a scenario problem shows) are set aside first, so a `$` in a shell prompt or a price
 stays text and the block reaches the page as `<pre><code>`, escaped by Markdown.
+
+Three presentation rules are kept here, once for every template (`typeset` below), since
+latex2mathml follows the LaTeX literally:
+
+- upright roman: `\mathrm{B}` with one letter came out as a plain, italic `<mi>B</mi>`
+  (a unit read as a variable); it is given as `\mathrm{ B }`, which keeps the font;
+- thousands separators: `65{,}536` (and a bare `65,536`) came out as 65, a comma operator
+  with space after it, and 536 ("65, 536"); each grouped number becomes one `<mn>65,536</mn>`;
+- stretching fences: a bare `\lfloor`/`\lceil` became a fixed-size identifier; each pair
+  is given as `\left\lfloor ... \right\rfloor`, an operator that stretches around a fraction.
 """
 
 from __future__ import annotations
@@ -20,9 +30,39 @@ _PLACEHOLDER = "MATHTOKEN{}X"
 _FENCE_PLACEHOLDER = "FENCETOKEN{}X"
 
 
+_ROMAN_LETTER = re.compile(r"\\mathrm\{\s*([^\s{}\\])\s*\}")
+_OPEN_FENCE = re.compile(r"(?<!\\left)(\\l(?:floor|ceil))(?![A-Za-z])")
+_CLOSE_FENCE = re.compile(r"(?<!\\right)(\\r(?:floor|ceil))(?![A-Za-z])")
+# latex2mathml's output for 65{,}536 (the comma in its own mrow) and for 65,536.
+_COMMA = r"(?:<mrow><mo>&#x0002C;</mo></mrow>|<mo>&#x0002C;</mo>)"
+_GROUPED = re.compile(
+    rf"<mn>(\d{{1,3}})</mn>((?:{_COMMA}<mn>\d{{3}}</mn>)*{_COMMA}<mn>\d{{3}}(?:\.\d+)?</mn>)"
+)
+_GROUP = re.compile(rf"{_COMMA}<mn>([\d.]+)</mn>")
+
+
+def typeset(latex: str) -> str:
+    """The LaTeX as latex2mathml must see it for upright units and stretching fences."""
+    latex = _ROMAN_LETTER.sub(r"\\mathrm{ \1 }", latex)
+    if _OPEN_FENCE.search(latex) and _CLOSE_FENCE.search(latex):
+        latex = _CLOSE_FENCE.sub(r"\\right\1", _OPEN_FENCE.sub(r"\\left\1", latex))
+    return latex
+
+
+def _join_groups(mathml: str) -> str:
+    """One number, one <mn>: 65 , 536 -> <mn>65,536</mn> (a comma with no space after)."""
+
+    def join(match: re.Match[str]) -> str:
+        rest = "".join(f",{digits}" for digits in _GROUP.findall(match.group(2)))
+        return f"<mn>{match.group(1)}{rest}</mn>"
+
+    return _GROUPED.sub(join, mathml)
+
+
 @lru_cache(maxsize=4096)
 def latex_to_mathml(latex: str, display: bool = False) -> str:
-    return convert(latex.strip(), display="block" if display else "inline")
+    mathml = convert(typeset(latex.strip()), display="block" if display else "inline")
+    return _join_groups(mathml)
 
 
 def render_markdown(text: str) -> str:

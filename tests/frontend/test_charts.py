@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from frontend import charts
+from frontend.roofline_chart import ROOF_BOX, roofline_chart, roofline_geometry
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 
@@ -97,11 +98,11 @@ def test_line_chart_without_points_says_so():
     ("peak", "bw"), [(989.4e12, 3.35e12), (197e12, 819e9), (2.5e15, 8e12), (19.5e12, 2.039e12)]
 )
 def test_roofline_marks_the_ridge_at_peak_over_bandwidth(peak, bw):
-    svg = charts.roofline_chart(peak, bw, title="t", desc="d")
+    svg = roofline_chart(peak, bw, title="t", desc="d")
     root = parse(svg)
     ridge = root.find(".//s:circle[@class='ridge']", NS)
-    g = charts.roofline_geometry(peak, bw)
-    x0, x1, y0, y1 = charts.ROOF_BOX
+    g = roofline_geometry(peak, bw)
+    x0, x1, y0, y1 = ROOF_BOX
     expected_x = x0 + (math.log10(peak / bw) - math.log10(g.x_lo)) / (
         math.log10(g.x_hi) - math.log10(g.x_lo)
     ) * (x1 - x0)
@@ -116,7 +117,7 @@ def test_roofline_marks_the_ridge_at_peak_over_bandwidth(peak, bw):
 
 
 def test_roofline_axes_are_whole_decades_and_labelled():
-    root = parse(charts.roofline_chart(989.4e12, 3.35e12, title="t", desc="d"))
+    root = parse(roofline_chart(989.4e12, 3.35e12, title="t", desc="d"))
     xs = [t.text for t in root.findall(".//s:text[@class='xtick']", NS)]
     assert xs == ["0.1", "1", "10", "100", "1000", "10000", "100000"]
     ys = [t.text for t in root.findall(".//s:text[@class='ytick']", NS)]
@@ -125,4 +126,76 @@ def test_roofline_axes_are_whole_decades_and_labelled():
 
 def test_roofline_refuses_nonsense():
     with pytest.raises(ValueError):
-        charts.roofline_geometry(0, 1e12)
+        roofline_geometry(0, 1e12)
+
+
+# ---------------------------------------------------------------- the phone drawings
+
+PHONE_CONTENT_PX = 358  # a 390 px screen less the page's 1rem padding on each side
+
+
+def text_px(root) -> float:
+    """The smallest text size, in CSS px, once the chart is shown as wide as a phone's
+    content box allows (never wider than its own width)."""
+    width = float(root.get("viewBox").split()[2])
+    shown = min(float(root.get("width")), PHONE_CONTENT_PX)
+    return float(root.get("font-size")) * shown / width
+
+
+def inside(root) -> bool:
+    """Every text's anchor lies within the viewBox (end-anchored text at its right end)."""
+    width = float(root.get("viewBox").split()[2])
+    return all(0 <= float(t.get("x", 0)) <= width for t in root.iter(f"{{{NS['s']}}}text"))
+
+
+def lesson_bars():
+    return [
+        charts.Bar("Prefill, Decode and the Cost of a Token, in Detail", 0.25, "(1 of 4 skills)"),
+        charts.Bar("GPU Memory Math", 1.0, "(6 of 6 skills)"),
+        charts.Bar("The KV Cache", None, "not started"),
+    ]
+
+
+def test_a_wide_chart_on_a_phone_would_shrink_its_text_the_phone_drawing_does_not():
+    wide = parse(charts.bar_chart(lesson_bars(), title="t", desc="d"))
+    phone = parse(charts.bar_chart(lesson_bars(), title="t", desc="d", width=charts.PHONE_WIDTH))
+    assert text_px(wide) < 7  # the issue's ~5-6 px labels
+    assert text_px(phone) >= 11
+    assert inside(phone)
+
+
+def test_phone_bars_put_each_label_above_its_bar_and_keep_scale():
+    root = parse(
+        charts.bar_chart(lesson_bars(), title="t", desc="d", width=charts.PHONE_WIDTH, marker=0.95)
+    )
+    quarter, full = bars(root)
+    assert float(full.get("width")) == pytest.approx(4 * float(quarter.get("width")), abs=0.02)
+    marker = root.find(".//s:line[@class='marker']", NS)
+    x0 = float(full.get("x"))
+    assert float(marker.get("x1")) == pytest.approx(x0 + 0.95 * float(full.get("width")), abs=0.02)
+    texts = root.findall("s:text", NS)
+    label = next(t for t in texts if t.find("s:title", NS) is not None)
+    assert float(label.get("y")) < float(quarter.get("y"))  # the name sits above its bar
+    assert label.find("s:title", NS).text.endswith("in Detail")  # full name kept as a title
+    assert any(t.text == "not started" for t in texts)  # no bar for a missing value
+
+
+def test_phone_line_chart_has_one_legend_column_and_readable_text():
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    series = [
+        charts.Series(f"skill-{i}", [(t0 + timedelta(minutes=m), 0.1 * m) for m in range(8)])
+        for i in range(4)
+    ]
+    wide = parse(charts.line_chart(series, title="t", desc="d"))
+    phone = parse(charts.line_chart(series, title="t", desc="d", width=charts.PHONE_WIDTH))
+    assert text_px(wide) < 7 and text_px(phone) >= 11
+    assert inside(phone)
+    swatches = [r for r in phone.findall("s:rect", NS)]
+    assert len({r.get("x") for r in swatches}) == 1 and len(swatches) == 4  # one column
+    assert len(phone.findall(".//s:text[@class='xtick']", NS)) == 3
+
+
+def test_responsive_holds_both_drawings_for_the_stylesheet_to_choose():
+    html = charts.responsive("<svg>wide</svg>", "<svg>phone</svg>")
+    assert html.index('class="chart-wide"') < html.index("wide")
+    assert html.index('class="chart-compact"') < html.index("phone")

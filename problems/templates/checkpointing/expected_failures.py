@@ -59,10 +59,10 @@ EXPECTED = formula(
     lambda s: s.n * s.D * 24 / s.m,
     n="n",
     D="D",
-    m=r"m_{\mathrm{GPU}}",
+    m="m",
 )
 P_NONE = formula(r"P_0", lambda s: 100 * s.e, e=r"e^{-\lambda}")
-BETWEEN = formula(r"\bar t", lambda s: s.m / s.n, m=r"m_{\mathrm{GPU}}", n="n")
+BETWEEN = formula(r"\bar t", lambda s: s.m / s.n, m="m", n="n")
 
 
 def expected_failures(p: ExpectedFailuresParams) -> float:

@@ -128,9 +128,9 @@ class CheckpointWriteTime(Template):
         b = BYTES_PER_PARAM[p.state]
         size = self._size_gb(p)
         why = (
-            "Full state is $2 + 4 + 4 + 4 = 14$ bytes per parameter."
+            "Full state is $b = 2 + 4 + 4 + 4 = 14$ bytes per parameter"
             if p.state == "full"
-            else "BF16 weights are 2 bytes per parameter."
+            else "BF16 weights are $b = 2$ bytes per parameter"
         )
         gbits = link_gbits(p)
         link = (
@@ -140,7 +140,7 @@ class CheckpointWriteTime(Template):
             f"$B = {tex15(gbits)} / 8 = {tex15(p.storage_bw_gbps)}$ GB/s."
         )
         return (
-            f"{why}\n\n"
+            f"{why}; $u = 10^{{9}}$ bytes make a GB.\n\n"
             + step(CKPT_SIZE, {"N": p.n_params, "b": b, "u": "10^{9}"}, size, "GB")
             + link
             + "\n\n"

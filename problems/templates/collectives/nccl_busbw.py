@@ -229,8 +229,8 @@ class NcclBusBw(Template):
         algbw = self._algbw(p)
         factor = _busbw_factor(p.collective, p.n_gpus)
         text = (
-            f"Algorithm bandwidth is the size over the time, with $t = {tex15(p.time_us * 1e-6)}$ "
-            "s:\n\n"
+            f"Algorithm bandwidth is the size $S = {tex15(p.size_bytes)}$ bytes over the time "
+            f"$t = {tex15(p.time_us * 1e-6)}$ s:\n\n"
             + step(ALGBW, {"S": tex15(p.size_bytes), "t": p.time_us * 1e-6}, algbw * GB, "B/s")
             + f"\n\nthat is **{sig(algbw, 6)} GB/s**. {_WHY[p.collective]}"
         )

@@ -64,7 +64,7 @@ class TpParams(Params):
 
 MESSAGE = formula("S", lambda s: s.T * s.h * s.b, T="T", h="h", b="b")
 TIME = formula(
-    "t_{AR}",
+    r"t_{\mathrm{AR}}",
     lambda s: s.N * (2 * (s.t - 1)) / s.t * s.S / s.B,
     N="N",
     t="t",
@@ -196,7 +196,7 @@ class TpAllreduceLayer(Template):
         per = "2 (forward)" if p.mode == "forward" else "4 (2 forward + 2 backward)"
         return (
             "Each all-reduce carries the whole activation tensor, tokens times hidden times "
-            "bytes per element:\n\n"
+            f"bytes per element ($b = {sig(b)}$):\n\n"
             + step(MESSAGE, {"T": p.tokens, "h": p.hidden, "b": b}, s_mb * MB, "bytes")
             + f"\n\nThat is **{tex15(s_mb)} MB**.\n\n"
             f"Per layer there are {per} all-reduces, so over $L = {p.n_layers}$ layers "

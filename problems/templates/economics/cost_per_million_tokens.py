@@ -129,7 +129,8 @@ class CostPerMillionTokens(Template):
         value = _cost(p.gpu_hour_usd, p.n_gpus, p.tokens_per_s)
         per_s = p.gpu_hour_usd * p.n_gpus / 3600
         return (
-            f"The replica costs $n P = {tex15(p.gpu_hour_usd * p.n_gpus)}$ USD per hour, "
+            f"The replica's $n = {p.n_gpus}$ GPU{'' if p.n_gpus == 1 else 's'} cost "
+            f"$n P = {tex15(p.gpu_hour_usd * p.n_gpus)}$ USD per hour, "
             f"or {sig(per_s, 6)} USD per second (3,600 s in an hour). In that second it "
             f"produces {sig(p.tokens_per_s, 6)} tokens, so one million tokens cost\n\n"
             + step(

@@ -31,7 +31,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from problems.engine.numbers import sig
+from problems.engine.numbers import sig, tex
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
 from problems.engine.template import Misconception, Params, Part, Template
@@ -228,8 +228,10 @@ class DcgmDmonActivity(Template):
         return (
             f"{why} Answer **GPU {o}**.\n\n"
             f"For GPU {n}, TENSO is the fraction of cycles its tensor pipes were busy. "
-            f"Average the samples: $({listed}) / {SAMPLES} = {sig(mean, 6)}$. Multiply by the "
-            "dense peak for the job's precision, taking all its tensor work to run in that "
+            f"Average the samples: $\\overline{{\\mathrm{{TENSO}}}} = ({listed}) / {SAMPLES} = "
+            f"{sig(mean, 6)}$. Multiply by the dense peak for the job's precision, "
+            f"$P_{{\\mathrm{{dense}}}} = {tex(self._peak(p), 12)}$ TFLOP/s, taking all its "
+            "tensor work to run in that "
             "precision (the sparse figure needs 2:4 sparse weights, which this job does not "
             "use):\n\n"
             + step(ACHIEVED, {"t": mean, "P": self._peak(p)}, mean * self._peak(p), "TFLOP/s")

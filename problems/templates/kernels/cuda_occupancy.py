@@ -105,7 +105,7 @@ def _gpu_of(p: OccupancyParams) -> Gpu | None:
     return None
 
 
-OCCUPANCY = formula("O", lambda s: 100 * s.b * s.t / s.T, b="b", t="t", T="T_{SM}")
+OCCUPANCY = formula("O", lambda s: 100 * s.b * s.t / s.T, b="b", t="t", T=r"T_{\mathrm{SM}}")
 
 WAVES = formula("W", lambda s: ceiling(s.N / (s.b * s.n)), N="N", b="b", n="n")
 
@@ -201,7 +201,7 @@ class CudaOccupancy(Template):
         lim = _limits(p)
         t, r = p.threads_per_block, p.regs_per_thread
         lines = [
-            f"- block slots: $B_{{max}} = {p.max_blocks_per_sm}$",
+            f"- block slots: $B_{{\\max}} = {p.max_blocks_per_sm}$",
             f"- threads: $\\lfloor {p.max_threads_per_sm} / {t} \\rfloor = {lim['threads']}$",
             f"- registers: $\\lfloor {p.regs_per_sm} / ({r} \\times {t}) \\rfloor = "
             f"\\lfloor {p.regs_per_sm} / {r * t} \\rfloor = {lim['registers']}$",
@@ -228,11 +228,14 @@ class CudaOccupancy(Template):
             + "\n".join(lines)
             + f"\n\nThe tightest limit wins ({', '.join(names[k] for k in binding)}): "
             f"**{b} blocks per SM**.\n\n"
-            f"Those hold ${b} \\times {t} = {b * t}$ threads of {p.max_threads_per_sm}, in %:"
+            f"Those $b = {b}$ blocks of $t = {t}$ threads hold ${b} \\times {t} = {b * t}$ "
+            f"threads of the SM's $T_{{\\mathrm{{SM}}}} = {p.max_threads_per_sm}$, in %:"
             "\n\n"
             + step(OCCUPANCY, {"b": b, "t": t, "T": p.max_threads_per_sm}, occ, "%")
             + f"\n\nOccupancy is **{sig(occ, 6)}%**. One wave runs ${b} \\times {p.n_sms} = "
-            f"{per_wave}$ blocks at once, and a partly filled last wave counts whole:\n\n"
+            f"{per_wave}$ blocks at once on the $n = {p.n_sms}$ SMs; the grid's "
+            f"$N = {tex15(p.total_blocks)}$ blocks take whole waves, a partly filled last one "
+            "too:\n\n"
             + step(WAVES, {"N": p.total_blocks, "b": b, "n": p.n_sms}, _waves(p, b), "")
             + f"\n\nThe grid runs in **{_waves(p, b)} waves**."
         )

@@ -259,6 +259,8 @@ class TritonTile(Template):
         acc = _acc(p)
         r = ridge(p)
         return (
+            f"Write the block sizes as $B_M = {m}$ (BLOCK_M), $B_N = {n}$ (BLOCK_N) and "
+            f"$B_K = {k}$ (BLOCK_K), and $b = {b}$ for the bytes per element. "
             f"One k-step's tl.dot multiplies a ${m} \\times {k}$ tile by a ${k} \\times {n}$ "
             f"tile: ${m} \\times {n} \\times {k}$ multiply-adds, two FLOP each. It loads "
             f"${m} \\times {k} + {k} \\times {n}$ elements of {b} byte(s). The C tile is not "
@@ -272,7 +274,7 @@ class TritonTile(Template):
             "neighbouring programs re-read the same A and B tiles from L2 rather than "
             "HBM.\n\n"
             f"Each pipeline stage holds one A and one B tile, {tile_bytes(p):,} bytes; "
-            f"{s} stages take\n\n"
+            f"$s = {s}$ stages take\n\n"
             + step(FOOTPRINT, {"M": m, "N": n, "K": k, "b": b, "s": s, "u": "1024"}, fp, "KiB")
             + f"\n\nAgainst the limit of {limit} KiB per block, {sig(fp, 6)} KiB "
             + (

@@ -187,18 +187,20 @@ class KvCacheTotal(Template):
         derive = ""
         if self._config(p, self._models(p)):
             derive = (
-                f"From the config, $d_h$ = hidden_size / num_attention_heads = {p.head_dim}.\n\n"
+                f"From the config, $d_h$ = hidden_size / num_attention_heads = {p.head_dim}, "
+                f"$L = {p.n_layers}$ and $H_{{\\mathrm{{kv}}}} = {p.n_kv_heads}$.\n\n"
             )
         return derive + (
-            "First the bytes one token adds (K and V, every layer, every KV head):\n\n"
+            "First the bytes one token adds (K and V, every layer, every KV head), at "
+            f"$b = {sig(b)}$ byte{'' if b == 1 else 's'} per element:\n\n"
             + step(
                 KV_TOKEN,
                 {"L": p.n_layers, "H": p.n_kv_heads, "d": p.head_dim, "b": b},
                 token,
                 "B",
             )
-            + "\n\nEvery cached token of every sequence costs that much; divide by the bytes "
-            f"in one {p.unit}:\n\n"
+            + "\n\nEvery cached token of every sequence costs that much; divide by "
+            f"$u = {UNIT_TEX[p.unit]}$, the bytes in one {p.unit}:\n\n"
             + step(
                 KV_TOTAL,
                 {"m": token, "B": p.batch_size, "s": p.seq_len, "u": UNIT_TEX[p.unit]},

@@ -24,7 +24,7 @@ from sympy import floor as sym_floor
 
 from problems.engine.numbers import exact, params_count, sig
 from problems.engine.registry import register
-from problems.engine.solutions import formula, step
+from problems.engine.solutions import formula, step, where
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates._common import (
@@ -79,6 +79,10 @@ MAX_SEQS = formula(
     W="W",
     m=r"M_{\mathrm{token}}",
     s="s",
+    meanings={
+        "n": "the number of devices",
+        "c": "the bytes in a GiB",
+    },
 )
 WEIGHTS = formula("W", lambda s: s.N * s.b, N="N", b=r"b_w")
 
@@ -241,7 +245,7 @@ class KvMaxSequences(Template):
         weights = p.n_params * bw
         budget = p.n_gpus * p.gpu_mem_gib * GIB * p.gpu_mem_util
         answer = self._answer(p)
-        where = "the one device" if p.n_gpus == 1 else f"all {p.n_gpus} devices"
+        devices = "the one device" if p.n_gpus == 1 else f"all {p.n_gpus} devices"
         mib = stated_mib(p.gpu_mem_gib)
         convert = ""
         if mib is not None:
@@ -250,7 +254,10 @@ class KvMaxSequences(Template):
                 "(a MiB is $2^{20}$ bytes, not $10^{6}$).\n\n"
             )
         text = convert + (
-            "The weights and the per-token cache, in bytes:\n\n"
+            f"The weights $W$ take $b_w = {sig(bw)}$ byte{'' if bw == 1 else 's'} per parameter "
+            f"in {p.weight_dtype.upper()}. Each token caches a key and a value vector in every "
+            f"layer, $b = {sig(b)}$ byte{'' if b == 1 else 's'} per element in "
+            f"{p.kv_dtype.upper()}: $M_{{\\mathrm{{token}}}}$ bytes in all. In bytes:\n\n"
             + step(WEIGHTS, {"N": tex15(p.n_params), "b": bw}, weights, "B")
             + "\n\n"
             + step(
@@ -259,9 +266,10 @@ class KvMaxSequences(Template):
                 token,
                 "B",
             )
-            + f"\n\nThe engine's budget is $n G \\cdot 2^{{30}} u = {tex15(budget)}$ bytes across "
-            f"{where}. Take the weights out, then see how many full-length sequences "
-            "the rest holds, rounding down:\n\n"
+            + f"\n\nThe engine's budget is $n G c u = {tex15(budget)}$ bytes across {devices}. "
+            + where(MAX_SEQS, "n", "c", values={"n": p.n_gpus, "c": "2^{30}"})
+            + " Take the weights out, then see how many sequences of $s$ tokens at full "
+            "length the rest holds, rounding down:\n\n"
             + step(
                 MAX_SEQS,
                 {

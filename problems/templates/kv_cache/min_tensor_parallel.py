@@ -220,12 +220,14 @@ class TpMinGpus(Template):
         convert = ""
         if mib is not None:
             convert = (
-                f"First the memory in GiB: {mib:,} MiB / 1024 = {tex15(p.gpu_mem_gib)} GiB "
+                f"First the memory in GiB: {mib:,} MiB / 1024 = $G = {tex15(p.gpu_mem_gib)}$ GiB "
                 f"(not {sig(mib / 1000, 6)} GB: a MiB is $2^{{20}}$ bytes).\n\n"
             )
         text = convert + (
-            f"The weights take $W = N b = {tex15(weights)}$ bytes. Each device may hold "
-            f"$C = G \\cdot 2^{{30}} (1 - r) = {tex15(per_gpu)}$ bytes of them. "
+            f"At $b = {sig(b)}$ byte{'' if b == 1 else 's'} per parameter the weights take "
+            f"$W = N b = {tex15(weights)}$ bytes. Each device may hold "
+            f"$C = G c (1 - r) = {tex15(per_gpu)}$ bytes of them, with $c = 2^{{30}}$ the bytes "
+            "in a GiB. "
             "The number of devices needed is the ratio, rounded up:\n\n"
             + step(
                 TP_RATIO,

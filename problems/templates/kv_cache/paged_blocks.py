@@ -191,7 +191,8 @@ class PagedKvBlocks(Template):
         total = _total_blocks(p)
         per_seq = _blocks_per_seq(p)
         return (
-            "Each token caches a key and a value vector per KV head in every layer:\n\n"
+            "Each token caches a key and a value vector per KV head in every layer, at "
+            f"$b = {sig(b)}$ byte{'' if b == 1 else 's'} per element:\n\n"
             + step(
                 KV_TOKEN,
                 {"L": p.n_layers, "H": p.n_kv_heads, "d": p.head_dim, "b": b},

@@ -132,7 +132,8 @@ class KvTransferTime(Template):
         t = self._time(total, p)
         scale = "" if p.unit == "s" else ", or " + f"{sig(t, 6)} ms"
         return (
-            "Every layer caches a key and a value vector per KV head for each token:\n\n"
+            "Every layer caches a key and a value vector per KV head for each token, at "
+            f"$b = {sig(b)}$ byte{'' if b == 1 else 's'} per element:\n\n"
             + step(
                 KV_TOKEN,
                 {"L": p.n_layers, "H": p.n_kv_heads, "d": p.head_dim, "b": b},
@@ -140,7 +141,7 @@ class KvTransferTime(Template):
                 "B",
             )
             + f"\n\nThe prompt's {p.prompt_tokens:,} tokens make "
-            f"${p.prompt_tokens} \\times {tex(token)} = {tex(total, 12)}$ bytes, "
+            f"$M = {p.prompt_tokens} \\times {tex(token)} = {tex(total, 12)}$ bytes, "
             f"**{sig(total / 1e6, 8)} MB**. A link rated in gigabits moves "
             f"$R = {sig(p.link_gbps)} \\times 10^{{9}}$ bits per second, and each byte is 8 "
             "bits:\n\n"

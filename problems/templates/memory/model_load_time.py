@@ -129,9 +129,11 @@ class ModelLoadTime(Template):
         one = self._bytes(p)
         t = self._load(p)
         return (
-            f"One copy of the weights is $N b = {tex(p.n_params, 12)} \\times {sig(b)} = "
-            f"{tex(one, 12)}$ bytes. The {p.n_replicas} replicas read "
-            f"{p.n_replicas} copies through the same {sig(p.storage_gbps)} GB/s, so the "
+            f"At $b = {sig(b)}$ byte{'' if b == 1 else 's'} per parameter, one copy of the "
+            f"weights is $N b = {tex(p.n_params, 12)} \\times {sig(b)} = "
+            f"{tex(one, 12)}$ bytes. The $n = {p.n_replicas}$ replicas read "
+            f"{p.n_replicas} copies through the same $B = {sig(p.storage_gbps)}$ GB/s "
+            f"(${tex(p.storage_gbps * 1e9)}$ bytes per second), so the "
             "storage has to deliver all of them:\n\n"
             + step(
                 LOAD,

@@ -117,11 +117,12 @@ class QuantizedWeights(Template):
         return (
             f"{article(p.bits).capitalize()} {p.bits}-bit code is $q/8 = {sig(p.bits / 8)}$ "
             "bytes; the scale of "
-            f"{p.scale_bytes} byte(s) is shared by {p.group_size} weights, so each carries "
+            f"$c = {p.scale_bytes}$ byte{'' if p.scale_bytes == 1 else 's'} is shared by a group "
+            f"of $g = {p.group_size}$ weights, so each carries "
             f"${sig(p.scale_bytes / p.group_size)}$ bytes of it:\n\n"
             + step(BPP, {"q": p.bits, "c": p.scale_bytes, "g": p.group_size}, b, "B")
-            + f"\n\nThe weights are $N b = {tex(p.n_params * b, 12)}$ bytes; divide by the "
-            f"bytes in one {p.unit}:\n\n"
+            + f"\n\nThe weights are $N b = {tex(p.n_params * b, 12)}$ bytes; divide by "
+            f"$u = {unit_tex}$, the bytes in one {p.unit}:\n\n"
             + step(WEIGHTS, {"N": p.n_params, "b": sig(b, 8), "u": unit_tex}, value, p.unit)
             + "\n\nA memory-bound step takes time in proportion to the bytes it reads, so the "
             "speed-up is the ratio of bytes per parameter:\n\n"

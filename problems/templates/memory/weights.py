@@ -105,8 +105,8 @@ class WeightsMemory(Template):
         )
         return (
             f"{bits}Each parameter is stored in {p.precision.upper()}, so $b = {sig(b)}$ bytes. "
-            f"The weights are $N b = {tex(total, 12)}$ bytes; divide by the bytes in one "
-            f"{p.unit}:\n\n"
+            f"The weights are $N b = {tex(total, 12)}$ bytes; divide by $u = {unit_tex}$, the "
+            f"bytes in one {p.unit}:\n\n"
             + step(WEIGHTS, {"N": p.n_params, "b": b, "u": unit_tex}, value, p.unit)
             + f"\n\nThe same bytes are {sig(total / UNIT_BYTES[OTHER_UNIT[p.unit]], 5)} "
             f"{OTHER_UNIT[p.unit]}: the two units differ by 7.4% at this scale."

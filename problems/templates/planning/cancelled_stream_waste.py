@@ -190,7 +190,7 @@ class CancelledStreamWaste(Template):
                 parts["gpu_hours"].value,
                 "GPU-h",
             )
-            + "\n\nAgainst the fleet's decode capacity $nT$:\n\n"
+            + "\n\nAgainst the fleet's decode capacity $n T$:\n\n"
             + step(
                 SHARE,
                 {"w": w, "n": p.n_replicas, "T": p.replica_tok_s},

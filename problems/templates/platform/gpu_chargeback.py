@@ -194,8 +194,9 @@ class GpuChargeback(Template):
         util = total / (p.n_gpus * HOURS_PER_MONTH)
         if p.policy == "spread":
             how = (
-                f"The teams used $\\sum u = {tex(total)}$ GPU-hours; {name} used "
-                f"{sig(mine)} of them and pays that share of the whole bill:\n\n"
+                f"The teams used $\\sum u = {tex(total)}$ GPU-hours (each team's used hours "
+                f"$u$, summed); {name} used $u_t = {tex(mine)}$ of them and pays that share of "
+                "the whole bill:\n\n"
                 + step(SPREAD, {"C": p.monthly_cost_usd, "u": mine, "S": total}, charge, "USD")
             )
         else:
@@ -207,8 +208,9 @@ class GpuChargeback(Template):
                     rate,
                     "USD/GPU-h",
                 )
-                + f"\n\nand {name} pays it on its used hours:\n\n"
-                + step(FLAT, {"r": rate, "u": mine}, charge, "USD")
+                + f"\n\nand {name} pays it on its used hours, $u_t = {tex(mine)}$ of the "
+                f"$\\sum u = {tex(total)}$ GPU-hours all teams used (each team's used hours "
+                "$u$, summed):\n\n" + step(FLAT, {"r": rate, "u": mine}, charge, "USD")
             )
         need = p.running_gpus + p.job_gpus - p.quota_gpus
         verdict = admission(p)

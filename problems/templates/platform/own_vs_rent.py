@@ -211,10 +211,11 @@ class OwnVsRent(Template):
         return (
             "Put every cost on one month. The purchase is spread over its months, the "
             "electricity is the average draw times the PUE (cooling and power losses of the "
-            "building) for every hour, and hosting is already monthly:\n\n"
+            "building) for every hour at $p_{\\mathrm{kWh}} = "
+            f"{tex(p.kwh_usd, 12)}$ USD per kWh, and hosting is already monthly:\n\n"
             + step(MONTHLY, values, monthly, "USD")
-            + f"\n\nof which electricity is {usd(power)} USD. An owned GPU costs this share "
-            "of it for every hour it exists, busy or not:\n\n"
+            + f"\n\nof which electricity is {usd(power)} USD. Each of the server's $G = {g}$ "
+            "GPUs costs its share of it for every hour it exists, busy or not:\n\n"
             + step(PER_GPU_HOUR, {"M": monthly, "G": g, "h": HOURS_PER_MONTH}, c, "USD/GPU-h")
             + "\n\nOnly the busy share of those hours does useful work, so each useful hour "
             "carries the idle ones too:\n\n"

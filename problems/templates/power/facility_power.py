@@ -143,14 +143,16 @@ class FacilityPower(Template):
                 kw,
                 "kW",
             )
-            + "\n\nkW times hours is kWh; 1,000 kWh is one MWh:\n\n"
+            + f"\n\nkW times hours is kWh, over the year's $h = {tex(HOURS_PER_YEAR)}$ hours; "
+            "1,000 kWh is one MWh:\n\n"
             + step(ENERGY, {"F": kw, "h": HOURS_PER_YEAR}, mwh, "MWh")
             + (
                 f"\n\n{_price(p)} is {sig(p.price_per_kwh, 12)} USD per kWh (1 MWh is 1,000 kWh). "
                 if price_per_mwh(p)
                 else "\n\n"
             )
-            + "The bill is the kWh times the price per kWh:\n\n"
+            + "The bill is the kWh times the price per kWh, "
+            f"$p_{{\\mathrm{{kWh}}}} = {tex(p.price_per_kwh, 12)}$ USD:\n\n"
             + step(COST, {"F": kw, "h": HOURS_PER_YEAR, "k": p.price_per_kwh}, cost, "USD")
         )
 

@@ -152,7 +152,8 @@ class GpuPowerCap(Template):
     def solution(self, p: CapParams) -> str:
         capped = float(_capped(p))
         return (
-            "Each GPU gives up its TDP minus its cap; the rest of the server is unchanged:\n\n"
+            f"Each of the server's $g = {p.gpus_per_server}$ GPUs gives up its TDP minus its "
+            "cap; the rest of the server is unchanged:\n\n"
             + step(
                 CAPPED,
                 {"P": p.server_kw, "g": p.gpus_per_server, "T": p.gpu_tdp_w, "C": p.gpu_cap_w},

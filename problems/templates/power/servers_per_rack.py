@@ -201,7 +201,8 @@ class RackPowerServers(Template):
         space, units, height = _space_servers(p), server_units(p), rack_height(p)
         if space is not None and units is not None and height is not None:
             text += (
-                "\n\nSpace allows\n\n"
+                f"\n\nSpace allows $U_{{\\mathrm{{free}}}} = {height - SWITCH_U}$U for servers "
+                f"of $U_{{\\mathrm{{server}}}} = {units}$U each, whole servers only:\n\n"
                 + step(SPACE, {"H": height - SWITCH_U, "h": units}, space)
                 + (
                     f"\n\nso power is the binding limit: {n} servers."
@@ -209,7 +210,8 @@ class RackPowerServers(Template):
                     else f"\n\nso power and space both allow {n} servers."
                 )
             )
-        return text + "\n\n" + step(GPUS, {"n": n, "k": p.gpus_per_server}, n * p.gpus_per_server)
+        gpus = step(GPUS, {"n": n, "k": p.gpus_per_server}, n * p.gpus_per_server)
+        return text + f"\n\nEach server holds $k = {p.gpus_per_server}$ GPUs:\n\n" + gpus
 
     def misconceptions(self, p: RackParams) -> list[Misconception]:
         n = _servers(p)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 
-from problems.engine.numbers import sig
+from problems.engine.numbers import sig, tex
 from problems.templates._common import (
     PRECISION_LABEL,
     Hit,
@@ -68,7 +68,15 @@ def halving_note(sparse_tflops: float | None, peak_tflops: float) -> str:
     return (
         f"The {sig(sparse_tflops, 12)} TFLOP/s headline counts 2:4 structured sparsity, "
         f"twice the dense rate; dense kernels get half of it, "
-        f"$P_{{\\mathrm{{peak}}}} = {sig(peak_tflops, 12)}$ TFLOP/s.\n\n"
+        f"$P_{{\\mathrm{{peak}}}} = {tex(peak_tflops, 12)}$ TFLOP/s.\n\n"
+    )
+
+
+def roofs(peak_tflops: float, mem_bw_tbps: float) -> str:
+    """The two roofs with their symbols, in words."""
+    return (
+        f"the dense peak $P_{{\\mathrm{{peak}}}} = {tex(peak_tflops, 12)}$ TFLOP/s and the "
+        f"HBM bandwidth $B_{{\\mathrm{{mem}}}} = {tex(mem_bw_tbps, 12)}$ TB/s"
     )
 
 

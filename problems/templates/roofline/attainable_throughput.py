@@ -34,6 +34,7 @@ from problems.templates.roofline._family import (
     describe_gpu,
     halving_note,
     quotes_sparse,
+    roofs,
 )
 
 
@@ -162,7 +163,8 @@ class RooflineAttainable(Template):
         return halving_note(sparse, p.peak_tflops) + (
             "Intensity is FLOP per byte moved:\n\n"
             + step(INTENSITY, {"F": p.flops, "Q": p.bytes}, intensity, "FLOP/B")
-            + "\n\nThe attainable rate is the lower of the two roofs; FLOP/B times TB/s "
+            + "\n\nThe attainable rate is the lower of the two roofs, "
+            f"{roofs(p.peak_tflops, p.mem_bw_tbps)} times the intensity; FLOP/B times TB/s "
             "is TFLOP/s:\n\n"
             + step(
                 ATTAINABLE,

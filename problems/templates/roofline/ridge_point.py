@@ -27,6 +27,7 @@ from problems.templates.roofline._family import (
     describe_gpu,
     halving_note,
     quotes_sparse,
+    roofs,
 )
 
 
@@ -82,7 +83,8 @@ class RooflineRidge(Template):
             dense_one_in=8,
         )
         return halving_note(sparse, p.peak_tflops) + (
-            "The two roofs meet where $I \\times B_{\\mathrm{mem}} = P_{\\mathrm{peak}}$. "
+            f"The two roofs, {roofs(p.peak_tflops, p.mem_bw_tbps)}, meet at the intensity $I$ "
+            "where $I \\times B_{\\mathrm{mem}} = P_{\\mathrm{peak}}$. "
             "TFLOP/s over TB/s leaves FLOP per byte, because the $10^{12}$ cancels:\n\n"
             + step(RIDGE, {"P": p.peak_tflops, "B": p.mem_bw_tbps}, _ridge(p), "FLOP/B")
             + "\n\nA kernel doing fewer FLOP than this per byte is memory-bound on this part."

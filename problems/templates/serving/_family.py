@@ -1,6 +1,7 @@
 """What the serving templates share: how many devices serve a model, the smallest of 1, 2,
 4 or 8 that holds its weights with room to spare, so decode and prefill deploy a
-model the same way; and what a device is called ("GPU" only for GPUs).
+model the same way; what a device is called ("GPU" only for GPUs), and the words that define a
+decode floor's symbols.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import random
 
 from hardware_db import catalog
+from problems.engine.numbers import sig, tex
 
 _GPU_COUNTS = (1, 2, 4, 8)
 # Share of each GPU's memory the weights may take when choosing a realistic GPU count.
@@ -52,3 +54,17 @@ def device_noun(accs: list[catalog.Accelerator], n: int = 1) -> str:
     nouns = {_GENERIC if "GCD" in a.form_factor else _NOUNS.get(a.vendor, _GENERIC) for a in accs}
     singular, plural = nouns.pop() if len(nouns) == 1 else _GENERIC
     return singular if n == 1 else plural
+
+
+def read_rate_sentence(n_devices: int, noun: str, bw_tbps: float) -> str:
+    """The devices of a memory-bound decode floor in words, with their symbols: "over
+    $n = 8$ GPUs reading at $B_{mem} = 5.3 x 10^12$ B/s each"."""
+    return (
+        f"over $n = {n_devices}$ {noun} reading "
+        f"at $B_{{\\mathrm{{mem}}}} = {tex(bw_tbps, 12)} \\times 10^{{12}}$ B/s each"
+    )
+
+
+def per_param(bytes_each: float) -> str:
+    """ "$b = 1$ byte per parameter" """
+    return f"$b = {sig(bytes_each)}$ byte{'' if bytes_each == 1 else 's'} per parameter"

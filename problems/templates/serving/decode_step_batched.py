@@ -39,7 +39,13 @@ from problems.templates._common import (
     parts_separated,
 )
 from problems.templates.kv_cache._family import KV_DTYPES, token_bytes
-from problems.templates.serving._family import device_noun, gpu_count, weight_dtypes
+from problems.templates.serving._family import (
+    device_noun,
+    gpu_count,
+    per_param,
+    read_rate_sentence,
+    weight_dtypes,
+)
 
 Precision = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"]
 
@@ -64,7 +70,7 @@ STEP = formula(
     b="b",
     B="B",
     c="c",
-    k=r"\mathrm{kvpt}",
+    k=r"M_{\mathrm{token}}",
     n="n",
     W=r"B_{\mathrm{mem}}",
 )
@@ -184,11 +190,16 @@ class DecodeStepBatched(Template):
         seconds = _seconds(p, _weights(p), _cache(p))
         b = BYTES_PER_ELEMENT[p.weight_dtype]
         return (
-            f"One token's cache holds $\\mathrm{{kvpt}} = 2 \\times {p.n_layers} \\times "
+            f"One token's cache holds $M_{{\\mathrm{{token}}}} = 2 \\times {p.n_layers} \\times "
             f"{p.n_kv_heads} \\times {p.head_dim} \\times {sig(BYTES_PER_ELEMENT[p.kv_dtype])}"
             f" = {tex(kvpt, 12)}$ bytes (K and V, every layer). A step reads the weights, "
-            f"$N b = {tex(_weights(p), 12)}$ bytes, once, and $B c\\,\\mathrm{{kvpt}} = "
-            f"{tex(_cache(p), 12)}$ bytes of cache, over {p.n_gpus} device(s):\n\n"
+            f"$N b = {tex(_weights(p), 12)}$ bytes at " + per_param(b) + ", once, and the "
+            f"cache of $B = {p.batch_size}$ sequences of $c = {tex(p.context_tokens)}$ tokens, "
+            f"$B c M_{{\\mathrm{{token}}}} = {tex(_cache(p), 12)}$ bytes, "
+            + read_rate_sentence(
+                p.n_gpus, device_noun([a for a, _ in self._hits(p)], p.n_gpus), p.mem_bw_tbps
+            )
+            + ":\n\n"
             + step(
                 STEP,
                 {

@@ -34,6 +34,8 @@ from problems.templates._common import (
 from problems.templates.serving._family import (
     device_noun,
     gpu_count,
+    per_param,
+    read_rate_sentence,
     weight_dtypes,
 )
 
@@ -142,9 +144,11 @@ class DecodeTpotFloor(Template):
         b = BYTES_PER_ELEMENT[p.weight_dtype]
         seconds = _decode_seconds(p)
         return (
-            f"Each token reads $N b = {tex(p.n_params * b, 12)}$ bytes of weights, spread "
-            f"over {p.n_gpus} {self._noun(p)} reading at "
-            f"$B_{{\\mathrm{{mem}}}} = {tex(p.mem_bw_tbps, 12)} \\times 10^{{12}}$ B/s each:\n\n"
+            f"Each token reads $N b = {tex(p.n_params * b, 12)}$ bytes of weights at "
+            + per_param(b)
+            + ", "
+            + read_rate_sentence(p.n_gpus, self._noun(p), p.mem_bw_tbps)
+            + ":\n\n"
             + step(
                 TPOT,
                 {

@@ -32,7 +32,13 @@ from problems.templates._common import (
     matching_accelerators,
     parts_separated,
 )
-from problems.templates.serving._family import device_noun, gpu_count, weight_dtypes
+from problems.templates.serving._family import (
+    device_noun,
+    gpu_count,
+    per_param,
+    read_rate_sentence,
+    weight_dtypes,
+)
 
 Precision = Literal["fp32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"]
 
@@ -173,7 +179,11 @@ class MoeDecodeFloor(Template):
         b = BYTES_PER_ELEMENT[p.weight_dtype]
         seconds = _seconds(p, p.n_active_params)
         return (
-            "Only the active parameters are read for each token, spread over the devices:\n\n"
+            "Only the active parameters are read for each token, at "
+            + per_param(b)
+            + ", "
+            + read_rate_sentence(p.n_gpus, self._noun(p, p.n_gpus)[0], p.mem_bw_tbps)
+            + ":\n\n"
             + step(
                 TPOT,
                 {

@@ -139,8 +139,10 @@ class PrefillTime(Template):
         noun = device_noun([a for a, _ in hits], 2)
         return halving_note(self._sparse(p, hits), p.peak_tflops) + (
             f"The prompt costs $2 N T = {tex(2 * p.n_params * p.prompt_tokens, 6)}$ FLOP. "
-            f"The {noun} deliver $n \\times P_{{\\mathrm{{peak}}}} \\times \\mathrm{{MFU}}$ of it "
-            "per second:\n\n"
+            f"The $n = {p.n_gpus}$ {noun}, each with a peak of "
+            f"$P_{{\\mathrm{{peak}}}} = {tex(p.peak_tflops, 12)} \\times 10^{{12}}$ FLOP/s, "
+            "deliver "
+            "$n \\times P_{\\mathrm{peak}} \\times \\mathrm{MFU}$ of it per second:\n\n"
             + step(
                 PREFILL,
                 {

@@ -159,8 +159,10 @@ class PrefixCacheTtft(Template):
         noun, _ = self._noun(p, 2)
         return (
             f"Only $T - C = {tex(uncached, 12)}$ tokens are prefilled, at $2N$ FLOP each. "
-            f"The {noun} deliver $n \\times P_{{\\mathrm{{peak}}}} \\times \\mathrm{{MFU}}$ "
-            "per second:\n\n"
+            f"The $n = {p.n_gpus}$ {noun}, each with a peak of "
+            f"$P_{{\\mathrm{{peak}}}} = {tex(p.peak_tflops, 12)} \\times 10^{{12}}$ FLOP/s, "
+            "deliver "
+            "$n \\times P_{\\mathrm{peak}} \\times \\mathrm{MFU}$ per second:\n\n"
             + step(
                 TTFT,
                 {

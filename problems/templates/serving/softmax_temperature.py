@@ -166,7 +166,8 @@ class SoftmaxTemperature(Template):
             "Divide the logits by $T$ and exponentiate. Subtracting the largest logit first "
             "changes nothing (it cancels in the ratio) and keeps the numbers small: "
             f"$e^{{(z_i - z_1)/T}} = ({listed})$, which sum to "
-            f"${tex(math.fsum(scaled))}$.\n\n"
+            f"${tex(math.fsum(scaled))}$. The top token's probability sets its logit $z_1$ "
+            "against the sum over every token $j$ of its logit $z_j$:\n\n"
             + step(P_TOP, {"e1": 1, "S": tex(math.fsum(scaled))}, probs[0])
             + f"\n\nthat is {sig(probs[0] * 100, 6)}%. Adding the probabilities from the most "
             f"likely down gives ${running}$: the first {k} token(s) are the fewest that reach "

@@ -117,7 +117,7 @@ class StorageFeedRate(Template):
                 tex15(rate),
                 "B/s",
             )
-            + f"\n\nthat is **{sig(read, 6)} {p.unit}**. Over a day of 86,400 s:\n\n"
+            + f"\n\nthat is **{sig(read, 6)} {p.unit}**. Over a day of $t = 86{{,}}400$ s:\n\n"
             + step(DAILY, {"R": tex15(rate), "t": 86400}, tex15(rate * DAY_S), "B")
             + f"\n\nthat is **{sig(daily, 6)} TB** a day."
         )

@@ -139,10 +139,10 @@ class ActivationMemory(Template):
             + ".\n\n"
             "Use Korthikanti et al. (2022)'s estimates of the activations one layer keeps "
             "for the backward pass, in bytes per GPU, with 16-bit activations:\n\n"
-            "- no parallelism: $sbh\\,(34 + 5as/h)$\n"
-            "- tensor parallelism: $sbh\\,(10 + 24/t + 5as/(ht))$\n"
-            "- tensor + sequence parallelism: $\\frac{sbh}{t}\\,(34 + 5as/h)$\n"
-            "- tensor + sequence parallelism + selective recomputation: $34\\,sbh/t$\n\n"
+            "- no parallelism: $s b h\\,(34 + 5 a s / h)$\n"
+            "- tensor parallelism: $s b h\\,(10 + 24 / t + 5 a s / (h t))$\n"
+            "- tensor + sequence parallelism: $\\frac{s b h}{t}\\,(34 + 5 a s / h)$\n"
+            "- tensor + sequence parallelism + selective recomputation: $34\\,s b h / t$\n\n"
             "Every layer keeps its own activations (no pipeline parallelism; ignore the "
             "embedding and output layers). How much activation memory does each GPU hold "
             f"for the whole model, in {unit}?"
@@ -153,8 +153,9 @@ class ActivationMemory(Template):
         per = layer_bytes(p.scheme, p.seq_len, p.micro_batch, p.hidden, p.n_heads, t)
         sbh = f"{p.seq_len * p.micro_batch * p.hidden:,}".replace(",", "{,}")
         return (
-            f"The scheme is {_SCHEME_TEXT[p.scheme].format(t=p.tp)}. Here $sbh = {sbh}"
-            + f"$ and $5as/h = {sig(float(Fraction(5 * p.n_heads * p.seq_len, p.hidden)), 8)}$, "
+            f"The scheme is {_SCHEME_TEXT[p.scheme].format(t=p.tp)}. Here $s b h = {sbh}"
+            + f"$ and $5 a s / h = {sig(float(Fraction(5 * p.n_heads * p.seq_len, p.hidden)), 8)}"
+            "$, "
             f"so one layer keeps {sig(float(per), 10)} bytes per GPU. Times the "
             f"{p.n_layers} layers: {sig(float(per * p.n_layers), 12)} bytes, divided by "
             f"{'$10^9$' if p.unit == 'GB' else '$2^{30}$'}: "

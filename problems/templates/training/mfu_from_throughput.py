@@ -116,8 +116,8 @@ class MfuFromThroughput(Template):
         return (
             f"{name} ($N = {tex(p.n_params, 15)}$ parameters, {params_count(p.n_params)}) "
             f"trains on {p.n_gpus:,} {noun}{where}, each with a dense BF16 peak of "
-            f"$P_{{\\mathrm{{peak}}}} = {sig(p.peak_tflops, 12)}$ TFLOP/s. The training logs "
-            f"show the whole job processing $R = {sig(p.tokens_per_s, 12)}$ tokens per second "
+            f"$P_{{\\mathrm{{peak}}}} = {tex(p.peak_tflops, 12)}$ TFLOP/s. The training logs "
+            f"show the whole job processing $R = {tex(p.tokens_per_s, 12)}$ tokens per second "
             "(summed over all devices).\n\n"
             "Count the model FLOPs as $6N$ per trained token (forward and backward pass; "
             "ignore the attention FLOPs and any recomputation). What model FLOP/s does each "
@@ -128,10 +128,10 @@ class MfuFromThroughput(Template):
         achieved = _achieved(p)
         return (
             "The job's model FLOP/s are $6N$ per token times the token rate, shared by the "
-            "devices:\n\n"
+            f"$n = {tex(p.n_gpus)}$ devices:\n\n"
             + step(
                 ACHIEVED,
-                {"N": tex(p.n_params, 15), "r": sig(p.tokens_per_s, 12), "n": p.n_gpus},
+                {"N": tex(p.n_params, 15), "r": tex(p.tokens_per_s, 12), "n": p.n_gpus},
                 achieved * 1e12,
                 r"FLOP/s",
             )

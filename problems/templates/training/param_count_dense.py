@@ -170,6 +170,10 @@ class ParamCountDense(Template):
             else f"The untied output head adds another {tex(embed, 15)}."
         )
         return (
+            f"With $h = {p.hidden}$ (`hidden_size`), $n_{{\\mathrm{{heads}}}} = {p.n_heads}$ "
+            f"(`num_attention_heads`), $n_{{\\mathrm{{kv}}}} = {p.n_kv_heads}$ "
+            f"(`num_key_value_heads`), $d = {p.head_dim}$ (`head_dim`), $I = {p.intermediate}$ "
+            f"(`intermediate_size`) and $V = {p.vocab}$ (`vocab_size`).\n\n"
             "Per layer: Q and O are $h \\cdot n_{\\mathrm{heads}} \\cdot d$ each, K and V "
             "$h \\cdot n_{\\mathrm{kv}} \\cdot d$ each, the gated MLP three $h \\times I$ "
             "matrices, and two norms of $h$:\n\n"
@@ -186,7 +190,7 @@ class ParamCountDense(Template):
             )
             + f"\n\n{p.n_layers} layers give ${tex(p.n_layers * layer, 15)}$. The embedding "
             f"is $V \\cdot h = {tex(embed, 15)}$ and the final norm ${p.hidden}$. {head} "
-            f"Total: **{tex(count(p), 15)}** parameters ({params_count(count(p))})."
+            f"Total: **${tex(count(p), 15)}$** parameters ({params_count(count(p))})."
         )
 
     def misconceptions(self, p: ParamCountParams) -> list[Misconception]:

@@ -185,7 +185,7 @@ class TrainingTime(Template):
             f"tokens on {gpu} "
             f"The run sustains a model FLOPs utilization of $\\mathrm{{MFU}} = "
             f"{tex(p.mfu, 12)}$.\n\n"
-            "Estimate the training compute as $6ND$ FLOP (forward and backward pass) and "
+            "Estimate the training compute as $6 N D$ FLOP (forward and backward pass) and "
             "ignore failures, restarts and evaluation. How long does the run take in days "
             f"(d) of wall-clock time, and how many {hours} does it consume?"
         )
@@ -195,7 +195,9 @@ class TrainingTime(Template):
         gpu_hours = seconds / 3600 * p.n_gpus
         gpus = training_hits(p.peak_tflops)
         return halving_note(self._sparse(p, gpus), p.peak_tflops) + (
-            f"Compute: $6 N D = {tex(6 * p.n_params * p.n_tokens, 6)}$ FLOP. The cluster "
+            f"Compute: $6 N D = {tex(6 * p.n_params * p.n_tokens, 6)}$ FLOP. The cluster of "
+            f"$n = {tex(p.n_gpus)}$ devices, each with a dense peak of "
+            f"$P_{{\\mathrm{{peak}}}} = {tex(p.peak_tflops, 12)}$ TFLOP/s, "
             "delivers $n \\times P_{\\mathrm{peak}} \\times \\mathrm{MFU}$ FLOP/s:\n\n"
             + step(
                 TRAIN_SECONDS,
@@ -210,7 +212,8 @@ class TrainingTime(Template):
                 "s",
             )
             + f"\n\nDivide by 86,400 s per day: **{sig(seconds / 86400, 6)} d**. Every device "
-            "is busy for the whole run, so multiply the hours by the device count:\n\n"
+            "is busy for the whole run, so multiply the hours by the device count; an hour is "
+            "$3600$ seconds:\n\n"
             + step(GPU_HOURS, {"t": seconds, "n": p.n_gpus}, gpu_hours, r"GPU\text{-}h")
         )
 

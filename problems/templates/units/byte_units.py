@@ -198,9 +198,11 @@ class GbGib(Template):
         value = _convert(p.value, p.from_unit, p.to_unit)
         total = p.value * UNIT_BYTES[p.from_unit]
         return (
-            f"Go through bytes: ${tex(p.value, 15)}\\ \\mathrm{{{p.from_unit}}} = "
-            f"{tex(p.value, 15)} \\times {UNIT_TEX[p.from_unit]} = {tex(total, 15)}$ B. "
-            f"Then divide by the bytes in one {p.to_unit}:\n\n"
+            f"Go through bytes: $x = {tex(p.value, 15)}$ {p.from_unit} of "
+            f"$u_{{\\mathrm{{from}}}} = {UNIT_TEX[p.from_unit]}$ bytes each is "
+            f"${tex(p.value, 15)} \\times {UNIT_TEX[p.from_unit]} = {tex(total, 15)}$ B. "
+            f"Then divide by $u_{{\\mathrm{{to}}}} = {UNIT_TEX[p.to_unit]}$, the bytes in one "
+            f"{p.to_unit}:\n\n"
             + step(
                 CONVERT,
                 {"x": p.value, "f": UNIT_TEX[p.from_unit], "t": UNIT_TEX[p.to_unit]},
