@@ -19,6 +19,7 @@ latex2mathml follows the LaTeX literally:
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 
 import markdown
@@ -59,6 +60,22 @@ def _join_groups(mathml: str) -> str:
     return _GROUPED.sub(join, mathml)
 
 
+_LOCAL = threading.local()
+
+
+def _markdown() -> markdown.Markdown:
+    """This thread's Markdown converter. Building one (its extensions, its processors)
+    cost more than converting a statement, and every attempt's start renders several;
+    a converter is reused after reset(), one per thread since it keeps state while it
+    converts."""
+    md = getattr(_LOCAL, "md", None)
+    if md is None:
+        md = _LOCAL.md = markdown.Markdown(
+            extensions=["fenced_code", "tables"], output_format="html"
+        )
+    return md
+
+
 @lru_cache(maxsize=4096)
 def latex_to_mathml(latex: str, display: bool = False) -> str:
     mathml = convert(typeset(latex.strip()), display="block" if display else "inline")
@@ -83,7 +100,7 @@ def render_markdown(text: str) -> str:
     body = _MATH.sub(cut, text)
     for i, fence in enumerate(fences):
         body = body.replace(_FENCE_PLACEHOLDER.format(i), fence)
-    html = markdown.markdown(body, extensions=["fenced_code", "tables"], output_format="html")
+    html = _markdown().reset().convert(body)
     for i, mathml in enumerate(pieces):
         token = _PLACEHOLDER.format(i)
         html = html.replace(f"<p>{token}</p>", mathml).replace(token, mathml)

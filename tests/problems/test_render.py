@@ -134,3 +134,21 @@ def test_the_max_sequences_solution_reads_as_it_should():
     assert units and all(mi.get("mathvariant") == "normal" for mi in units)
     floors = [mo for root in roots for mo in root.iter(MML + "mo") if mo.text == "⌊"]
     assert floors and all(mo.get("stretchy") == "true" for mo in floors)
+
+
+def test_the_reused_converter_keeps_nothing_from_one_text_to_the_next():
+    """render_markdown reuses one Markdown converter per thread (reset between texts):
+    a text renders the same alone, after a table and a fenced block, and in a thread of
+    its own."""
+    import threading
+
+    first = "Weights: **70** GB, so $n = 2$ cards.\n\n- one\n- two\n"
+    other = "| a | b |\n|---|---|\n| 1 | 2 |\n\n```\n$ nvidia-smi\n```\n\n[x]: http://e.com\n"
+    alone = render_markdown(first)
+    render_markdown(other)
+    assert render_markdown(first) == alone
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(render_markdown(first)))
+    thread.start()
+    thread.join()
+    assert seen == [alone]
