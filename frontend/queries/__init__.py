@@ -27,16 +27,14 @@ from frontend.queries.learning import (
     lesson_page,
     lesson_rows_for_user,
 )
+from frontend.queries.progress import ProgressTable, course_progress, progress_csv_rows
 from frontend.queries.teaching import (
     ItemsPage,
     LearnersPage,
     Preview,
-    ProgressTable,
     TeachIndex,
     course_learners,
-    course_progress,
     items_page,
-    progress_csv_rows,
     teach_index,
     template_preview,
 )

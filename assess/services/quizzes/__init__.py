@@ -2,7 +2,12 @@
 it (guards), creating, editing and copying it (authoring), and its life from draft to
 closed (lifecycle)."""
 
-from assess.services.quizzes.authoring import quiz_create, quiz_duplicate, quiz_update
+from assess.services.quizzes.authoring import (
+    quiz_create,
+    quiz_duplicate,
+    quiz_edit_refusal,
+    quiz_update,
+)
 from assess.services.quizzes.lifecycle import quiz_close, quiz_publish, quiz_unpublish
 from assess.services.quizzes.spec import (
     MAX_ATTEMPTS,
@@ -25,6 +30,7 @@ __all__ = [
     "quiz_close",
     "quiz_create",
     "quiz_duplicate",
+    "quiz_edit_refusal",
     "quiz_publish",
     "quiz_unpublish",
     "quiz_update",

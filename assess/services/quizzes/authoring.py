@@ -12,8 +12,8 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from assess.errors import Conflict
-from assess.models import Quiz, Slot
+from assess.errors import Conflict, NotPermitted
+from assess.models import Attempt, Quiz, Slot
 from assess.services.quizzes.guards import (
     attempts_phrase,
     check_course_write,
@@ -58,6 +58,27 @@ def quiz_create(*, user, spec: QuizSpec, status: str = Quiz.Status.PUBLISHED) ->
     return quiz
 
 
+def fixed_after_attempts(n: int) -> str:
+    """Why a quiz with attempts takes no edit, and what to do instead."""
+    return (
+        f"{attempts_phrase(n)} on this quiz, so its questions and rules are fixed: "
+        "every attempt is scored by the rules it started under. Duplicate it to make a "
+        "changed copy (and close this one if it should take no more attempts)."
+    )
+
+
+def quiz_edit_refusal(*, user, quiz: Quiz) -> str | None:
+    """Why quiz_update would refuse the user this quiz now, whatever the spec (None: it
+    would not), for a page to say before offering the form."""
+    try:
+        check_course_write(user, course_id=quiz.course_id)
+        check_managed_here(quiz)
+    except (NotPermitted, Conflict) as err:
+        return str(err)
+    n = Attempt.objects.filter(quiz=quiz).count()
+    return fixed_after_attempts(n) if n else None
+
+
 def quiz_update(*, user, quiz: Quiz, spec: QuizSpec) -> Quiz:
     """Replace the quiz's settings and slots with the spec's, keeping its status, while
     no attempt exists. Raises NotPermitted (as quiz_create, for its course and for the
@@ -72,11 +93,7 @@ def quiz_update(*, user, quiz: Quiz, spec: QuizSpec) -> Quiz:
     with transaction.atomic():
         locked, n = lock_counting_attempts(quiz)
         if n:
-            raise Conflict(
-                f"{attempts_phrase(n)} on this quiz, so its questions and rules are fixed: "
-                "every attempt is scored by the rules it started under. Duplicate it to "
-                "make a changed copy (and close this one if it should take no more)."
-            )
+            raise Conflict(fixed_after_attempts(n))
         values = checked.field_values()
         for name, value in values.items():
             setattr(locked, name, value)
