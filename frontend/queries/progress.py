@@ -22,7 +22,7 @@ from curricula.models import Course, Lesson
 from frontend.queries.common import lesson_skills, weakest_estimate
 
 MAX_COLUMNS = 7  # lessons per table: about 135 px a column in the page's 1104 px at 1280
-SHORT_TITLE = 30  # characters of a heading before it is shortened (about two lines)
+SHORT_TITLE = 40  # characters of a heading before it is shortened (about three lines)
 # Words a shortened heading does not end on: "Power, Cooling & the…" says less than
 # "Power, Cooling…".
 _DANGLING = {"a", "an", "the", "and", "&", "of", "for", "to", "with", "on", "in", "at", "vs"}

@@ -66,9 +66,10 @@ def test_templates_are_grouped_by_the_courses_lessons(teacher):
     first, second = html.index("GPU Memory Math"), html.index("The KV Cache")
     assert first < html.index("<code>weights-memory</code>") < second
     assert second < html.index("<code>kv-cache-per-token</code>") < html.index(OTHER_TEMPLATES)
-    # one checkbox per template and slot, each named for both
-    assert 'name="slot3_templates" value="weights-memory"' in html
-    assert f"{title('weights-memory')}: </span>slot 3</label>" in html
+    # one checkbox per template and slot, in a group named by the template
+    assert 'name="slot3_templates" value="weights-memory"> slot 3</label>' in html
+    assert f'<strong id="t-weights-memory">{title("weights-memory")}</strong>' in html
+    assert 'role="group" aria-labelledby="t-weights-memory"' in html
 
 
 def test_a_template_in_two_lessons_is_listed_once_under_the_first(teacher, module):

@@ -25,11 +25,18 @@ pytestmark = pytest.mark.django_db
     ("title", "short"),
     [
         ("GPU Memory Math", "GPU Memory Math"),
-        ("Following a Request Through Prefill and Decode", "Following a Request Through…"),
-        ("Power, Cooling & the AI Data Center", "Power, Cooling & the AI Data…"),
-        ("Prefill, Decode and the Cost of a Token", "Prefill, Decode and the Cost…"),
-        ("The Layers and the Build-or-Buy Ladder", "The Layers…"),
-        ("Supercalifragilisticexpialidocious-and-more-words", "Supercalifragilisticexpialido…"),
+        ("Power, Cooling & the AI Data Center", "Power, Cooling & the AI Data Center"),
+        ("Following a Request Through Prefill and Decode", "Following a Request Through Prefill…"),
+        ("Cancellation, Retries and Stream Integrity", "Cancellation, Retries and Stream…"),
+        (
+            "The Layers and the Build-or-Buy Ladder of Doom",
+            "The Layers and the Build-or-Buy Ladder…",
+        ),
+        # one word longer than the limit is cut where the limit falls
+        (
+            "Supercalifragilisticexpialidocious-and-many-more",
+            "Supercalifragilisticexpialidocious-and-…",
+        ),
     ],
 )
 def test_long_titles_are_shortened_at_a_word(title, short):
