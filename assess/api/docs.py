@@ -66,12 +66,11 @@ _LIFECYCLE_WHO = (
     "did not exist."
 )
 QUIZ_PUBLISH = (
-    "Publish a draft (200, the quiz, `status` now `published`, or `closed` at once if "
-    "an extension's close is all that is left): its learners see it and start it within "
-    "its dates. A quiz already published is returned unchanged (200), so a retry is "
-    "harmless. 409 when the quiz has no question, its close has passed (give it a later "
-    "close first), or it is lesson practice or a certification track's exam (managed "
-    "by its lesson or track). " + _LIFECYCLE_WHO
+    "Publish a draft (200, the quiz, `status` now `published`): its learners see it and "
+    "start it within its dates. A quiz already published is returned unchanged (200), "
+    "so a retry is harmless. 409 when the quiz has no question, its close has passed "
+    "(give it a later close first), or it is lesson practice or a certification track's "
+    "exam (managed by its lesson or track). " + _LIFECYCLE_WHO
 )
 QUIZ_UNPUBLISH = (
     "Take a published quiz back to draft (200, the quiz): its learners no longer see it "
