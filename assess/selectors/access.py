@@ -1,9 +1,10 @@
 """Reads on a user's behalf. These are the only gate to another learner's data.
 
 A user who may not see an object gets DoesNotExist (the API's 404), never a hint that it
-exists. Learners see the quizzes of the courses they are enrolled in (and quizzes with
-no course) and their own attempts; instructors (CourseRole) see their courses' quizzes,
-the attempts on them and their enrolled learners; staff see everything.
+exists. Learners see the published quizzes of the courses they are enrolled in (and
+published quizzes with no course), never a draft, and their own attempts; instructors
+(CourseRole) see their courses' quizzes, drafts included, the attempts on them and their
+enrolled learners; staff see everything.
 
 Instructor scope: a CourseRole with no `lti_context` is course-wide (every learner of
 the course, and course-wide changes: its quizzes, its enrolments). A CourseRole with an

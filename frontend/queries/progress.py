@@ -106,6 +106,10 @@ def _sections(course: Course, lessons: list[Lesson], rows) -> list[ProgressSecti
                     rows=[(who, [m[i] for i in chunk]) for who, m in rows],
                 )
             )
+    if not sections:  # no lesson tests a skill yet: the learners are still listed
+        sections.append(
+            ProgressSection("No lesson tests a skill yet", [], [(who, []) for who, _ in rows])
+        )
     return sections
 
 

@@ -75,7 +75,8 @@ def _builder(request, *, quiz: Quiz | None = None):
     preview = None
     if action in ("save", "preview") and form.is_valid():
         if action == "save" and (saved := _save(request, form, quiz)) is not None:
-            messages.success(request, f"“{saved.title}” is saved as a {saved.status}.")
+            state = "as a draft" if saved.is_draft else "and stays published"
+            messages.success(request, f"“{saved.title}” is saved {state}.")
             return redirect("quiz-manage", pk=saved.pk)
         if action == "preview":
             try:

@@ -87,3 +87,11 @@ def test_the_csv_names_learners_and_lessons_and_is_safe_for_spreadsheets(client,
     assert "GPU Memory Math (gpu-memory-math): skills mastered" in header
     assert rows[1][:3] == ["Ada Lovelace", "ada", "ada@example.com"]
     assert rows[0][1] == "'=cmd"  # a cell a spreadsheet would run is quoted
+
+
+def test_a_course_with_no_lesson_yet_still_lists_its_learners(client, db):
+    role = CourseRoleFactory(user__username="teacher", course__slug="empty")
+    EnrolmentFactory(user=UserFactory(username="early"), course=role.course)
+    client.force_login(role.user)
+    html = client.get("/teach/courses/empty/progress/").content.decode()
+    assert '<th scope="row">early</th>' in html and "No lesson tests a skill yet" in html
