@@ -30,6 +30,7 @@ class SlotInline(admin.TabularInline):
 class QuizAdmin(admin.ModelAdmin):
     list_display = [
         "title",
+        "status",
         "mode",
         "course",
         "feedback",
@@ -38,7 +39,7 @@ class QuizAdmin(admin.ModelAdmin):
         "closes_at",
         "adaptive",
     ]
-    list_filter = ["mode", "feedback", "adaptive"]
+    list_filter = ["status", "mode", "feedback", "adaptive"]
     search_fields = ["title"]
     # extended_until is kept by the extension services (not editable); closes_at may be
     # edited here: Quiz.closed_for_all_at is taken from both on reading, so it follows.

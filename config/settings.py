@@ -273,6 +273,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "LessonStatusEnum": "curricula.models.Lesson.Status",
         "LinkKindEnum": "hardware_db.models.Link.Kind",
+        "QuizStatusEnum": "assess.models.Quiz.Status",
         "PartKindEnum": ["numeric", "integer", "choice"],
         "ValidationErrorEnum": f"{_ERRORS}.ValidationErrorEnum.choices",
         "ClientErrorEnum": f"{_ERRORS}.ClientErrorEnum.choices",

@@ -2,10 +2,11 @@
 settings refer to "login" and "home"."""
 
 from django.contrib.auth import views as auth_views
-from django.urls import path, reverse_lazy
+from django.urls import path, re_path, reverse_lazy
 
 from config.throttles import PASSWORD_RESET_THROTTLES, SIGN_IN_THROTTLES, throttle_posts
 from frontend.views import (
+    authoring,
     capstone,
     certify,
     dashboard,
@@ -84,7 +85,16 @@ urlpatterns = [
     path("attempts/<int:pk>/q/<int:qid>/reveal/", take.question_reveal, name="question-reveal"),
     # instructors
     path("teach/", teach.teach_index, name="teach"),
-    path("teach/quizzes/new/", teach.quiz_builder, name="quiz-builder"),
+    path("teach/quizzes/new/", authoring.quiz_builder, name="quiz-builder"),
+    path("teach/quizzes/<int:pk>/", authoring.quiz_manage, name="quiz-manage"),
+    path("teach/quizzes/<int:pk>/edit/", authoring.quiz_edit, name="quiz-edit"),
+    path("teach/quizzes/<int:pk>/preview/", authoring.quiz_preview, name="quiz-preview"),
+    path("teach/quizzes/<int:pk>/duplicate/", authoring.quiz_duplicate, name="quiz-duplicate"),
+    re_path(
+        r"^teach/quizzes/(?P<pk>[0-9]+)/(?P<action>publish|unpublish|close)/$",
+        authoring.quiz_action,
+        name="quiz-action",
+    ),
     path("teach/preview/", teach.template_preview, name="template-preview"),
     path("teach/quizzes/<int:pk>/items/", teach.quiz_items, name="quiz-items"),
     path("teach/quizzes/<int:pk>/lms-grades/", quiz_lms_grades, name="quiz-lms-grades"),

@@ -40,9 +40,11 @@ RETRY_AFTER = OpenApiParameter(
 )
 
 QUIZ_LIST = (
-    "The quizzes you can take or teach, newest first. A learner sees the quizzes (not "
-    "yet closed) of the courses they are enrolled in and the quizzes that belong to no "
-    "course; an instructor also sees every quiz of the courses they teach; staff see all. "
+    "The quizzes you can take or teach, newest first. A learner sees the published "
+    "quizzes (not yet closed for them) of the courses they are enrolled in and those "
+    "that belong to no course, never a draft; an instructor also sees every quiz of the "
+    "courses they teach, drafts and closed ones included (`status` says which); staff "
+    "see all. "
     "Lesson practice is not listed: start it with POST /api/lessons/{slug}/practice/."
 )
 QUIZ_CREATE = (
@@ -51,14 +53,56 @@ QUIZ_CREATE = (
     "omit `course`, for a quiz open to every signed-in user. Learners get 403.\n\n"
     "Bounds: a time limit of at most 7 days, at most 100 attempts, 1 to 100 slots of 1 "
     "to 1000 points, 1 to 100 templates per slot (each once, each a known slug), at most "
-    "100 tries per part. A field out of bounds or inconsistent with the others (e.g. "
+    "100 tries per part. `status` is `published` unless you send `draft`. A field out "
+    "of bounds or inconsistent with the others (e.g. "
     "`tries_per_part` with deferred feedback, `immediately` for an exam, `after_close` "
     "without `closes_at`) is a 400 whose `attr` names it, nested fields joined by `.` "
     "(`slots.0.points`, `slots.0.templates.1`).\n\n" + FEEDBACK_HELP
 )
+_LIFECYCLE_WHO = (
+    "For staff and the course-wide instructors of the quiz's course (a quiz with no "
+    "course: staff); 403 for an instructor scoped to an LMS course (who may read the "
+    "quiz but not change it for the whole course); 404 for anyone else, as if the quiz "
+    "did not exist."
+)
+QUIZ_PUBLISH = (
+    "Publish a draft (200, the quiz, `status` now `published`): its learners see it and "
+    "start it within its dates. A quiz already published is returned unchanged (200), "
+    "so a retry is harmless. 409 when the quiz has no question, its close has passed "
+    "(give it a later close first), or it is lesson practice or a certification track's "
+    "exam (managed by its lesson or track). " + _LIFECYCLE_WHO
+)
+QUIZ_UNPUBLISH = (
+    "Take a published quiz back to draft (200, the quiz): its learners no longer see it "
+    "(404 to them) and no one can start it, an LMS link to it included (409), until it "
+    "is published again. A draft is returned unchanged (200). **409 once any attempt "
+    "exists**: unpublishing would hide the quiz, and the grades of the learners who "
+    "took it, from them; close it instead (POST /api/quizzes/{id}/close/). 409 too for "
+    "lesson practice and a track's exam. " + _LIFECYCLE_WHO
+)
+QUIZ_CLOSE = (
+    "Close a published quiz now (200, the quiz, `status` `closed` unless a learner's "
+    "extension gives a later close): `closes_at` becomes now, so no attempt starts from "
+    "then on, open attempts end now with every answer saved so far (scored at once), "
+    "and feedback `after_close` follows the new close. A learner whose extension gives "
+    "a later close keeps it. Attempts and grades stay. A quiz already past its "
+    "`closes_at` is returned unchanged (200). 409 for a draft (nothing is open), a quiz "
+    "that has not opened yet (unpublish it instead), lesson practice and a track's "
+    "exam. " + _LIFECYCLE_WHO
+)
+LIFECYCLE_409 = (
+    "The quiz's state forbids this now (attempts exist, its close has passed, it is a "
+    "draft, it has not opened, it is managed by a lesson or a track); `errors[0].detail` "
+    "says which, and what to do instead."
+)
+LIFECYCLE_403 = (
+    "An instructor scoped to an LMS course may read the quiz but not change it for the "
+    "whole Burn-in course; `errors[0].detail` says so."
+)
 QUIZ_GET = (
-    "One quiz you may see: of a course you are enrolled in or teach, or of no course "
-    "(staff: any). 404 otherwise, as if it did not exist. `closes_at_for_you` is the "
+    "One quiz you may see: published and of a course you are enrolled in or of no "
+    "course, or any quiz of a course you teach (staff: any). 404 otherwise, a draft to "
+    "a learner included, as if it did not exist. `closes_at_for_you` is the "
     "close that applies to you: a later one if an instructor gave you an extension."
 )
 ATTEMPT_LIST = (
@@ -71,7 +115,8 @@ ATTEMPT_START = (
     "and quiz, so a repeated or racing start is harmless. Each question is a variant "
     "drawn on the server (the learner cannot choose it); answer through "
     "POST /api/attempts/{id}/responses/. Anyone who may see the quiz may start it; 409 "
-    "when it has not opened yet, has closed, the learner's attempts are used up, or it "
+    "when it is a draft (its instructors see drafts, but no one starts one), has not "
+    "opened yet, has closed, the learner's attempts are used up, or it "
     "is lesson practice (started from its lesson)."
 )
 ITEMS = (

@@ -15,6 +15,9 @@ urlpatterns = [
     path("quizzes/<int:pk>/", views.QuizDetailView.as_view(), name="quiz-detail"),
     path("quizzes/<int:pk>/attempts/", views.QuizAttemptsView.as_view(), name="quiz-attempts"),
     path("quizzes/<int:pk>/items/", views.QuizItemsView.as_view(), name="quiz-items"),
+    path("quizzes/<int:pk>/publish/", views.QuizPublishView.as_view(), name="quiz-publish"),
+    path("quizzes/<int:pk>/unpublish/", views.QuizUnpublishView.as_view(), name="quiz-unpublish"),
+    path("quizzes/<int:pk>/close/", views.QuizCloseView.as_view(), name="quiz-close"),
     path(
         "quizzes/<int:pk>/extensions/",
         views.QuizExtensionsView.as_view(),

@@ -34,6 +34,19 @@ def later_close(closes_at, extended):
 
 
 class Quiz(models.Model):
+    class Status(models.TextChoices):
+        """Where a quiz is in its life. Only draft and published are stored; closed is
+        read from the dates (`status_at`): a published quiz whose close has passed for
+        everyone, extensions included. An explicit close (services.quizzes.quiz_close)
+        sets `closes_at` to now, so every rule keyed on the close (no start, no answer,
+        "after the quiz closes" feedback, mastery release) follows from one field."""
+
+        DRAFT = "draft", "Draft"
+        PUBLISHED = "published", "Published"
+        CLOSED = "closed", "Closed"
+
+    STORED_STATUSES = (Status.DRAFT, Status.PUBLISHED)
+
     class Mode(models.TextChoices):
         PRACTICE = "practice", "Practice"
         HOMEWORK = "homework", "Homework"
@@ -53,6 +66,13 @@ class Quiz(models.Model):
         LAST = "last", "Last attempt"
 
     title = models.CharField(max_length=200)
+    # Published by default, so quizzes made by the API, the admin, track loading and
+    # lesson practice are live as before; the web builder makes drafts.
+    status = models.CharField(
+        max_length=16,
+        choices=[(s.value, s.label) for s in STORED_STATUSES],
+        default=Status.PUBLISHED,
+    )
     course = models.ForeignKey(
         "curricula.Course",
         # A course that still has quizzes must not vanish with its learners' records.
@@ -130,6 +150,9 @@ class Quiz(models.Model):
                 condition=~Q(mode__in=["exam", "certification"]) | ~Q(feedback="immediately"),
                 name="assess_quiz_exam_feedback_deferred",
             ),
+            models.CheckConstraint(
+                condition=Q(status__in=["draft", "published"]), name="assess_quiz_status_stored"
+            ),
             # "after_close" with no close would never show feedback.
             models.CheckConstraint(
                 condition=~Q(feedback="after_close") | Q(closes_at__isnull=False),
@@ -139,6 +162,19 @@ class Quiz(models.Model):
 
     def __str__(self) -> str:
         return self.title
+
+    def status_at(self, now) -> str:
+        """draft, published, or closed: published and closed for everyone by `now`."""
+        if self.status == self.Status.DRAFT:
+            return self.Status.DRAFT
+        closes = self.closed_for_all_at
+        if closes is not None and now >= closes:
+            return self.Status.CLOSED
+        return self.Status.PUBLISHED
+
+    @property
+    def is_draft(self) -> bool:
+        return self.status == self.Status.DRAFT
 
     @property
     def closed_for_all_at(self):

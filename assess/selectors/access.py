@@ -1,9 +1,10 @@
 """Reads on a user's behalf. These are the only gate to another learner's data.
 
 A user who may not see an object gets DoesNotExist (the API's 404), never a hint that it
-exists. Learners see the quizzes of the courses they are enrolled in (and quizzes with
-no course) and their own attempts; instructors (CourseRole) see their courses' quizzes,
-the attempts on them and their enrolled learners; staff see everything.
+exists. Learners see the published quizzes of the courses they are enrolled in (and
+published quizzes with no course), never a draft, and their own attempts; instructors
+(CourseRole) see their courses' quizzes, drafts included, the attempts on them and their
+enrolled learners; staff see everything.
 
 Instructor scope: a CourseRole with no `lti_context` is course-wide (every learner of
 the course, and course-wide changes: its quizzes, its enrolments). A CourseRole with an
@@ -169,21 +170,25 @@ def learner_of_instructor(*, user, course_id: int, learner) -> bool:
 # ----------------------------------------------------------------------------- quizzes
 
 
+_PUBLISHED = Q(status=Quiz.Status.PUBLISHED)
+
+
 def _reachable(user) -> Q:
-    """Quizzes a non-staff user may see: no course (staff-made, open to all signed-in
-    users), a course they are enrolled in, or a course they instruct."""
+    """The one rule for which quizzes a non-staff user may see: a published quiz with no
+    course (staff-made, open to all signed-in users) or of a course they are enrolled
+    in, and every quiz, drafts included, of a course they instruct. A draft is its
+    instructors' and staff's alone: to a learner it does not exist (404), on every page,
+    in the API and through LTI (whose start is refused by attempt_start)."""
     return (
-        Q(course__isnull=True)
-        | Q(course_id__in=_enrolled_course_ids(user))
-        | Q(course_id__in=_instructed_course_ids(user))
-    )
+        _PUBLISHED & (Q(course__isnull=True) | Q(course_id__in=_enrolled_course_ids(user)))
+    ) | Q(course_id__in=_instructed_course_ids(user))
 
 
 def quiz_list_for_user(*, user, now: datetime | None = None) -> QuerySet[Quiz]:
-    """Quizzes the user can take (not yet closed for them: their extension's later close
-    counts) in the courses they are enrolled in (or with no course), plus every quiz of
-    the courses they instruct; staff see all. Adaptive lesson practice is reached
-    through its lesson."""
+    """Quizzes the user can take (published, and not yet closed for them: their
+    extension's later close counts) in the courses they are enrolled in (or with no
+    course), plus every quiz, drafts included, of the courses they instruct; staff see
+    all. Adaptive lesson practice is reached through its lesson."""
     now = now or timezone.now()
     qs = (
         Quiz.objects.filter(adaptive=False)
@@ -193,16 +198,18 @@ def quiz_list_for_user(*, user, now: datetime | None = None) -> QuerySet[Quiz]:
     if user.is_staff:
         return qs
     extended = Extension.objects.filter(learner=user, closes_at__gt=now).values("quiz_id")
-    takeable = (Q(closes_at__isnull=True) | Q(closes_at__gt=now) | Q(pk__in=extended)) & (
-        Q(course__isnull=True) | Q(course_id__in=_enrolled_course_ids(user))
-    )
-    return qs.filter(takeable | Q(course_id__in=_instructed_course_ids(user)))
+    not_closed = Q(closes_at__isnull=True) | Q(closes_at__gt=now) | Q(pk__in=extended)
+    instructed = Q(course_id__in=_instructed_course_ids(user))
+    # _reachable's rule, narrowed for learners to what has not closed for them.
+    return qs.filter(_reachable(user) & (not_closed | instructed))
 
 
 def quiz_get_for_user(*, user, pk: int) -> Quiz:
-    """A (non-adaptive) quiz the user may see and start: enrolled in its course, its
-    instructor, staff, or a quiz with no course. Its dates and attempt limit are the
-    service's business. Raises Quiz.DoesNotExist (404) for anyone else."""
+    """A (non-adaptive) quiz the user may see: published and in a course they are
+    enrolled in (or in no course), or any quiz of a course they instruct, or any for
+    staff (see _reachable). Its dates, attempt limit and status (a draft cannot be
+    started, even by its instructors) are attempt_start's business. Raises
+    Quiz.DoesNotExist (404) for anyone else, a learner asking for a draft included."""
     qs = Quiz.objects.select_related("course").filter(adaptive=False)
     if not user.is_staff:
         qs = qs.filter(_reachable(user))

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from assess.errors import Conflict
-from assess.models import Attempt, Extension, Question, Quiz
+from assess.models import Attempt, Extension, Question, Quiz, Slot
 from assess.scoring import Rules, attempt_score
 from assess.selectors.access import extension_of
 from assess.selectors.attempt_rows import active_rows
@@ -57,6 +57,43 @@ def _check_cooldown(quiz: Quiz, earlier: list[Attempt], now: datetime) -> None:
         )
 
 
+def _check_startable(quiz: Quiz, extension: Extension | None, now: datetime) -> None:
+    """Conflict unless the quiz takes a new attempt now: published (a draft is for its
+    instructors to edit and preview, never to start, theirs included: an attempt would
+    freeze it), opened, and not closed for this learner."""
+    if quiz.status != Quiz.Status.PUBLISHED:
+        raise Conflict("This quiz is a draft: it can be started once it is published.")
+    if quiz.opens_at and now < quiz.opens_at:
+        raise Conflict(f"This quiz opens at {quiz.opens_at.isoformat()}.")
+    closes = quiz.closes_at_for(extension)
+    if closes and now >= closes:
+        raise Conflict(f"This quiz closed at {closes.isoformat()}.")
+
+
+def _slots_after_insert(
+    *, quiz: Quiz, attempt: Attempt, extension, now: datetime
+) -> tuple[Quiz, list[Slot]]:
+    """(quiz, slots): the quiz's slots, read with the quiz row itself once the attempt
+    row is in.
+
+    The check before the transaction read a quiz that an edit, an unpublish or a close
+    (assess.services.quizzes, which lock the quiz row FOR UPDATE and then count its
+    attempts) may have changed since. Inserting the attempt took a key-share lock on the
+    quiz row (its foreign key), so no such change can commit from now until this
+    transaction does, and the row read here is the one the attempt will live under:
+    checked again (Conflict rolls the attempt back), and the deadline recomputed if the
+    dates moved. One query, the slots' own: the quiz comes joined to them.
+    """
+    slots = list(Slot.objects.filter(quiz_id=quiz.pk).select_related("quiz").order_by("order"))
+    fresh = slots[0].quiz if slots else Quiz.objects.get(pk=quiz.pk)
+    _check_startable(fresh, extension, now)
+    deadline = attempt_deadline(fresh, now, extension)
+    if deadline != attempt.deadline:
+        attempt.deadline = deadline
+        attempt.save(update_fields=["deadline"])
+    return fresh, slots
+
+
 def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[Attempt, bool]:
     """(attempt, created). An open attempt still in time is resumed rather than doubled;
     one past its deadline is expired first. Raises Conflict when the quiz is not open or
@@ -78,13 +115,9 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
     now = now or timezone.now()
     if quiz.adaptive:
         raise Conflict("Lesson practice is started from its lesson.")
-    if quiz.opens_at and now < quiz.opens_at:
-        raise Conflict(f"This quiz opens at {quiz.opens_at.isoformat()}.")
     # The one read of the learner's extension: their close and their time limit.
     extension = extension_of(quiz=quiz, learner=learner)
-    closes = quiz.closes_at_for(extension)
-    if closes and now >= closes:
-        raise Conflict(f"This quiz closed at {closes.isoformat()}.")
+    _check_startable(quiz, extension, now)
     with transaction.atomic():
         # Every attempt of the learner on the quiz, locked: a second start (another tab)
         # waits here, then sees this one's attempt.
@@ -130,9 +163,10 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
             return winner, False
         attempt = Attempt(id=pk, **values)
         attempt._state.adding = False
-        attempt.quiz, attempt.learner = quiz, learner
-        slots = list(quiz.slots.order_by("order"))
-        if quiz.mode == Quiz.Mode.CERTIFICATION:
+        attempt.learner = learner
+        fresh, slots = _slots_after_insert(quiz=quiz, attempt=attempt, extension=extension, now=now)
+        attempt.quiz = fresh
+        if fresh.mode == Quiz.Mode.CERTIFICATION:
             questions = fresh_questions(attempt=attempt, slots=slots)
         else:
             questions = [
@@ -179,16 +213,15 @@ def attempt_finish(*, attempt: Attempt, now: datetime | None = None) -> Attempt:
     return locked
 
 
-def attempts_expire(*, now: datetime | None = None) -> int:
-    """Close every open attempt past its deadline; returns how many. Idempotent: each
-    attempt is rechecked under its lock, so a concurrent finish or a second run is a
-    no-op for it."""
+def attempts_expire(*, now: datetime | None = None, quiz: Quiz | None = None) -> int:
+    """Close every open attempt past its deadline (of one quiz, if given: a close ends
+    its attempts at once); returns how many. Idempotent: each attempt is rechecked under
+    its lock, so a concurrent finish or a second run is a no-op for it."""
     now = now or timezone.now()
-    due = list(
-        Attempt.objects.filter(status=Attempt.Status.OPEN, deadline__lte=now).values_list(
-            "pk", flat=True
-        )
-    )
+    due = Attempt.objects.filter(status=Attempt.Status.OPEN, deadline__lte=now)
+    if quiz is not None:
+        due = due.filter(quiz=quiz)
+    due = list(due.values_list("pk", flat=True))
     closed = 0
     for pk in due:
         with transaction.atomic():

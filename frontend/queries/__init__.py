@@ -28,16 +28,14 @@ from frontend.queries.learning import (
     lesson_rows_for_user,
 )
 from frontend.queries.practice import PracticePage, practice_page
+from frontend.queries.progress import ProgressTable, course_progress, progress_csv_rows
 from frontend.queries.teaching import (
     ItemsPage,
     LearnersPage,
     Preview,
-    ProgressTable,
     TeachIndex,
     course_learners,
-    course_progress,
     items_page,
-    progress_csv_rows,
     teach_index,
     template_preview,
 )

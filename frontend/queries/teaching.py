@@ -1,27 +1,24 @@
-"""Instructor pages: who teaches, item analysis, progress, template preview."""
+"""Instructor pages: who teaches, item analysis, learners, template preview (progress:
+frontend/queries/progress.py)."""
 
 from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass, field
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
 from assess import selectors
 from assess.analysis import item_analysis
-from assess.mastery import bkt
-from assess.models import Enrolment, Quiz, SkillMastery
+from assess.models import Enrolment, Quiz
 from curricula import selectors as curricula_selectors
-from curricula.models import Course, Lesson
+from curricula.models import Course
 from frontend import charts
 from frontend.queries.common import (
     answer_text,
-    lesson_skills,
     template_title,
-    weakest_estimate,
 )
 from lti.selectors import score_sync_counts
 from problems.engine.variants import Variant
@@ -102,65 +99,6 @@ def items_page(*, user, pk: int) -> ItemsPage:
         discrimination_chart=discrimination,
         lms=score_sync_counts(user=user, quiz=quiz),
     )
-
-
-@dataclass(frozen=True)
-class ProgressTable:
-    course: Course
-    lessons: list[Lesson]
-    # username, then per lesson its mastery (None: not started, no evidence yet)
-    rows: list[tuple[str, list[selectors.LessonMastery | None]]]
-
-
-def _course_for_instructor(*, user, slug: str) -> Course:
-    course = curricula_selectors.course_get(slug=slug)
-    if not (user.is_staff or selectors.user_is_instructor(user=user, course_id=course.pk)):
-        raise Course.DoesNotExist
-    return course
-
-
-def course_progress(*, user, slug: str) -> ProgressTable:
-    """Per enrolled learner, per lesson mastery on a course the user instructs (404
-    otherwise). Only learners enrolled in the course are shown (selectors.
-    learners_of_course): someone who answered the same skills elsewhere is not this
-    course's learner, and an instructor scoped to an LMS course sees only its
-    members. Enrolled learners with no answer yet are listed, not started."""
-    course = _course_for_instructor(user=user, slug=slug)
-    lessons = [
-        lesson for m in course.modules.all() for lesson in m.lessons.all() if lesson_skills(lesson)
-    ]
-    skills = {s for lesson in lessons for s in lesson_skills(lesson)}
-    enrolled = selectors.learners_of_course(user=user, course_id=course.pk)
-    names = dict(get_user_model().objects.filter(pk__in=enrolled).values_list("pk", "username"))
-    per_learner: dict[int, dict[str, selectors.SkillRow]] = {pk: {} for pk in names}
-    rows = SkillMastery.objects.filter(learner_id__in=enrolled, skill__in=skills)
-    for learner_id, skill, p, n in rows.values_list(
-        "learner_id", "skill", "p_mastery", "responses"
-    ):
-        per_learner[learner_id][skill] = selectors.SkillRow(skill, p, bkt.is_mastered(p), n)
-    table = []
-    for pk, username in sorted(names.items(), key=lambda item: item[1]):
-        masteries = selectors.lesson_masteries(lessons=lessons, rows=per_learner[pk])
-        table.append((username, [m if m.started else None for m in masteries]))
-    return ProgressTable(course=course, lessons=lessons, rows=table)
-
-
-def progress_csv_rows(table: ProgressTable) -> list[list[str]]:
-    """The table for a spreadsheet: two columns per lesson, the share of its skills
-    mastered and its weakest skill's estimate; empty where the learner has not started
-    the lesson (or that skill, whose figure would only be the prior)."""
-    header = ["learner"]
-    for lesson in table.lessons:
-        header += [f"{lesson.slug} skills mastered", f"{lesson.slug} weakest estimate"]
-    rows = [header]
-    for username, masteries in table.rows:
-        cells = [username]
-        for m in masteries:
-            weakest = weakest_estimate(m) if m is not None else None
-            cells.append("" if m is None else f"{m.summary.share:.3f}")
-            cells.append("" if weakest is None else f"{weakest:.3f}")
-        rows.append(cells)
-    return rows
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""Instructor pages: quiz builder with a live variant preview, item analysis, progress
-of the enrolled learners, and the course's learners (add, remove).
+"""Instructor pages: a template's variant preview (with answers), item analysis,
+progress of the enrolled learners, and the course's learners (add, remove). The quiz
+builder and a quiz's lifecycle are frontend/views/authoring.py.
 
 Open to staff and to users with an instructor role; anyone else gets 403 on the builder
 and 404 on a quiz or course they do not teach.
@@ -11,7 +12,7 @@ import csv
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -19,10 +20,10 @@ from django.views.decorators.http import require_POST
 from assess import selectors
 from assess.errors import InvalidInput, NotPermitted
 from assess.services.enrolments import enrolment_add, enrolment_remove
-from assess.services.quizzes import quiz_create
 from frontend import queries
-from frontend.forms import DEFAULT_SLOTS, MAX_SLOTS, EnrolmentForm, PreviewForm, QuizBuilderForm
+from frontend.forms import EnrolmentForm, PreviewForm
 from frontend.http import missing_is_404
+from frontend.views.gradebook import safe_cell
 
 
 def _teacher_only(user) -> None:
@@ -34,39 +35,6 @@ def _teacher_only(user) -> None:
 def teach_index(request):
     page = queries.teach_index(user=request.user)
     return render(request, "frontend/teach/index.html", {"page": page})
-
-
-def _slot_count(request) -> int:
-    try:
-        n = int(request.POST.get("slots") or request.GET.get("slots") or DEFAULT_SLOTS)
-    except ValueError:
-        n = DEFAULT_SLOTS
-    return max(1, min(n, MAX_SLOTS))
-
-
-@login_required
-def quiz_builder(request):
-    _teacher_only(request.user)
-    adding = "add_slot" in request.POST  # "Add a slot" re-renders, keeping what was typed
-    n = min(_slot_count(request) + adding, MAX_SLOTS)
-    form = QuizBuilderForm(
-        request.POST or None,
-        courses=selectors.course_list_for_instructor(user=request.user),
-        n_slots=n,
-        staff=request.user.is_staff,
-    )
-    if request.method == "POST" and not adding and form.is_valid():
-        try:
-            quiz = quiz_create(user=request.user, spec=form.to_spec())
-        except ValidationError as err:
-            form.add_service_errors(err.message_dict)
-        except NotPermitted as err:
-            form.add_error("course", str(err))
-        else:
-            messages.success(request, f"Quiz “{quiz.title}” created.")
-            return redirect("quiz-items", pk=quiz.pk)
-    context = {"form": form, "slots": n, "quiet": adding, "preview": PreviewForm()}
-    return render(request, "frontend/teach/builder.html", context)
 
 
 @login_required
@@ -101,7 +69,8 @@ def course_progress_csv(request, slug: str):
     table = queries.course_progress(user=request.user, slug=slug)
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="progress-{table.course.slug}.csv"'
-    csv.writer(response).writerows(queries.progress_csv_rows(table))
+    rows = queries.progress_csv_rows(table)
+    csv.writer(response).writerows([[safe_cell(c) for c in row] for row in rows])
     return response
 
 

@@ -287,3 +287,35 @@ def test_quiz_creation_and_attempts(api, seed):
     items = page_of(api, api.call("quizzes_items_list", token=staff, id=staff_quiz.id), "ItemStats")
     assert {i.template for i in items} == {"weights-memory"}
     error_of(api, api.call("quizzes_items_list", token=learner, id=staff_quiz.id), 404)
+
+
+def test_a_draft_is_published_unpublished_and_closed(api, seed):
+    """The lifecycle through the generated client: a draft the learner cannot see,
+    published for them, refused back to draft once they started it (409), closed."""
+    staff = seed["client"]["tokens"]["staff"]
+    learner = seed["client"]["tokens"]["learner"]
+    draft = {
+        "title": "Contract: a draft",
+        "mode": "practice",
+        "status": "draft",
+        "slots": [{"templates": ["weights-memory"]}],
+    }
+    body = api.body("quizzes_create", draft)
+    quiz = api.expect(api.call("quizzes_create", token=staff, body=body), 201, "Quiz")
+    assert str(quiz.status) == "draft"
+    error_of(api, api.call("quizzes_retrieve", token=learner, id=quiz.id), 404)
+    error_of(api, api.call("quizzes_attempts_create", token=learner, id=quiz.id), 404)
+
+    published = api.call("quizzes_publish_create", token=staff, id=quiz.id)
+    assert str(api.expect(published, 200, "Quiz").status) == "published"
+    seen = api.call("quizzes_retrieve", token=learner, id=quiz.id)
+    assert str(api.expect(seen, 200, "Quiz").status) == "published"
+    started = api.call("quizzes_attempts_create", token=learner, id=quiz.id)
+    api.expect(started, 201, "AttemptStart")
+
+    refused = error_of(api, api.call("quizzes_unpublish_create", token=staff, id=quiz.id), 409)
+    assert refused["errors"][0]["code"] == "conflict"
+    error_of(api, api.call("quizzes_close_create", token=learner, id=quiz.id), 404)
+    closed = api.call("quizzes_close_create", token=staff, id=quiz.id)
+    assert str(api.expect(closed, 200, "Quiz").status) == "closed"
+    error_of(api, api.call("quizzes_attempts_create", token=learner, id=quiz.id), 409)

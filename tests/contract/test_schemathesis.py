@@ -114,7 +114,14 @@ def _bindings(seed: dict) -> list[tuple[list[str], dict[str, object]]]:
             },
         ),
         (
-            ["/api/quizzes/{id}/", "/api/quizzes/{id}/attempts/", "/api/quizzes/{id}/items/"],
+            [
+                "/api/quizzes/{id}/",
+                "/api/quizzes/{id}/attempts/",
+                "/api/quizzes/{id}/items/",
+                "/api/quizzes/{id}/publish/",
+                "/api/quizzes/{id}/unpublish/",
+                "/api/quizzes/{id}/close/",
+            ],
             {"path.id": "quizzes"},
         ),
         (["/api/attempts/{id}/"], {"path.id": "attempts"}),

@@ -121,8 +121,8 @@ def test_progress_shows_enrolled_learners_only(login, instructor, learner, pract
     assert ">other<" not in html
     assert "0/2" in html  # learner: none of the lesson's two skills mastered yet
     rows = list(csv.reader(io.StringIO(client.get("/teach/courses/ai-infra/progress.csv").text)))
-    assert [r[0] for r in rows[1:]] == ["learner", "quiet"]
-    assert rows[2][1:] == ["", ""]  # quiet: not started
+    assert [r[1] for r in rows[1:]] == ["learner", "quiet"]  # name, username, email, ...
+    assert rows[2][3:] == ["", ""]  # quiet: not started
 
 
 def test_instructors_list_add_and_remove_learners(login, instructor, enrolled, other_learner):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -49,6 +50,18 @@ TRIES_HELP = (
 COUNTING_HELP = (
     "Which closed attempt is the learner's grade (and the score sent to an LMS "
     "gradebook): `best` scored or `last` closed."
+)
+STATUS_HELP = (
+    "Where the quiz is in its life. `draft`: seen only by its instructors and staff, "
+    "started by no one, editable; `published`: its learners see it and start it within "
+    "its dates; `closed`: published, and its close (`closes_at`, or the latest close a "
+    "learner's extension gives) has passed, so no attempt starts or takes answers; its "
+    "attempts and grades stay. A learner never sees a draft (404)."
+)
+NEW_STATUS_HELP = (
+    "`published` (the default: learners of the course see it at once, as before drafts "
+    "existed) or `draft` (only its instructors and staff see it until "
+    "POST /api/quizzes/{id}/publish/)."
 )
 PENALTY_HELP = (
     "Immediate feedback only: the share of a part's credit lost for each try before the "
@@ -117,6 +130,7 @@ class QuizSerializer(serializers.ModelSerializer):
     penalty_per_try = serializers.FloatField(read_only=True, help_text=PENALTY_HELP)
     slots = SlotSerializer(many=True, read_only=True)
     closes_at_for_you = serializers.SerializerMethodField()
+    status = serializers.SerializerMethodField()
 
     class Meta:
         model = Quiz
@@ -137,8 +151,15 @@ class QuizSerializer(serializers.ModelSerializer):
             "penalty_per_try",
             "slots",
             "closes_at_for_you",
+            "status",
         ]
         read_only_fields = fields
+
+    @extend_schema_field(
+        serializers.ChoiceField(choices=Quiz.Status.choices, help_text=STATUS_HELP)
+    )
+    def get_status(self, quiz: Quiz) -> str:
+        return quiz.status_at(self.context.get("now") or timezone.now())
 
     @extend_schema_field(
         serializers.DateTimeField(
@@ -236,6 +257,11 @@ class QuizCreateSerializer(serializers.Serializer):
         choices=Quiz.Counting.choices,
         default=Quiz.Counting.BEST,
         help_text=f"{COUNTING_HELP} Default: best.",
+    )
+    status = serializers.ChoiceField(
+        choices=[(s.value, s.label) for s in Quiz.STORED_STATUSES],
+        default=Quiz.Status.PUBLISHED,
+        help_text=NEW_STATUS_HELP,
     )
 
     def to_spec(self) -> QuizSpec:

@@ -26,9 +26,12 @@ from assess.api.views.memos import (
 )
 from assess.api.views.quizzes import (
     QuizAttemptsView,
+    QuizCloseView,
     QuizDetailView,
     QuizItemsView,
     QuizListView,
+    QuizPublishView,
+    QuizUnpublishView,
 )
 
 __all__ = [
@@ -47,11 +50,14 @@ __all__ = [
     "MyMasteryView",
     "NewVariantView",
     "QuizAttemptsView",
+    "QuizCloseView",
     "QuizExtensionDetailView",
     "QuizExtensionsView",
     "QuizDetailView",
     "QuizItemsView",
     "QuizListView",
+    "QuizPublishView",
+    "QuizUnpublishView",
     "RevealView",
     "TokenView",
 ]

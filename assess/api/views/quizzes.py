@@ -1,4 +1,5 @@
-"""Quizzes: list, create, read; their attempts and their item analysis."""
+"""Quizzes: list, create, read, publish, unpublish, close; their attempts and their
+item analysis."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from assess.api.views.base import (
 )
 from assess.policy import feedback_visible
 from assess.services.attempts import attempt_start
-from assess.services.quizzes import quiz_create
+from assess.services.quizzes import quiz_close, quiz_create, quiz_publish, quiz_unpublish
+from config.api_errors import error_responses
 from config.pagination import Pagination, paginate
 
 
@@ -62,7 +64,9 @@ class QuizListView(AssessAPIView):
     def post(self, request):
         data = s.QuizCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        quiz = quiz_create(user=request.user, spec=data.to_spec())
+        quiz = quiz_create(
+            user=request.user, spec=data.to_spec(), status=data.validated_data["status"]
+        )
         return Response(s.QuizSerializer(quiz).data, status=status.HTTP_201_CREATED)
 
 
@@ -125,3 +129,45 @@ class QuizItemsView(AssessAPIView):
         quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
         attempts = selectors.attempts_for_instructor(user=request.user, quiz=quiz)
         return paginate(self, item_analysis(quiz=quiz, attempts=attempts), s.ItemStatsSerializer)
+
+
+_LIFECYCLE_ERRORS = error_responses(403, 409, c403=docs.LIFECYCLE_403, c409=docs.LIFECYCLE_409)
+
+
+def _lifecycle(summary: str, description: str):
+    return extend_schema(
+        summary=summary,
+        description=description,
+        request=None,
+        responses={200: s.QuizSerializer, **_LIFECYCLE_ERRORS},
+    )
+
+
+def _quiz_body(quiz) -> dict:
+    return s.QuizSerializer(quiz).data
+
+
+# Each gates with quiz_get_for_instructor (404 for anyone who does not teach the quiz);
+# the service decides the rest: 403 for an instructor scoped to an LMS course, 409 for
+# a state that forbids it (assess.services.quizzes.lifecycle).
+
+
+class QuizPublishView(AssessAPIView):
+    @_lifecycle("Publish a quiz", docs.QUIZ_PUBLISH)
+    def post(self, request, pk: int):
+        quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
+        return Response(_quiz_body(quiz_publish(user=request.user, quiz=quiz)))
+
+
+class QuizUnpublishView(AssessAPIView):
+    @_lifecycle("Unpublish a quiz (back to draft)", docs.QUIZ_UNPUBLISH)
+    def post(self, request, pk: int):
+        quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
+        return Response(_quiz_body(quiz_unpublish(user=request.user, quiz=quiz)))
+
+
+class QuizCloseView(AssessAPIView):
+    @_lifecycle("Close a quiz now", docs.QUIZ_CLOSE)
+    def post(self, request, pk: int):
+        quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
+        return Response(_quiz_body(quiz_close(user=request.user, quiz=quiz)))

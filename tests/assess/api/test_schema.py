@@ -151,6 +151,9 @@ STATUSES = {
     ("get", "/api/quizzes/{id}/extensions/"): {"200", "401", "404"},
     ("put", "/api/quizzes/{id}/extensions/{learner_id}/"): {"200", "400", "401", "404"},
     ("delete", "/api/quizzes/{id}/extensions/{learner_id}/"): {"204", "401", "404"},
+    ("post", "/api/quizzes/{id}/publish/"): {"200", "401", "403", "404", "409"},
+    ("post", "/api/quizzes/{id}/unpublish/"): {"200", "401", "403", "404", "409"},
+    ("post", "/api/quizzes/{id}/close/"): {"200", "401", "403", "404", "409"},
 }
 
 
@@ -169,7 +172,30 @@ def test_403_only_where_a_rule_can_refuse_a_signed_in_user():
         ("post", "/api/quizzes/"),
         ("post", "/api/courses/{slug}/enrol/"),
         ("post", "/api/lessons/{slug}/practice/"),
+        # an instructor scoped to an LMS course reads the quiz but may not change it
+        ("post", "/api/quizzes/{id}/publish/"),
+        ("post", "/api/quizzes/{id}/unpublish/"),
+        ("post", "/api/quizzes/{id}/close/"),
     }
+
+
+def test_a_quiz_says_its_status_and_a_new_one_may_be_a_draft():
+    quiz = schemas()["Quiz"]
+    assert "status" in quiz["required"]
+    status = quiz["properties"]["status"]["allOf"][0]
+    assert component(status)["enum"] == ["draft", "published", "closed"]
+    new = schemas()["QuizCreateRequest"]
+    assert "status" not in new.get("required", [])
+    assert component(new["properties"]["status"]["allOf"][0])["enum"] == ["draft", "published"]
+    assert new["properties"]["status"]["default"] == "published"
+    unpublish = operation("post", "/api/quizzes/{id}/unpublish/")
+    assert "409 once any attempt exists" in unpublish["description"]
+    assert "requestBody" not in unpublish
+    for name in ("publish", "unpublish", "close"):
+        op = operation("post", f"/api/quizzes/{{id}}/{name}/")
+        assert body_schema(op, "200")["$ref"].endswith("/Quiz")
+        conflict = component(body_schema(op, "409"))
+        assert component(conflict["properties"]["errors"]["items"])["properties"]["code"]
 
 
 def test_the_token_endpoint_is_throttled_and_needs_no_credentials():

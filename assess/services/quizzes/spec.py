@@ -1,4 +1,9 @@
-"""Creating quizzes: the one place a quiz's rules are checked before it exists."""
+"""What a quiz may be: the spec an instructor writes and the one check of it.
+
+Creating and editing a quiz both go through `spec_check`, so a rule (a bound, the
+feedback a mode allows, tries only with immediate feedback, the window's order) is
+written once and no path around it exists.
+"""
 
 from __future__ import annotations
 
@@ -7,12 +12,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 
-from assess.errors import NotPermitted
-from assess.models import Quiz, Slot
+from assess.models import Quiz
 from assess.models.quiz import validate_template_pool
-from assess.selectors import SCOPED_WRITE_REFUSED, user_is_course_instructor, user_is_instructor
 from curricula.models import Course, Lesson
 
 # Exams and certifications must not reveal correctness while other attempts may be
@@ -61,24 +63,38 @@ class QuizSpec:
     counting_attempt: str = Quiz.Counting.BEST
 
 
-def quiz_create(*, user, spec: QuizSpec) -> Quiz:
-    """Create a quiz with its slots. Raises ValidationError (bad input, field by field)
-    or NotPermitted (not staff, and not a course-wide instructor of the course: an
-    instructor scoped to an LMS course may not add to the whole Burn-in course)."""
-    errors: dict[str, list[str]] = {}
-    course = None
-    if spec.course_slug:
-        course = Course.objects.filter(slug=spec.course_slug).first()
-        if course is None:
-            errors["course"] = [f"Unknown course {spec.course_slug!r}."]
-    if not user.is_staff:
-        if course is None and "course" not in errors:
-            raise NotPermitted("Only staff may create a quiz outside a course.")
-        if course is not None and not user_is_course_instructor(user=user, course_id=course.pk):
-            if user_is_instructor(user=user, course_id=course.pk):  # scoped to an LMS course
-                raise NotPermitted(SCOPED_WRITE_REFUSED)
-            raise NotPermitted("Only instructors of this course may create its quizzes.")
+@dataclass(frozen=True)
+class CheckedSpec:
+    """A spec that passed spec_check, with what it resolved: the course and lesson rows,
+    the feedback and tries the mode's defaults gave."""
 
+    spec: QuizSpec
+    course: Course | None
+    lessons: list[Lesson]
+    feedback: str
+    tries: int | None
+
+    def field_values(self) -> dict:
+        """The quiz's own columns, as Quiz(**values) or an update takes them."""
+        s = self.spec
+        return {
+            "title": s.title,
+            "mode": s.mode,
+            "course": self.course,
+            "time_limit": s.time_limit,
+            "attempts_allowed": s.attempts_allowed,
+            "feedback": self.feedback,
+            "opens_at": s.opens_at,
+            "closes_at": s.closes_at,
+            "pass_mark": s.pass_mark,
+            "tries_per_part": self.tries,
+            "penalty_per_try": s.penalty_per_try,
+            "counting_attempt": s.counting_attempt,
+        }
+
+
+def _check_rules(spec: QuizSpec, errors: dict[str, list[str]]) -> tuple[str, int | None]:
+    """Mode, feedback, window, bounds, tries: (feedback, tries) with the defaults."""
     if spec.mode not in Quiz.Mode.values:
         errors["mode"] = [f"Mode must be one of {', '.join(Quiz.Mode.values)}."]
     feedback = spec.feedback or _DEFAULT_FEEDBACK.get(spec.mode, Quiz.Feedback.AFTER_ATTEMPT)
@@ -118,6 +134,10 @@ def quiz_create(*, user, spec: QuizSpec) -> Quiz:
             errors["tries_per_part"] = [f"From 1 to {MAX_TRIES} tries, or none for unlimited."]
         if not 0.0 <= spec.penalty_per_try <= 1.0:
             errors["penalty_per_try"] = ["The penalty is a fraction of the part, 0 to 1."]
+    return feedback, tries
+
+
+def _check_slots(spec: QuizSpec, errors: dict[str, list[str]]) -> None:
     if not spec.slots:
         errors["slots"] = ["A quiz needs at least one slot."]
     if len(spec.slots) > MAX_SLOTS:
@@ -131,33 +151,29 @@ def quiz_create(*, user, spec: QuizSpec) -> Quiz:
             errors.setdefault("slots", []).append(
                 f"slot {i + 1}: points must be from 1 to {MAX_POINTS}."
             )
+
+
+def spec_course(spec: QuizSpec) -> Course | None:
+    """The course the spec names, None if it names none or an unknown one (spec_check
+    then refuses it): read first, so who may write to it is checked before the rest."""
+    if not spec.course_slug:
+        return None
+    return Course.objects.filter(slug=spec.course_slug).first()
+
+
+def spec_check(spec: QuizSpec, *, course: Course | None) -> CheckedSpec:
+    """The spec's lessons and rules, field by field, with its course from spec_course.
+    Raises ValidationError with every field at fault; who may use the course is the
+    caller's check (guards)."""
+    errors: dict[str, list[str]] = {}
+    if spec.course_slug and course is None:
+        errors["course"] = [f"Unknown course {spec.course_slug!r}."]
+    feedback, tries = _check_rules(spec, errors)
+    _check_slots(spec, errors)
     lessons = list(Lesson.objects.filter(slug__in=list(spec.lesson_slugs)))
     missing = sorted(set(spec.lesson_slugs) - {lesson.slug for lesson in lessons})
     if missing:
         errors["lessons"] = [f"Unknown lessons: {', '.join(missing)}."]
     if errors:
         raise ValidationError(errors)
-
-    with transaction.atomic():
-        quiz = Quiz.objects.create(
-            title=spec.title,
-            mode=spec.mode,
-            course=course,
-            time_limit=spec.time_limit,
-            attempts_allowed=spec.attempts_allowed,
-            feedback=feedback,
-            opens_at=spec.opens_at,
-            closes_at=spec.closes_at,
-            pass_mark=spec.pass_mark,
-            tries_per_part=tries,
-            penalty_per_try=spec.penalty_per_try,
-            counting_attempt=spec.counting_attempt,
-            created_by=user,
-        )
-        Slot.objects.bulk_create(
-            Slot(quiz=quiz, order=i + 1, points=s.points, templates=list(s.templates))
-            for i, s in enumerate(spec.slots)
-        )
-        if lessons:
-            quiz.lessons.set(lessons)
-    return quiz
+    return CheckedSpec(spec=spec, course=course, lessons=lessons, feedback=feedback, tries=tries)

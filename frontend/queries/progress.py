@@ -1,0 +1,167 @@
+"""The instructor's progress table: per enrolled learner, per lesson, how many of the
+lesson's skills they have mastered and their weakest skill's estimate.
+
+Readable at 1280 px with no column hidden in a scroller: the lessons are split into
+tables of at most MAX_COLUMNS, module by module (a long module in even parts), each
+column headed by the lesson's name, shortened at a word (the full name in the heading's
+abbr title). The CSV names the learners and the lessons in words.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from django.contrib.auth import get_user_model
+
+from assess import selectors
+from assess.mastery import bkt
+from assess.models import SkillMastery
+from curricula import selectors as curricula_selectors
+from curricula.models import Course, Lesson
+from frontend.queries.common import lesson_skills, weakest_estimate
+
+MAX_COLUMNS = 7  # lessons per table: about 135 px a column in the page's 1104 px at 1280
+SHORT_TITLE = 40  # characters of a heading before it is shortened (about three lines)
+# Words a shortened heading does not end on: "Power, Cooling & the…" says less than
+# "Power, Cooling…".
+_DANGLING = {"a", "an", "the", "and", "&", "of", "for", "to", "with", "on", "in", "at", "vs"}
+
+
+def short_title(title: str, limit: int = SHORT_TITLE) -> str:
+    """The title if it fits in `limit` characters, else its first words that do (not
+    ending on a dangling word or punctuation) and an ellipsis."""
+    if len(title) <= limit:
+        return title
+    kept = title[: limit - 1]
+    words = kept.split()
+    if title[limit - 1] != " " and not kept.endswith(" "):
+        words = words[:-1]  # the last word was cut
+    while words and (words[-1].lower().strip(",:;") in _DANGLING or not words[-1].strip(",:;")):
+        words = words[:-1]
+    text = " ".join(words).rstrip(",:;") if words else title[: limit - 1]
+    return text + "…"
+
+
+@dataclass(frozen=True)
+class LessonColumn:
+    lesson: Lesson
+    heading: str  # the title, shortened when long
+
+    @property
+    def shortened(self) -> bool:
+        return self.heading != self.lesson.title
+
+
+@dataclass(frozen=True)
+class Learner:
+    username: str
+    name: str  # full name, may be empty
+    email: str
+
+
+@dataclass(frozen=True)
+class ProgressSection:
+    """One table: a module's lessons (or a part of a long module's)."""
+
+    caption: str
+    columns: list[LessonColumn]
+    rows: list[tuple[Learner, list[selectors.LessonMastery | None]]]
+
+
+@dataclass(frozen=True)
+class ProgressTable:
+    course: Course
+    lessons: list[Lesson]
+    # each learner, then per lesson its mastery (None: not started, no evidence yet)
+    rows: list[tuple[Learner, list[selectors.LessonMastery | None]]]
+    sections: list[ProgressSection]
+
+
+def _course_for_instructor(*, user, slug: str) -> Course:
+    course = curricula_selectors.course_get(slug=slug)
+    if not (user.is_staff or selectors.user_is_instructor(user=user, course_id=course.pk)):
+        raise Course.DoesNotExist
+    return course
+
+
+def _sections(course: Course, lessons: list[Lesson], rows) -> list[ProgressSection]:
+    index = {lesson.pk: i for i, lesson in enumerate(lessons)}
+    sections = []
+    for module in course.modules.all():
+        mine = [index[x.pk] for x in module.lessons.all() if x.pk in index]
+        parts = math.ceil(len(mine) / MAX_COLUMNS)
+        size = math.ceil(len(mine) / parts) if parts else 0
+        for p in range(parts):
+            chunk = mine[p * size : (p + 1) * size]
+            caption = module.title
+            if parts > 1:
+                caption += f", lessons {p * size + 1} to {p * size + len(chunk)} of {len(mine)}"
+            sections.append(
+                ProgressSection(
+                    caption=caption,
+                    columns=[
+                        LessonColumn(lessons[i], short_title(lessons[i].title)) for i in chunk
+                    ],
+                    rows=[(who, [m[i] for i in chunk]) for who, m in rows],
+                )
+            )
+    if not sections:  # no lesson tests a skill yet: the learners are still listed
+        sections.append(
+            ProgressSection("No lesson tests a skill yet", [], [(who, []) for who, _ in rows])
+        )
+    return sections
+
+
+def course_progress(*, user, slug: str) -> ProgressTable:
+    """Per enrolled learner, per lesson mastery on a course the user instructs (404
+    otherwise). Only learners enrolled in the course are shown (selectors.
+    learners_of_course): someone who answered the same skills elsewhere is not this
+    course's learner, and an instructor scoped to an LMS course sees only its
+    members. Enrolled learners with no answer yet are listed, not started."""
+    course = _course_for_instructor(user=user, slug=slug)
+    lessons = [
+        lesson for m in course.modules.all() for lesson in m.lessons.all() if lesson_skills(lesson)
+    ]
+    skills = {s for lesson in lessons for s in lesson_skills(lesson)}
+    enrolled = selectors.learners_of_course(user=user, course_id=course.pk)
+    people = {
+        pk: Learner(username, f"{first} {last}".strip(), email)
+        for pk, username, first, last, email in get_user_model()
+        .objects.filter(pk__in=enrolled)
+        .values_list("pk", "username", "first_name", "last_name", "email")
+    }
+    per_learner: dict[int, dict[str, selectors.SkillRow]] = {pk: {} for pk in people}
+    rows = SkillMastery.objects.filter(learner_id__in=enrolled, skill__in=skills)
+    for learner_id, skill, p, n in rows.values_list(
+        "learner_id", "skill", "p_mastery", "responses"
+    ):
+        per_learner[learner_id][skill] = selectors.SkillRow(skill, p, bkt.is_mastered(p), n)
+    table = []
+    for pk, who in sorted(people.items(), key=lambda item: item[1].username):
+        masteries = selectors.lesson_masteries(lessons=lessons, rows=per_learner[pk])
+        table.append((who, [m if m.started else None for m in masteries]))
+    return ProgressTable(
+        course=course, lessons=lessons, rows=table, sections=_sections(course, lessons, table)
+    )
+
+
+def progress_csv_rows(table: ProgressTable) -> list[list[str]]:
+    """The table for a spreadsheet: the learner's name, username and email, then two
+    columns per lesson, headed by its title (and slug), the share of its skills mastered
+    and its weakest skill's estimate; empty where the learner has not started the lesson
+    (or that skill, whose figure would only be the prior). The caller makes the cells
+    safe for spreadsheets."""
+    header = ["name", "username", "email"]
+    for lesson in table.lessons:
+        named = f"{lesson.title} ({lesson.slug})"
+        header += [f"{named}: skills mastered", f"{named}: weakest estimate"]
+    rows = [header]
+    for who, masteries in table.rows:
+        cells = [who.name, who.username, who.email]
+        for m in masteries:
+            weakest = weakest_estimate(m) if m is not None else None
+            cells.append("" if m is None else f"{m.summary.share:.3f}")
+            cells.append("" if weakest is None else f"{weakest:.3f}")
+        rows.append(cells)
+    return rows
