@@ -28,7 +28,9 @@ NEW = "/teach/quizzes/new/"
 
 
 def group_titles(html: str) -> list[str]:
-    return re.findall(r"<summary>([^<]+?)(?: <span|</summary>)", html)
+    """The library's group headings (the page's main part: the header has a Menu too)."""
+    main = html[html.index("<main") :]
+    return re.findall(r"<summary>([^<]+?)(?: <span|</summary>)", main)
 
 
 def listed(html: str) -> set[str]:
