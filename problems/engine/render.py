@@ -82,7 +82,12 @@ def latex_to_mathml(latex: str, display: bool = False) -> str:
     return _join_groups(mathml)
 
 
+@lru_cache(maxsize=2048)
 def render_markdown(text: str) -> str:
+    """The HTML with MathML for a Markdown text. A pure function of the text, so it is
+    cached (about 2 KB a text): variants repeat (a class's exam draws the same
+    statement and solution several times over, a review renders its solutions again),
+    and rendering one cost more than everything else a start does per question."""
     pieces: list[str] = []
     fences: list[str] = []
 

@@ -142,13 +142,14 @@ def test_the_reused_converter_keeps_nothing_from_one_text_to_the_next():
     its own."""
     import threading
 
+    render = render_markdown.__wrapped__  # past the cache of rendered texts
     first = "Weights: **70** GB, so $n = 2$ cards.\n\n- one\n- two\n"
     other = "| a | b |\n|---|---|\n| 1 | 2 |\n\n```\n$ nvidia-smi\n```\n\n[x]: http://e.com\n"
-    alone = render_markdown(first)
-    render_markdown(other)
-    assert render_markdown(first) == alone
+    alone = render(first)
+    render(other)
+    assert render(first) == alone
     seen = []
-    thread = threading.Thread(target=lambda: seen.append(render_markdown(first)))
+    thread = threading.Thread(target=lambda: seen.append(render(first)))
     thread.start()
     thread.join()
     assert seen == [alone]
