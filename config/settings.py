@@ -116,6 +116,15 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         **DATABASES["default"].get("OPTIONS", {}),
     }
+elif DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    # Parameters travel apart from the SQL (psycopg's server-side binding), so the
+    # statements the service repeats on every request (the answer path's reads and
+    # writes, token checks) are prepared once per connection after a few runs and
+    # PostgreSQL stops parsing and planning them again; DATABASE_SERVER_SIDE_BINDING=0
+    # goes back to psycopg's client-side binding.
+    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env_bool(
+        "DATABASE_SERVER_SIDE_BINDING", True
+    )
 
 
 def cache_from_url(url: str) -> dict:
