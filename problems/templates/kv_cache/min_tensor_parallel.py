@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import Field
@@ -75,6 +76,13 @@ TP_RATIO = formula(
 )
 
 
+@dataclass(frozen=True)
+class _Candidate:
+    params: TpMinParams
+    sharded: bool  # needs two devices or more
+    unit_slip: bool  # the GiB/GB (or MiB/MB) slip changes the answer
+
+
 def _min_pow2(
     n_params: float,
     dtype: str,
@@ -105,21 +113,23 @@ class TpMinGpus(Template):
 
     def generate(self, rng: random.Random) -> TpMinParams:
         pool = cached_index("tp-min-gpus-pool", catalog.models(), self._pool)
-        by_model = rng.choice(sorted(pool.items()))[1]
+        by_model = rng.choice(sorted(pool.items(), key=lambda item: item[0]))[1]
         # Mostly a real sharding decision (2 to 8 devices); one device sometimes.
-        sharded = [p for p in by_model if self._answer(p) > 1]
+        sharded = [e for e in by_model if e.sharded]
         choices = sharded if sharded and rng.random() < 0.75 else by_model
-        mib = [p for p in choices if stated_mib(p.gpu_mem_gib) is not None]
+        mib = [e for e in choices if stated_mib(e.params.gpu_mem_gib) is not None]
         if mib and rng.random() < 0.55:
             choices = mib
-        units = [p for p in choices if self._unit_slip_applies(p)]
+        units = [e for e in choices if e.unit_slip]
         if units and rng.random() < 0.4:
             choices = units
-        return rng.choice(choices)
+        return rng.choice(choices).params
 
-    def _pool(self, models: tuple) -> dict[str, list[TpMinParams]]:
-        """Every realistic (model, part, format, reserve) whose slips stay apart, by model."""
-        out: dict[str, list[TpMinParams]] = {}
+    def _pool(self, models: tuple) -> dict[str, list[_Candidate]]:
+        """Every realistic (model, part, format, reserve) whose slips stay apart, by model,
+        each with what generate() filters on, worked out once (exactly, in fractions:
+        doing it on every draw was most of a variant's cost)."""
+        out: dict[str, list[_Candidate]] = {}
         for model in models:
             for acc in serving_accelerators():
                 cap = min(SCALE_UP[acc.slug][0], model.n_kv_heads)
@@ -136,7 +146,9 @@ class TpMinGpus(Template):
                                 reserve_fraction=r,
                             )
                             if self._keep(p, cap):
-                                out.setdefault(model.slug, []).append(p)
+                                out.setdefault(model.slug, []).append(
+                                    _Candidate(p, self._answer(p) > 1, self._unit_slip_applies(p))
+                                )
         return out
 
     def _keep(self, p: TpMinParams, cap: int) -> bool:

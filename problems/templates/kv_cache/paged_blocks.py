@@ -22,12 +22,13 @@ from fractions import Fraction
 
 from pydantic import Field
 
+from hardware_db import catalog
 from problems.engine.numbers import exact, sig, tex
 from problems.engine.registry import register
 from problems.engine.solutions import step
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
-from problems.templates._common import drop_close_counts, usable_gib_of
+from problems.templates._common import cached_index, drop_close_counts, usable_gib_of
 from problems.templates.kv_cache._family import (
     GIB,
     KV_TOKEN,
@@ -150,22 +151,9 @@ class PagedKvBlocks(Template):
 
     def _deployment(self, p: PagedKvParams) -> str:
         """The part and device count this budget came from, when the figures identify it."""
-        models = models_with_shape(p.n_layers, p.n_kv_heads, p.head_dim)
-        for acc in serving_accelerators():
-            for n in (1, 2, 4, 8):
-                for model in models:
-                    for dtype in weight_dtypes_for(acc):
-                        free = n * exact(usable_gib_of(acc)) * GIB * UTIL - exact(
-                            model.total_params
-                        ) * exact(bpe(dtype))
-                        if free > 0 and math.floor(free / GIB * 100) / 100 == p.kv_budget_gib:
-                            return (
-                                f" Serving {model.name} on "
-                                f"{device_phrase(n, usable_gib_of(acc))} with "
-                                f"{dtype.upper()} weights and `gpu_memory_utilization=0.9`, "
-                                "vLLM reports"
-                            )
-        return " The serving engine reports"
+        index = cached_index("paged-kv-deployments", catalog.models(), _deployments)
+        key = (p.n_layers, p.n_kv_heads, p.head_dim, p.kv_budget_gib)
+        return index.get(key, " The serving engine reports")
 
     def statement(self, p: PagedKvParams) -> str:
         models = models_with_shape(p.n_layers, p.n_kv_heads, p.head_dim)
@@ -256,3 +244,33 @@ class PagedKvBlocks(Template):
         return drop_close_counts(
             out, {"total_blocks": _total_blocks(p), "max_seqs": self._max_seqs(p)}
         )
+
+
+def _deployments(models) -> dict[tuple, str]:
+    """{(layers, KV heads, head dim, budget in GiB): the sentence naming the deployment}:
+    for each attention shape and budget, the first (device, count, model, weight format)
+    in this search order whose free memory reports that budget, as a statement used to
+    search for it on every call (its exact arithmetic was most of the statement's time)."""
+    out: dict[tuple, str] = {}
+    shaped = [m for m in models if m.kv_lora_rank is None]
+    for acc in serving_accelerators():
+        for n in (1, 2, 4, 8):
+            for model in shaped:
+                for dtype in weight_dtypes_for(acc):
+                    free = n * exact(usable_gib_of(acc)) * GIB * UTIL - exact(
+                        model.total_params
+                    ) * exact(bpe(dtype))
+                    if free <= 0:
+                        continue
+                    key = (
+                        model.n_layers,
+                        model.n_kv_heads,
+                        model.head_dim,
+                        math.floor(free / GIB * 100) / 100,
+                    )
+                    out.setdefault(
+                        key,
+                        f" Serving {model.name} on {device_phrase(n, usable_gib_of(acc))} with "
+                        f"{dtype.upper()} weights and `gpu_memory_utilization=0.9`, vLLM reports",
+                    )
+    return out
