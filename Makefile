@@ -8,7 +8,7 @@ PORT ?= 8000
 # Test processes (pytest-xdist); the suite's pure template sweeps are most of its time.
 TEST_WORKERS ?= 2
 
-.PHONY: install run test lint format migrate load check-problems bench bench-http clean
+.PHONY: install run test lint format migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-memos clean
 
 install: $(STAMP)
 
@@ -41,17 +41,28 @@ format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-bench: install
+# Every benchmark in one run (about 13 min): needs PostgreSQL (BENCH_DATABASE_URL, default
+# the local server), Redis (BENCH_BROKER_URL) and wrk; see bench/README.md.
+BENCH_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/burnin)
+BENCH_BROKER_URL ?= redis://127.0.0.1:6379/14
+
+bench: bench-problems bench-endpoints bench-http bench-exam bench-memos
+
+bench-problems: install
 	$(BIN)/python bench/problems_bench.py
 
-# Needs PostgreSQL (DATABASE_URL, default the local server) and wrk: see bench/README.md.
-bench-http: install
-	$(BIN)/python bench/http_bench.py --database-url $${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/burnin}
+bench-endpoints: install
+	$(BIN)/python bench/endpoint_costs.py --database-url $(BENCH_DATABASE_URL)
 
-# Needs PostgreSQL (DATABASE_URL, default the local server); locust is in the venv.
-.PHONY: bench-exam
+bench-http: install
+	$(BIN)/python bench/http_bench.py --database-url $(BENCH_DATABASE_URL)
+
 bench-exam: install
-	$(BIN)/python bench/exam_load.py --database-url $${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/burnin} --learners 100 250 500 1000
+	$(BIN)/python bench/exam_load.py --database-url $(BENCH_DATABASE_URL) --learners 100 250 500 1000
+
+bench-memos: install
+	DATABASE_URL=$(BENCH_DATABASE_URL) CELERY_BROKER_URL=$(BENCH_BROKER_URL) \
+		$(BIN)/python bench/memo_reviews.py --memos 200 --workers 1 2
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles
