@@ -54,6 +54,8 @@ class Lesson(models.Model):
     order = models.PositiveIntegerField()
     minutes = models.PositiveIntegerField(null=True, blank=True)
     objectives = models.JSONField(default=list)
+    # Markdown with $LaTeX$ from the data file, rendered on the lesson page.
+    key_ideas = models.TextField(blank=True, default="")
     skills = models.JSONField(default=list)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.READY)
 

@@ -150,6 +150,10 @@ class LessonRecord(_Strict):
     minutes: Annotated[StrictInt, Field(gt=0, le=240)] | None
     status: LessonStatus
     objectives: Annotated[list[Text], Field(min_length=1)]
+    # Required: the page's "Key ideas" (Markdown with $LaTeX$), the two or three formulas
+    # or facts the lesson's problems test. A lesson without them would open on a practice
+    # box with nothing to read first, so the loader refuses it.
+    key_ideas: Text
     skills: Annotated[list[SkillName], Field(min_length=1)]
     templates: list[TemplateSlug] = Field(default_factory=list)
 
@@ -162,6 +166,13 @@ class LessonRecord(_Strict):
                 raise ValueError(f"{item!r} is listed twice")
             seen.add(item)
         return value
+
+    @field_validator("key_ideas")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("is blank: write the lesson's key ideas")
+        return value.strip()
 
     @model_validator(mode="after")
     def _slug_is_title_or_prefixed(self) -> LessonRecord:

@@ -139,6 +139,7 @@ def _load_course(rec: CourseRecord, tables: _Tables, counts: dict[str, KindCount
                     "order": l_order,
                     "minutes": lesson_rec.minutes,
                     "objectives": list(lesson_rec.objectives),
+                    "key_ideas": lesson_rec.key_ideas,
                     "skills": list(lesson_rec.skills),
                     "status": lesson_rec.status,
                 },

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from django.db.models import Max
 from django.utils import timezone
@@ -23,6 +24,8 @@ from curricula.models import Course, Lesson, Module
 from frontend import charts
 from frontend.queries.common import template_title
 from problems.engine.misconception_names import misconception_name
+from problems.engine.render import render_markdown
+from problems.engine.variants import Variant
 
 # ----------------------------------------------------------------------------- mastery
 
@@ -115,9 +118,39 @@ class ResponseRow:
     misconception: str  # the mistake named, in words ("" for none, or not visible)
 
 
+# The worked example's seed: one fixed variant per template, so every reader of a lesson
+# sees the same example and it can be cached for the life of the process. A practice or
+# quiz question is seeded by an HMAC of its attempt (assess.services.questions) instead.
+EXAMPLE_SEED = 1
+
+
+@dataclass(frozen=True)
+class WorkedExample:
+    """One variant shown with its solution for reading: never a question, never graded."""
+
+    template_slug: str
+    template_title: str
+    statement_html: str
+    solution_html: str
+
+
+@lru_cache(maxsize=256)
+def worked_example(template_slug: str) -> WorkedExample:
+    """The example of one template: pure (no database), so cached per process."""
+    variant = Variant.from_seed(template_slug, EXAMPLE_SEED)
+    return WorkedExample(
+        template_slug=template_slug,
+        template_title=variant.template.title,
+        statement_html=variant.statement_html(),
+        solution_html=variant.solution_html(),
+    )
+
+
 @dataclass(frozen=True)
 class LessonPage:
     lesson: Lesson
+    key_ideas_html: str  # the data file's key ideas, Markdown with MathML
+    example: WorkedExample | None  # of the lesson's first template; None without one
     mastery: selectors.LessonMastery | None
     templates: list[tuple[str, str]]
     recent: list[ResponseRow]
@@ -175,10 +208,13 @@ def lesson_page(*, user, slug: str, limit: int = 10) -> LessonPage:
             .annotate(drawn=Max("questions__order"))
             .first()
         )
+    known = skill_map.known_templates(slugs)
     return LessonPage(
         lesson=lesson,
+        key_ideas_html=render_markdown(lesson.key_ideas) if lesson.key_ideas else "",
+        example=worked_example(known[0]) if known else None,
         mastery=row.mastery,
-        templates=[(s, template_title(s)) for s in skill_map.known_templates(slugs)],
+        templates=[(s, template_title(s)) for s in known],
         recent=recent,
         enrolment=enrolment,
         can_practise=can_practise,

@@ -31,6 +31,7 @@ def lesson_doc(
         "minutes": minutes,
         "status": status,
         "objectives": ["Work out the number."],
+        "key_ideas": "- Weights take $P \\times b$ bytes.",
         "skills": ["a-skill"],
         "templates": list(templates),
     }

@@ -30,6 +30,7 @@ def _snapshot() -> dict:
                 "order",
                 "minutes",
                 "objectives",
+                "key_ideas",
                 "skills",
                 "status",
             ).order_by("slug")
@@ -193,3 +194,25 @@ def test_rows_other_apps_protect_stop_the_load_with_a_clear_message(data_dir, mo
     )
     # the lessons deleted before the refusal are rolled back with it
     assert Lesson.objects.filter(module__course=course).count() == 6
+
+
+def test_key_ideas_are_stored_and_an_edit_updates_only_that_lesson(data_dir, edit):
+    curricula_load(data_dir=data_dir)
+    record = next(
+        lesson
+        for _c, _m, lesson in load_catalog(data_dir).lessons()
+        if lesson.slug == "the-kv-cache"
+    )
+    stored = Lesson.objects.get(slug="the-kv-cache")
+    assert stored.key_ideas == record.key_ideas
+    assert "M_{\\mathrm{token}} = 2 L H_{\\mathrm{kv}} d_h b" in stored.key_ideas
+    assert Lesson.objects.filter(key_ideas="").count() == 0
+
+    def reword(doc):
+        find_lesson(doc, "the-kv-cache")["key_ideas"] = "- Keys and values: $2 L H d b$ bytes."
+
+    report = curricula_load(data_dir=edit(LEARN, reword))
+    assert report.summary() == "0 created, 1 updated, 0 deleted"
+    assert Lesson.objects.get(slug="the-kv-cache").key_ideas == (
+        "- Keys and values: $2 L H d b$ bytes."
+    )

@@ -351,3 +351,52 @@ def test_not_yaml(data_dir):
 def test_empty_directory(tmp_path):
     with pytest.raises(CurriculumDataError, match="no \\*.yaml course files"):
         load_catalog(tmp_path)
+
+
+# --- key ideas -----------------------------------------------------------------------
+
+
+def test_every_lesson_has_key_ideas_that_render_without_stray_dollars(catalog):
+    """Each of the four files' lessons carries key ideas; the formulas among them come out
+    as MathML (a `$` left in the HTML would be an unbalanced formula shown as text)."""
+    from problems.engine.render import render_markdown
+
+    lessons = list(catalog.lessons())
+    assert {course.slug for course, _m, _l in lessons} == {
+        "learn-ai-infrastructure",
+        "foundations-of-ai-infrastructure",
+        "ai-infrastructure-llm-d-vllm-and-gpus",
+        "ai-infrastructure-from-scratch",
+    }
+    with_math = 0
+    for _course, _module, lesson in lessons:
+        assert lesson.key_ideas.strip(), lesson.slug
+        html = render_markdown(lesson.key_ideas)
+        assert "$" not in html, lesson.slug
+        with_math += "<math" in html
+    assert with_math >= len(lessons) - 5  # a few lessons are facts, not formulas
+
+
+def test_key_ideas_keep_decimal_and_binary_units_apart(catalog):
+    ideas = catalog.course("learn-ai-infrastructure")
+    gpu_math = next(lesson for _m, lesson in ideas.lessons() if lesson.slug == "gpu-memory-math")
+    assert "$10^{9}$" in gpu_math.key_ideas and "$2^{30}$" in gpu_math.key_ideas
+
+
+def test_a_lesson_without_key_ideas_is_refused(edit):
+    def drop(doc):
+        del find_lesson(doc, "gpu-memory-math")["key_ideas"]
+
+    assert _error(edit(LEARN, drop)) == (
+        "learn-ai-infrastructure.yaml: lesson 'gpu-memory-math': field 'key_ideas': missing"
+    )
+
+
+@pytest.mark.parametrize("value", ["", "   \n  "])
+def test_blank_key_ideas_are_refused(edit, value):
+    def blank(doc):
+        find_lesson(doc, "the-kv-cache")["key_ideas"] = value
+
+    message = _error(edit(LEARN, blank))
+    assert message.startswith("learn-ai-infrastructure.yaml: lesson 'the-kv-cache': ")
+    assert "field 'key_ideas'" in message
