@@ -25,19 +25,27 @@ from assess.models import Attempt, Enrolment, Question, Quiz, SkillMastery, Slot
 from assess.selectors import user_is_enrolled, user_is_instructor
 from assess.services.enrolments import enrolment_self
 from curricula.models import Lesson
+from problems.engine.examples import is_example
 from problems.engine.render import render_markdown
 from problems.engine.variants import Variant
 
+EXAMPLE_REDRAWS = 20
 
-def question_seed(*, attempt_id: int, slot_id: int, variant_number: int, draw: int = 0) -> int:
+
+def question_seed(
+    *, attempt_id: int, slot_id: int, variant_number: int, draw: int = 0, again: int = 0
+) -> int:
     """63 bits of HMAC-SHA256(SECRET_KEY, "attempt:slot:variant"): fits a BigInteger.
 
     `draw` counts redraws of the same question (certification exams redraw a variant the
-    learner has seen); draw 0 keeps the original message, so stored seeds stay valid.
+    learner has seen); `again` the redraws away from a template's public example
+    (question_draw). 0 keeps the original message, so stored seeds stay valid.
     """
     message = f"{attempt_id}:{slot_id}:{variant_number}"
     if draw:
         message += f":{draw}"
+    if again:
+        message += f":example-{again}"
     digest = hmac.new(settings.SECRET_KEY.encode(), message.encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
@@ -69,17 +77,29 @@ def question_draw(
 ) -> tuple[int, Variant]:
     """(seed, variant): the template drawn from the slot's pool with the seed's own rng
     (unless one is imposed, as adaptive practice does), then the variant. Cheap next to
-    building the question (no rendering), so redraws go through here."""
-    seed = question_seed(
-        attempt_id=attempt_id, slot_id=slot.pk, variant_number=variant_number, draw=draw
-    )
+    building the question (no rendering), so redraws go through here.
+
+    A draw that lands on the template's public worked example (problems.engine.examples:
+    its solution is on the lesson page) is drawn again from a seed of its own, up to
+    EXAMPLE_REDRAWS times (a template with hardly any variants keeps the last)."""
     if template_slug is None:
         # The pool was validated at creation; a template removed since is skipped.
         pool = skill_map.known_templates(slot.templates)
         if not pool:
             raise Conflict(f"Question {order} has no template available any more.")
-        template_slug = random.Random(seed).choice(pool)
-    return seed, Variant.from_seed(template_slug, seed)
+    for again in range(EXAMPLE_REDRAWS):
+        seed = question_seed(
+            attempt_id=attempt_id,
+            slot_id=slot.pk,
+            variant_number=variant_number,
+            draw=draw,
+            again=again,
+        )
+        slug = template_slug if template_slug is not None else random.Random(seed).choice(pool)
+        variant = Variant.from_seed(slug, seed)
+        if not is_example(variant):
+            break
+    return seed, variant
 
 
 def question_from_variant(

@@ -23,6 +23,7 @@ from curricula import selectors as curricula_selectors
 from curricula.models import Course, Lesson, Module
 from frontend import charts
 from frontend.queries.common import template_title
+from problems.engine.examples import EXAMPLE_SEED  # one fixed variant per template
 from problems.engine.misconception_names import misconception_name
 from problems.engine.render import render_markdown
 from problems.engine.variants import Variant
@@ -116,12 +117,6 @@ class ResponseRow:
     part_label: str
     visible: bool
     misconception: str  # the mistake named, in words ("" for none, or not visible)
-
-
-# The worked example's seed: one fixed variant per template, so every reader of a lesson
-# sees the same example and it can be cached for the life of the process. A practice or
-# quiz question is seeded by an HMAC of its attempt (assess.services.questions) instead.
-EXAMPLE_SEED = 1
 
 
 @dataclass(frozen=True)
