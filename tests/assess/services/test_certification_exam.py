@@ -22,6 +22,7 @@ from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.fresh_variants import MAX_DRAWS, is_fresh, params_key
 from assess.services.questions import question_from_variant, question_new_variant, question_seed
 from assess.services.reveals import part_reveal
+from problems.engine.examples import is_example
 from problems.engine.variants import Variant
 from tests.factories import QuizFactory, UserFactory
 
@@ -86,11 +87,14 @@ def plant(learner, variants: list[Variant]) -> None:
 
 
 def fake_seeds(monkeypatch, seed_of):
-    """Seeds that do not depend on the attempt, so a test knows the draws in advance."""
+    """Seeds that do not depend on the attempt, so a test knows the draws in advance (a
+    redraw away from a template's public example, `again`, moves to another seed)."""
     monkeypatch.setattr(
         questions,
         "question_seed",
-        lambda *, attempt_id, slot_id, variant_number, draw=0: seed_of(variant_number, draw),
+        lambda *, attempt_id, slot_id, variant_number, draw=0, again=0: (
+            seed_of(variant_number, draw) + 7919 * again
+        ),
     )
 
 
@@ -191,10 +195,17 @@ def test_a_seen_draw_is_redrawn_with_the_next_draw_index(learner, monkeypatch):
     seen = Variant.from_seed(TINY, 0)  # what draw 0 of the certification gives
     plant(learner, [seen])
     seen_key = params_key(seen.params.model_dump(mode="json"))
+
+    def drawn(d: int) -> int:  # the seed draw d gives: off the public example (fake_seeds)
+        again = 0
+        while is_example(Variant.from_seed(TINY, d + 7919 * again)):
+            again += 1
+        return d + 7919 * again
+
     expected = next(
-        d
+        drawn(d)
         for d in range(1, MAX_DRAWS)
-        if params_key(Variant.from_seed(TINY, d).params.model_dump(mode="json")) != seen_key
+        if params_key(Variant.from_seed(TINY, drawn(d)).params.model_dump(mode="json")) != seen_key
     )
 
     cert, _ = attempt_start(quiz=certification([[TINY]]), learner=learner)
