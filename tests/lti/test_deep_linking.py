@@ -266,3 +266,15 @@ def test_the_deep_link_return_url_is_escaped_in_the_form(platform, quizzes):
     response = _pick(platform.client, picker_url, quizzes["open"].pk)
     assert "<script>x" not in response.content.decode()
     assert _returned_form(response)[0] == url
+
+
+def test_the_picker_says_which_quizzes_are_drafts(platform, quizzes):
+    """A draft may be linked ahead of publishing (an LMS course is often built first),
+    but the instructor is told that learners cannot start it yet."""
+    QuizFactory(course=platform.quiz.course, title="Draft drill", status="draft")
+    _teacher_instructs_the_course(platform)
+    _, page = _picker(platform)
+    items = {li.split("</label>")[0] for li in page.content.decode().split("<li>")[1:]}
+    (draft,) = [i for i in items if "Draft drill" in i]
+    assert "a draft</strong>: learners reach it from the LMS once you publish it" in draft
+    assert all("a draft" not in i for i in items if "Draft drill" not in i)
