@@ -27,8 +27,8 @@ from assess.selectors import user_can_manage_quiz
 from lti.deep_linking import (
     deep_link_forget,
     deep_link_keep,
-    deep_link_response_page,
     deep_link_response_jwt,
+    deep_link_response_page,
     deep_link_restore,
 )
 from lti.framing import FRAME_ORIGINS, lti_frameable, origins_of
