@@ -12,6 +12,9 @@ from config.mail import email_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 # Variables the settings read that must not leak in from the shell running the tests.
+# Each test reads the settings in a subprocess under an environment of its own.
+pytestmark = pytest.mark.db_independent
+
 OWN_ENV = {
     "DATABASE_URL",
     "DEBUG",
@@ -251,13 +254,3 @@ def test_database_url_selects_the_engine():
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
     assert proc.stdout.split() == ["django.db.backends.postgresql", "burn"], proc.stderr
-
-
-@pytest.mark.celery_config
-def test_celery_runs_in_process_without_a_broker(settings):
-    from config.celery import app
-
-    if os.environ.get("CELERY_BROKER_URL"):
-        assert app.conf.task_always_eager is False
-    else:
-        assert app.conf.task_always_eager is True
