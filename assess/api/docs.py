@@ -234,9 +234,10 @@ PRACTICE = (
     "through POST /api/attempts/{attempt}/responses/. The first practice enrols a learner "
     "in the lesson's course where it allows self-enrolment; 403 where it does not (its "
     "instructors and staff practise without enrolling). 409 if the lesson has no "
-    "practice problems yet, or if your open practice attempt is a session of n questions "
-    "(started on the web) that has all n: finish it (POST /api/attempts/{id}/finish/) "
-    "and the next practice starts afresh. Practice started here has no set length."
+    "practice problems yet. Practice started here has no set length; an open session of "
+    "n questions started on the web takes this question as one of its n, and one that "
+    "already has all n is finished (its summary kept) and practice goes on in a new "
+    "attempt."
 )
 
 # ---------------------------------------------------------------------------- examples
