@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
+from django.test import Client
 from django.utils import timezone
 
 from assess.models import Extension, Quiz
@@ -53,6 +55,7 @@ class World:
     track: Track
     certificate: Certificate  # the learner's
     team: object  # of the learner's organisation; other_manager manages another
+    sessions: dict  # role -> a signed-in session key, made once (cheaper than a login a cell)
 
 
 def build_world() -> World:
@@ -108,6 +111,12 @@ def build_world() -> World:
     member_add(organization=elsewhere, user=users["other_manager"], role="manager")
     team_create(organization=elsewhere, slug="ops", name="Ops")
 
+    sessions = {}
+    for role, user in users.items():
+        client = Client()
+        client.force_login(user)
+        sessions[role] = client.cookies[settings.SESSION_COOKIE_NAME].value
+
     return World(
         users=users,
         course=course,
@@ -121,4 +130,5 @@ def build_world() -> World:
         track=track,
         certificate=certificate,
         team=team,
+        sessions=sessions,
     )
