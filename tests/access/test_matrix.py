@@ -25,8 +25,13 @@ from django.urls import reverse
 from tests.access.routes import api_methods, route_names
 from tests.access.table import TABLE
 from tests.access.world import ROLES
+from tests.openapi import assert_documented
 
 pytestmark = pytest.mark.django_db
+
+# API routes the OpenAPI document does not describe: itself, its docs, the catch-all
+# 404 and the hardware router's root.
+OUTSIDE_SCHEMA = {"schema", "api-docs", "api-not-found", "hardware_db:api-root"}
 
 CASES = [
     (key, role)
@@ -67,6 +72,10 @@ def test_access(world, key, role):
     assert observed(response) == expected, (row.what, response.content[:300])
     if expected == "401":
         assert response.has_header("WWW-Authenticate"), "a 401 must say how to authenticate"
+    url = response.wsgi_request.get_full_path()
+    if url.startswith("/api/") and key[0] not in OUTSIDE_SCHEMA:
+        # The API is a contract: each cell's status (and body) is one its schema lists.
+        assert_documented(response, key[1], url)
 
 
 def test_every_route_has_a_row_and_every_row_a_route():
