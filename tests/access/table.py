@@ -27,8 +27,11 @@ class Row:
     data: dict | None = field(default=None)
 
 
-def HW(w):
-    return {"slug": "no-such-part"}
+def hardware(kind):
+    def kwargs(w):
+        return {"slug": w.hardware[kind]}
+
+    return kwargs
 
 
 def COURSE(w):
@@ -96,14 +99,20 @@ TABLE: dict[tuple[str, str], Row] = {
     ("api-docs", "GET"): Row("the API docs", "200 200 200 200 200 200 200"),
     ("hardware_db:accelerator-list", "GET"): Row("the catalog", "200 200 200 200 200 200 200"),
     ("hardware_db:accelerator-detail", "GET"): Row(
-        "an accelerator slug", "404 404 404 404 404 404 404", HW
+        "an accelerator of the catalog", "200 200 200 200 200 200 200", hardware("accelerator")
     ),
     ("hardware_db:link-list", "GET"): Row("the catalog", "200 200 200 200 200 200 200"),
-    ("hardware_db:link-detail", "GET"): Row("a link slug", "404 404 404 404 404 404 404", HW),
+    ("hardware_db:link-detail", "GET"): Row(
+        "a link of the catalog", "200 200 200 200 200 200 200", hardware("link")
+    ),
     ("hardware_db:server-list", "GET"): Row("the catalog", "200 200 200 200 200 200 200"),
-    ("hardware_db:server-detail", "GET"): Row("a server slug", "404 404 404 404 404 404 404", HW),
+    ("hardware_db:server-detail", "GET"): Row(
+        "a server of the catalog", "200 200 200 200 200 200 200", hardware("server")
+    ),
     ("hardware_db:model-list", "GET"): Row("the catalog", "200 200 200 200 200 200 200"),
-    ("hardware_db:model-detail", "GET"): Row("a model slug", "404 404 404 404 404 404 404", HW),
+    ("hardware_db:model-detail", "GET"): Row(
+        "a model of the catalog", "200 200 200 200 200 200 200", hardware("model")
+    ),
     ("hardware_db:api-root", "GET"): Row("the catalog's root", "200 200 200 200 200 200 200"),
     ("curricula:course-list", "GET"): Row("the courses", "200 200 200 200 200 200 200"),
     ("curricula:course-detail", "GET"): Row(

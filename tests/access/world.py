@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.management import call_command
 from django.test import Client
 from django.utils import timezone
 
@@ -19,6 +20,7 @@ from assess.models import Extension, Quiz
 from assess.services.attempts import attempt_start
 from assess.services.memos import CAPSTONE_COURSE, memo_submit
 from certify.models import Certificate, Track
+from hardware_db.models import Accelerator, Link, ModelArchitecture, Server
 from orgs.services import member_add, organization_create, team_create, team_member_add
 from tests.factories import (
     CourseFactory,
@@ -55,6 +57,7 @@ class World:
     track: Track
     certificate: Certificate  # the learner's
     team: object  # of the learner's organisation; other_manager manages another
+    hardware: dict  # kind ("accelerator", "link", ...) -> a slug of the loaded catalog
     sessions: dict  # role -> a signed-in session key, made once (cheaper than a login a cell)
 
 
@@ -111,6 +114,16 @@ def build_world() -> World:
     member_add(organization=elsewhere, user=users["other_manager"], role="manager")
     team_create(organization=elsewhere, slug="ops", name="Ops")
 
+    call_command("load_hardware", verbosity=0)  # the real catalog: 0.1 s
+    hardware = {
+        kind: model.objects.order_by("slug").values_list("slug", flat=True).first()
+        for kind, model in (
+            ("accelerator", Accelerator),
+            ("link", Link),
+            ("server", Server),
+            ("model", ModelArchitecture),
+        )
+    }
     sessions = {}
     for role, user in users.items():
         client = Client()
@@ -130,5 +143,6 @@ def build_world() -> World:
         track=track,
         certificate=certificate,
         team=team,
+        hardware=hardware,
         sessions=sessions,
     )
