@@ -46,6 +46,13 @@ class QuizAdmin(admin.ModelAdmin):
     readonly_fields = ["extended_until"]
     inlines = [SlotInline]
 
+    def get_readonly_fields(self, request, obj=None):
+        """A quiz's status moves only through assess.services.quizzes (publish,
+        unpublish, close), which refuse unpublishing once anyone has an attempt; the admin
+        sets it when adding a quiz, never after."""
+        fields = list(super().get_readonly_fields(request, obj))
+        return [*fields, "status"] if obj is not None else fields
+
 
 @admin.register(Extension)
 class ExtensionAdmin(admin.ModelAdmin):

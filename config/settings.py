@@ -34,7 +34,10 @@ def env_list(name: str, default: str) -> list[str]:
 
 
 DEBUG = env_bool("DEBUG", True)
-SECRET_KEY = os.environ.get("SECRET_KEY", _DEV_SECRET)
+# Secrets come from the environment only. The embedded key signs nothing that matters
+# (a development server on SQLite); with DEBUG off a missing, empty or embedded key stops
+# the process at start-up rather than signing sessions with a key published in git.
+SECRET_KEY = os.environ.get("SECRET_KEY", "").strip() or _DEV_SECRET
 if not DEBUG and SECRET_KEY == _DEV_SECRET:
     raise RuntimeError("DEBUG=0 needs a real SECRET_KEY in the environment")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
@@ -54,6 +57,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "csp",
     "hardware_db",
     "problems",
     "curricula",
@@ -70,6 +74,9 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Before the session: it rewrites the cookies and framing headers set further in.
     "lti.middleware.LtiFrameMiddleware",
+    # Inside LtiFrameMiddleware: the policy is written first, and a launched session's
+    # pages then have its frame-ancestors replaced by the LMS's origins.
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -275,6 +282,9 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
+    # No online validator badge: it would load an image from validator.swagger.io, which
+    # the content security policy refuses.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # Request and response components apart, so read-only fields stay out of requests.
@@ -328,6 +338,39 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # assess.schedule is a plain dict module (no Django imports), safe to read from settings.
 CELERY_BEAT_SCHEDULE = {**ASSESS_BEAT_SCHEDULE, **CERTIFY_BEAT_SCHEDULE, **LTI_BEAT_SCHEDULE}
 
+# Content security policy (django-csp), on every response in every mode: scripts, styles
+# and everything else only from this origin, so an injected <script>, on* attribute or
+# style attribute does nothing. Every script is a static file (the exam countdown, the
+# deep-linking auto-submit, the Swagger page's set-up via SpectacularSwaggerSplitView),
+# htmx is configured by a meta tag and adds no <style> of its own. img-src allows data:
+# for the Swagger UI's icons (data: SVGs in its CSS). frame-ancestors 'none' agrees with
+# X-Frame-Options: DENY; LTI responses and a launched session's pages name the LMS's
+# origins instead (lti.framing, lti.middleware), and the deep-linking response may post
+# to the LMS's return URL (form-action, lti.views). Nothing is silenced: no unsafe-inline,
+# no unsafe-eval, no nonce (nothing needs one).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+
+# Security headers, in every mode (Django's SecurityMiddleware); each can be changed from
+# the environment, and the defaults are the strict ones.
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = os.environ.get("SECURE_REFERRER_POLICY", "same-origin")
+# COOP applies to top-level pages only, so it does not touch the LMS's iframe.
+SECURE_CROSS_ORIGIN_OPENER_POLICY = os.environ.get(
+    "SECURE_CROSS_ORIGIN_OPENER_POLICY", "same-origin"
+)
+X_FRAME_OPTIONS = "DENY"
+
 # Production hardening, on whenever DEBUG is off (checked by `manage.py check --deploy`).
 if not DEBUG:
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -335,10 +378,8 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
-    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = True
-    SECURE_CONTENT_TYPE_NOSNIFF = True
-    X_FRAME_OPTIONS = "DENY"
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
 
 LOGGING = {
     "version": 1,
