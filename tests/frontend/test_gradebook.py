@@ -208,9 +208,11 @@ def urls(exam) -> list[str]:
     ]
 
 
-def test_learners_get_403(login, enrolled, exam):
+def test_learners_get_404(login, enrolled, exam):
+    """A gradebook is a page of one object: to a learner it is not there (404), as
+    every other /teach/ page of one quiz or course is (tests/access)."""
     client = login(enrolled)
-    assert [client.get(u).status_code for u in urls(exam)] == [403] * 4
+    assert [client.get(u).status_code for u in urls(exam)] == [404] * 4
 
 
 def test_signed_out_visitors_are_sent_to_sign_in(client, exam):
