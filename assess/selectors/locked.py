@@ -22,7 +22,7 @@ from datetime import datetime
 
 from django.db import connection
 
-from assess.models import Attempt, Question, Response, Reveal, SkillMastery
+from assess.models import Attempt, Question, Quiz, Response, Reveal, SkillMastery
 from config.rows import Columns, fetch, for_update_of
 
 
@@ -124,3 +124,21 @@ def attempt_locked(*, pk: int) -> Attempt:
     if not rows:
         raise Attempt.DoesNotExist("The attempt is gone.")
     return cols.load(rows[0])
+
+
+def quiz_key_share(*, pk: int) -> None:
+    """Inside the caller's transaction, once its attempt row is in: a key-share lock on
+    the quiz row, held to the commit, so no edit, unpublish or close (which lock the quiz
+    FOR UPDATE, then count its attempts: services.quizzes.guards) commits in between,
+    and one that committed first is what the caller reads next, in a statement of its
+    own (the module docstring says why not in this one).
+
+    Taking it explicitly matters: the attempt's foreign key would take the same lock,
+    but Django declares foreign keys DEFERRABLE INITIALLY DEFERRED on PostgreSQL, so
+    that check (and its lock) happens only at the commit, after the quiz was read.
+    Starts of one quiz share the lock and do not wait for each other. SQLite: writers
+    take the database in turn, nothing to add."""
+    if connection.vendor != "postgresql":
+        return
+    table = connection.ops.quote_name(Quiz._meta.db_table)
+    fetch(f"SELECT 1 FROM {table} WHERE id = %s FOR KEY SHARE", [pk])  # noqa: S608

@@ -3,8 +3,9 @@
 The gate is the selector's, as on every /teach/ page of one object (item analysis,
 progress, a memo): anyone who does not teach the quiz or course, a learner or an
 instructor of another course, gets 404, never a hint that it exists. (A 403 is for the
-pages that name no object, /teach/ and the builder, to someone who teaches nothing.) The reads, and which
-learners a (possibly LMS-scoped) instructor sees, are assess.selectors.gradebook's.
+pages that name no object, /teach/ and the builder, to someone who teaches nothing.)
+The reads, and which learners a (possibly LMS-scoped) instructor sees, are
+assess.selectors.gradebook's.
 """
 
 from __future__ import annotations
