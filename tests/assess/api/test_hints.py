@@ -140,3 +140,16 @@ def test_the_quiz_body_takes_an_optional_hint_penalty(api, instructor, client_fo
         "/api/quizzes/", {**body, "mode": "practice", "hint_penalty": 0.2}, format="json"
     )
     assert "Only homework" in error_of(r, 400, "hint_penalty")["detail"]
+
+
+def test_held_evidence_released_at_the_finish_skips_answers_after_a_hint(api):
+    # Homework with feedback after the attempt: the counted answers wait for the finish.
+    aid, qid, parts = start(api, mode=Quiz.Mode.HOMEWORK, feedback=Quiz.Feedback.AFTER_ATTEMPT)
+    a, b = parts[0], parts[1]
+    assert send(api, aid, qid, a["name"], correct_text(a), "a1").status_code == 201
+    assert hint(api, aid, qid, b["name"]).status_code == 200
+    assert send(api, aid, qid, b["name"], correct_text(b), "b1").status_code == 201
+    assert api.post(f"/api/attempts/{aid}/finish/").status_code == 200
+    evidence = dict(Response.objects.filter(attempt_id=aid).values_list("part", "evidence"))
+    assert evidence == {a["name"]: True, b["name"]: False}
+    assert set(MasteryEvent.objects.values_list("response__part", flat=True)) == {a["name"]}
