@@ -7,56 +7,71 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('assess', '0011_quiz_lifecycle'),
-        ('curricula', '0003_lesson_key_ideas'),
+        ("assess", "0011_quiz_lifecycle"),
+        ("curricula", "0003_lesson_key_ideas"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Hint',
+            name="Hint",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('part', models.CharField(max_length=64)),
-                ('step', models.PositiveSmallIntegerField()),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("part", models.CharField(max_length=64)),
+                ("step", models.PositiveSmallIntegerField()),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
             ],
             options={
-                'ordering': ['created_at', 'id'],
+                "ordering": ["created_at", "id"],
             },
         ),
         migrations.AddField(
-            model_name='question',
-            name='hinted_at',
+            model_name="question",
+            name="hinted_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='question',
-            name='hints',
+            model_name="question",
+            name="hints",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.AddField(
-            model_name='quiz',
-            name='hint_penalty',
+            model_name="quiz",
+            name="hint_penalty",
             field=models.FloatField(default=0.0),
         ),
         migrations.AddConstraint(
-            model_name='quiz',
-            constraint=models.CheckConstraint(condition=models.Q(('hint_penalty__gte', 0), ('hint_penalty__lte', 1)), name='assess_quiz_hint_penalty'),
+            model_name="quiz",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("hint_penalty__gte", 0), ("hint_penalty__lte", 1)),
+                name="assess_quiz_hint_penalty",
+            ),
         ),
         migrations.AddField(
-            model_name='hint',
-            name='question',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='hint_rows', to='assess.question'),
+            model_name="hint",
+            name="question",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="hint_rows",
+                to="assess.question",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='hint',
-            constraint=models.UniqueConstraint(fields=('question', 'step'), name='assess_hint_step'),
+            model_name="hint",
+            constraint=models.UniqueConstraint(
+                fields=("question", "step"), name="assess_hint_step"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='hint',
-            constraint=models.CheckConstraint(condition=models.Q(('step__gte', 1)), name='assess_hint_step_gte_1'),
+            model_name="hint",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("step__gte", 1)), name="assess_hint_step_gte_1"
+            ),
         ),
     ]

@@ -26,7 +26,9 @@ class HintSerializer(PlainRepresentation, serializers.Serializer):
     )
 
 
-class QuestionHintsSerializer(PlainRepresentation, serializers.Serializer):
+class QuestionHintsSerializer(serializers.Serializer):
+    """The shape of ReviewQuestionSerializer.hints (built as a dict; schema only)."""
+
     offered = serializers.BooleanField(
         help_text="The quiz offers hints (practice and homework; never exams or "
         "certifications) and the reader is the attempt's learner."
