@@ -98,6 +98,14 @@ class QuizBuilderForm(forms.Form):
         help_text="Immediate feedback only: the share of a part's credit lost for each try "
         "before the first correct one. Leave empty for none.",
     )
+    hint_penalty = forms.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        required=False,
+        label="Penalty per hint (0 to 1)",
+        help_text="Homework only: the share of a part's credit lost for each hint asked "
+        "from it. Practice hints are free; exams offer none. Leave empty for none.",
+    )
 
     def __init__(self, *args, courses=(), n_slots: int = DEFAULT_SLOTS, staff=False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -170,6 +178,7 @@ class QuizBuilderForm(forms.Form):
             pass_mark=d["pass_mark"],
             tries_per_part=d.get("tries_per_part"),
             penalty_per_try=d.get("penalty_per_try") or 0.0,
+            hint_penalty=d.get("hint_penalty") or 0.0,
         )
 
     def add_service_errors(self, message_dict: dict[str, list[str]]) -> None:
@@ -199,6 +208,7 @@ def initial_of(quiz: Quiz) -> tuple[dict, int]:
         "closes_at": quiz.closes_at,
         "tries_per_part": quiz.tries_per_part,
         "penalty_per_try": quiz.penalty_per_try or None,
+        "hint_penalty": quiz.hint_penalty or None,
     }
     for i, slot in enumerate(slots, start=1):
         initial[f"slot{i}_templates"] = list(slot.templates)

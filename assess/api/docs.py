@@ -201,6 +201,17 @@ REVEAL = (
     "deferred feedback (answers wait for the grades), for a replaced question, or once "
     "the attempt is over (everything shows then anyway). The attempt's learner only."
 )
+HINT = (
+    "Practice and homework only: the question's next hint, a step of its worked solution "
+    "(never the step that states an answer; the hints run out before the last step). "
+    "One sequence per question, asked from a part (`part`): in homework each hint costs "
+    "that part the quiz's `hint_penalty`; in practice hints are free. Either way a part's "
+    "first try after a hint on its question is no evidence for mastery. Asking after the "
+    "last hint returns the last again (`recorded`: false, nothing charged). 400 for an "
+    "unknown part; 409 when the quiz offers no hints (exams, certifications), the "
+    "question was replaced, the part takes no more tries, or the attempt is over. The "
+    "attempt's learner only."
+)
 MASTERY = (
     "Your mastery: every skill with its BKT estimate and the number of answers behind "
     "it (skills are global: knowledge carries across courses), and the lessons of the "
@@ -325,6 +336,7 @@ EXTENSION_EXAMPLES = [
         request_only=True,
     ),
 ]
+HINT_EXAMPLES = [OpenApiExample("Ask for a hint", value={"part": "weights"}, request_only=True)]
 REVEAL_EXAMPLES = [OpenApiExample("Reveal a part", value={"part": "weights"}, request_only=True)]
 ENROLMENT_EXAMPLES = [
     OpenApiExample("Enrol a learner", value={"username": "learner"}, request_only=True)

@@ -63,6 +63,10 @@ NEW_STATUS_HELP = (
     "existed) or `draft` (only its instructors and staff see it until "
     "POST /api/quizzes/{id}/publish/)."
 )
+HINT_PENALTY_HELP = (
+    "Homework only: the share of a part's credit lost for each hint asked from it "
+    "(practice hints are free; exams and certifications offer none)."
+)
 PENALTY_HELP = (
     "Immediate feedback only: the share of a part's credit lost for each try before the "
     "first correct one."
@@ -128,6 +132,7 @@ class QuizSerializer(serializers.ModelSerializer):
     )
     tries_per_part = serializers.IntegerField(read_only=True, allow_null=True, help_text=TRIES_HELP)
     penalty_per_try = serializers.FloatField(read_only=True, help_text=PENALTY_HELP)
+    hint_penalty = serializers.FloatField(read_only=True, help_text=HINT_PENALTY_HELP)
     slots = SlotSerializer(many=True, read_only=True)
     closes_at_for_you = serializers.SerializerMethodField()
     status = serializers.SerializerMethodField()
@@ -149,6 +154,7 @@ class QuizSerializer(serializers.ModelSerializer):
             "counting_attempt",
             "tries_per_part",
             "penalty_per_try",
+            "hint_penalty",
             "slots",
             "closes_at_for_you",
             "status",
@@ -235,6 +241,12 @@ class QuizCreateSerializer(serializers.Serializer):
         default=0.0,
         help_text=f"{PENALTY_HELP} Refused (400) when not 0 with later feedback.",
     )
+    hint_penalty = serializers.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        default=0.0,
+        help_text=f"{HINT_PENALTY_HELP} Default 0. Refused (400) when not 0 outside homework.",
+    )
     feedback = serializers.ChoiceField(
         choices=Quiz.Feedback.choices,
         required=False,
@@ -281,5 +293,6 @@ class QuizCreateSerializer(serializers.Serializer):
             pass_mark=d["pass_mark"],
             tries_per_part=d.get("tries_per_part"),
             penalty_per_try=d["penalty_per_try"],
+            hint_penalty=d["hint_penalty"],
             counting_attempt=d["counting_attempt"],
         )

@@ -124,6 +124,7 @@ def quiz_duplicate(*, user, quiz: Quiz) -> Quiz:
         "counting_attempt",
         "tries_per_part",
         "penalty_per_try",
+        "hint_penalty",
     )
     with transaction.atomic():
         copy = Quiz.objects.create(
