@@ -171,6 +171,9 @@ TABLE: dict[tuple[str, str], Row] = {
     ("assess:question-reveal", "POST"): Row(
         "revealing the learner's answer, empty body", "401 400 404 404 404 404 404", QUESTION
     ),
+    ("assess:question-hints", "POST"): Row(
+        "a hint on the learner's question, empty body", "401 400 404 404 404 404 404", QUESTION
+    ),
     ("assess:my-mastery", "GET"): Row("the user's own mastery", "401 200 200 200 200 200 200"),
     ("assess:course-enrol", "POST"): Row(
         "enrolling in the learner's course", "401 200 200 201 201 201 201", COURSE
@@ -289,6 +292,9 @@ TABLE: dict[tuple[str, str], Row] = {
     ),
     ("question-reveal", "POST"): Row(
         "revealing its answer, empty form", "login 302 404 404 404 404 404", QUESTION
+    ),
+    ("question-hint", "POST"): Row(
+        "a hint on it, empty form", "login 302 404 404 404 404 404", QUESTION
     ),
     ("teach", "GET"): Row("the teaching index", "login 403 403 403 200 403 200"),
     ("quiz-builder", "GET"): Row("the quiz builder", "login 403 403 403 200 403 200"),
