@@ -221,8 +221,8 @@ def check_answer(response, touched, text: str, what: str) -> None:
 
 
 UNREADABLE = {
-    "٣٫٥": "not a number",
-    "１２": "not a number",
+    "٣٫٥": "Type the digits 0 to 9",
+    "１２": "Type the digits 0 to 9",
     "1,5": "Commas may only separate groups of three digits",
     "1.234,5": "Commas may only separate groups of three digits",
     "NaN": "finite number",
