@@ -43,7 +43,7 @@ WITHOUT_BODY = sorted(op for op, schema in OPERATIONS.items() if schema is None)
 ANSWER = ("POST", "/api/attempts/{id}/responses/")
 
 CHEAP = settings(
-    max_examples=20,
+    max_examples=15,
     deadline=None,
     derandomize=True,
     database=None,
