@@ -3,6 +3,10 @@ builder and the sign-in page. A form body is text, so the hostile values are str
 raw bytes that are not UTF-8, and a field sent twice): each is answered with the form
 again and its error (200), or a redirect when the form was fine, never a 5xx.
 
+A NUL anywhere in a page's path, query or form is a 400 before any view
+(frontend/middleware.py): PostgreSQL text cannot hold one, and the builder's course
+lookup with one was a 500 there.
+
 The answer box keeps what was typed: an unreadable answer is not stored (no Response
 row, no try spent), its text stays in the box and the reader's reason is shown beside it.
 """
@@ -101,7 +105,10 @@ def test_the_answer_box(world):
         text = value if isinstance(value, str) else "\ufffd\ufffd"  # as Django decodes it
         reading = read_answer(text[:256], default_unit="GB")
         where = f"answer {name} -> {response.status_code}"
-        if response.status_code != 200:
+        if "\x00" in text:
+            if response.status_code != 400 or touched:
+                failures.append(f"{where}: a NUL is refused with 400 (changed {touched})")
+        elif response.status_code != 200:
             failures.append(where)
         elif not text.strip():  # a blank box is no answer: nothing stored, nothing said
             if touched:
@@ -167,7 +174,10 @@ def test_the_quiz_builder(world):
             body = encoded(BUILDER, field, value)
             response, touched = post(client, "/teach/quizzes/new/", body, watch=False)
             where = f"builder {field} = {name} -> {response.status_code}"
-            if response.status_code >= 500 or response.status_code not in (200, 302):
+            if value == TEXTS["NUL byte"]:
+                if response.status_code != 400 or touched:
+                    failures.append(f"{where}: a NUL is refused with 400")
+            elif response.status_code >= 500 or response.status_code not in (200, 302):
                 failures.append(where)
             elif response.status_code == 200 and touched:
                 failures.append(f"{where}: the form came back but {touched} changed")
@@ -184,7 +194,10 @@ def test_the_sign_in_form(world):
         for name, value in _cases():
             response, touched = post(Client(), "/accounts/login/", encoded(base, field, value))
             where = f"sign-in {field} = {name} -> {response.status_code}"
-            if response.status_code != 200:
+            if value == TEXTS["NUL byte"]:
+                if response.status_code != 400 or touched:
+                    failures.append(f"{where}: a NUL is refused with 400")
+            elif response.status_code != 200:
                 failures.append(where)  # the form again, with its error
             elif touched:
                 failures.append(f"{where}: changed {touched}")
@@ -193,3 +206,12 @@ def test_the_sign_in_form(world):
     twice = b"username=nobody&username=learner&password=" + urlencode({"": PASSWORD})[1:].encode()
     response, _ = post(Client(), "/accounts/login/", twice)
     assert response.status_code == 302
+
+
+def test_a_nul_in_a_path_or_query_is_a_400(world):
+    client = signed_in(world.staff)
+    for url in ("/certificates/a%00b/", "/teach/quizzes/new/?q=a%00b", "/courses/?x=%00"):
+        response = client.get(url)
+        assert response.status_code == 400, url
+        assert "NUL character" in response.content.decode()
+    assert client.get("/teach/quizzes/new/?q=memory").status_code == 200
