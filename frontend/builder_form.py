@@ -143,10 +143,13 @@ class QuizBuilderForm(forms.Form):
         return picks
 
     def course_slug(self) -> str | None:
-        """The course the library groups by: the one chosen, else the first offered."""
+        """The course the library groups by: the one chosen, else the first offered. A
+        posted value that is no offered choice counts as none chosen: it is never looked
+        up (a NUL in it was a 500 on PostgreSQL, before the form said it was invalid)."""
         value = self.data.get("course") if self.is_bound else self.initial.get("course")
-        if value is None:
-            value = self.fields["course"].choices[0][0] if self.fields["course"].choices else ""
+        offered = [str(choice) for choice, _ in self.fields["course"].choices]
+        if value is None or str(value) not in offered:
+            value = offered[0] if offered else ""
         return value or None
 
     def clean(self):

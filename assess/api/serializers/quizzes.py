@@ -24,6 +24,7 @@ from assess.services.quizzes import (
     SlotSpec,
 )
 from config.api_errors import FlatErrorsListSerializer
+from config.fields import StrictCharField, StrictFloatField, StrictIntegerField, StrictSlugField
 
 MAX_TEMPLATES_PER_SLOT = 100
 MAX_LESSONS = 200
@@ -84,11 +85,11 @@ class SlotSerializer(serializers.Serializer):
 
 
 class SlotInputSerializer(serializers.Serializer):
-    points = serializers.IntegerField(
+    points = StrictIntegerField(
         min_value=1, max_value=MAX_POINTS, default=1, help_text="What the question is worth."
     )
     templates = serializers.ListField(
-        child=serializers.CharField(max_length=64),
+        child=StrictCharField(max_length=64),
         min_length=1,
         max_length=MAX_TEMPLATES_PER_SLOT,
         help_text="Slugs of problem templates (`manage.py problems list`), each listed "
@@ -188,7 +189,7 @@ class QuizSerializer(serializers.ModelSerializer):
 
 
 class QuizCreateSerializer(serializers.Serializer):
-    title = serializers.CharField(max_length=200)
+    title = StrictCharField(max_length=200)
     mode = serializers.ChoiceField(choices=Quiz.Mode.choices, help_text=MODE_HELP)
     slots = SlotInputSerializer(
         many=True,
@@ -196,7 +197,7 @@ class QuizCreateSerializer(serializers.Serializer):
         max_length=MAX_SLOTS,
         help_text=f"The questions, in order: 1 to {MAX_SLOTS} slots.",
     )
-    course = serializers.SlugField(
+    course = StrictSlugField(
         required=False,
         allow_null=True,
         max_length=100,
@@ -206,13 +207,13 @@ class QuizCreateSerializer(serializers.Serializer):
         "for a quiz open to every signed-in user.",
     )
     lessons = serializers.ListField(
-        child=serializers.SlugField(max_length=100),
+        child=StrictSlugField(max_length=100),
         required=False,
         default=list,
         max_length=MAX_LESSONS,
         help_text="Slugs of the lessons the quiz tests.",
     )
-    time_limit_minutes = serializers.IntegerField(
+    time_limit_minutes = StrictIntegerField(
         min_value=1,
         max_value=int(MAX_TIME_LIMIT.total_seconds() // 60),
         required=False,
@@ -220,14 +221,14 @@ class QuizCreateSerializer(serializers.Serializer):
         help_text="Time per attempt, at most 7 days (10080 minutes); null for no limit. "
         "An attempt also ends when the quiz closes.",
     )
-    attempts_allowed = serializers.IntegerField(
+    attempts_allowed = StrictIntegerField(
         min_value=1,
         max_value=MAX_ATTEMPTS,
         required=False,
         allow_null=True,
         help_text="Attempts per learner; null for unlimited.",
     )
-    tries_per_part = serializers.IntegerField(
+    tries_per_part = StrictIntegerField(
         min_value=1,
         max_value=MAX_TRIES,
         required=False,
@@ -235,7 +236,7 @@ class QuizCreateSerializer(serializers.Serializer):
         help_text=f"{TRIES_HELP} Default: 3 for homework, unlimited for practice. Refused "
         "(400) with later feedback, where the last saved answer counts.",
     )
-    penalty_per_try = serializers.FloatField(
+    penalty_per_try = StrictFloatField(
         min_value=0.0,
         max_value=1.0,
         default=0.0,
@@ -262,7 +263,7 @@ class QuizCreateSerializer(serializers.Serializer):
         allow_null=True,
         help_text="No attempt starts, and none takes answers, from this time; after `opens_at`.",
     )
-    pass_mark = serializers.FloatField(
+    pass_mark = StrictFloatField(
         min_value=0.0, max_value=1.0, default=0.5, help_text="Score (0 to 1) to pass."
     )
     counting_attempt = serializers.ChoiceField(
