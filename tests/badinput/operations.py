@@ -69,6 +69,11 @@ TARGETS: dict[tuple[str, str], Target] = {
         lambda w: f"{_attempt(w)}questions/{w.question_to_reveal}/reveal/",
         lambda w: {"part": w.part},
     ),
+    ("POST", "/api/attempts/{id}/questions/{qid}/hints/"): Target(
+        "learner",
+        lambda w: f"{_attempt(w)}questions/{w.question_to_reveal}/hints/",
+        lambda w: {"part": w.part},
+    ),
     ("POST", "/api/attempts/{id}/questions/{qid}/new-variant/"): Target(
         "learner", lambda w: f"{_attempt(w)}questions/{w.question_to_reveal}/new-variant/"
     ),
@@ -124,6 +129,7 @@ TARGETS: dict[tuple[str, str], Target] = {
             "attempts_allowed": 2,
             "tries_per_part": 3,
             "penalty_per_try": 0.1,
+            "hint_penalty": 0.25,
             "feedback": "immediately",
             "opens_at": "2026-01-01T00:00:00Z",
             "closes_at": "2099-01-01T00:00:00Z",

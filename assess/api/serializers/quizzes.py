@@ -242,7 +242,7 @@ class QuizCreateSerializer(serializers.Serializer):
         default=0.0,
         help_text=f"{PENALTY_HELP} Refused (400) when not 0 with later feedback.",
     )
-    hint_penalty = serializers.FloatField(
+    hint_penalty = StrictFloatField(
         min_value=0.0,
         max_value=1.0,
         default=0.0,
