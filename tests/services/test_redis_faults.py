@@ -24,6 +24,7 @@ from assess.memo_review.example import example_memo
 from assess.models import MemoVersion
 from assess.services.memos import (
     CAPSTONE_COURSE,
+    capstone_brief,
     capstone_get_or_create,
     memo_reviews_requeue_stuck,
     memo_submit,
@@ -57,8 +58,6 @@ def test_a_hung_broker_costs_a_memo_seconds_and_its_review_waits_for_the_requeue
 
     CourseFactory(slug=CAPSTONE_COURSE)
     capstone = capstone_get_or_create(learner=UserFactory())
-    from assess.services.memos import capstone_brief
-
     private_redis.pause()
     started = time.monotonic()
     version = memo_submit(learner=capstone.learner, markdown=example_memo(capstone_brief(capstone)))
@@ -86,9 +85,9 @@ def test_a_hung_broker_costs_a_memo_seconds_and_its_review_waits_for_the_requeue
 def test_a_grade_released_while_redis_is_down_is_sent_once_after_the_requeue(
     services_ready,
     private_redis,
-    platform,
-    lms,
-    django_capture_on_commit_callbacks,  # noqa: F811
+    platform,  # noqa: F811 (the fixture imported above)
+    lms,  # noqa: F811
+    django_capture_on_commit_callbacks,
 ):
     from lti.tasks import post_score
 
