@@ -334,8 +334,25 @@ CELERY_TASK_ROUTES = {"assess.tasks.review_memo_version": {"queue": "reviews"}}
 # a running worker looks for expired messages about every 100 s (kombu 5), and a starting
 # one once, so a whole worker's death costs the timeout plus up to ~100 s. A killed pool
 # process costs nothing of the kind: its task is rejected and requeued at once.
+# A publish happens in a request, after its commit (config.celery.try_delay): a broker
+# that is down or hung must cost the request seconds, not minutes. kombu's Redis sockets
+# wait forever by default, so a Redis that accepts connections and never answers (a
+# stopped process, a dropped route) held the request for good; now every connect and
+# command gives up after BROKER_SOCKET_TIMEOUT and a publish is tried twice, so the worst
+# case is about 2 x (timeout + timeout) and the row stays pending for its beat requeue.
+# Workers read with BRPOP on their event loop (1 s polls), untouched by the timeout.
+BROKER_SOCKET_TIMEOUT = float(os.environ.get("CELERY_BROKER_SOCKET_TIMEOUT", "1.5"))
+CELERY_BROKER_CONNECTION_TIMEOUT = BROKER_SOCKET_TIMEOUT
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "600"))
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "600")),
+    "socket_timeout": BROKER_SOCKET_TIMEOUT,
+    "socket_connect_timeout": BROKER_SOCKET_TIMEOUT,
 }
 # assess.schedule is a plain dict module (no Django imports), safe to read from settings.
 CELERY_BEAT_SCHEDULE = {**ASSESS_BEAT_SCHEDULE, **CERTIFY_BEAT_SCHEDULE, **LTI_BEAT_SCHEDULE}
