@@ -141,7 +141,13 @@ def cache_from_url(url: str) -> dict:
     unset, a memory cache per process (the embedded default)."""
     scheme = urlsplit(url).scheme.lower() if url else "locmem"
     if scheme in {"redis", "rediss", "unix"}:
-        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+        # A down or hung cache degrades (config/cache.py) within these timeouts.
+        timeout = float(os.environ.get("CACHE_SOCKET_TIMEOUT", "1.0"))
+        return {
+            "BACKEND": "config.cache.TolerantRedisCache",
+            "LOCATION": url,
+            "OPTIONS": {"socket_timeout": timeout, "socket_connect_timeout": timeout},
+        }
     if scheme == "locmem":
         return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "burnin"}
     if scheme == "dummy":

@@ -225,8 +225,9 @@ def test_cache_url_selects_the_cache():
     )
     redis = settings_under("CACHES", CACHE_URL="redis://cache:6379/2")["CACHES"]["default"]
     assert redis == {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.cache.TolerantRedisCache",
         "LOCATION": "redis://cache:6379/2",
+        "OPTIONS": {"socket_timeout": 1.0, "socket_connect_timeout": 1.0},
     }
     proc = manage("check", CACHE_URL="memcached://cache:11211")
     assert proc.returncode != 0 and "CACHE_URL" in proc.stderr
