@@ -10,6 +10,8 @@ too; this handler is the one place that turns them into statuses:
     ObjectDoesNotExist -> 404     NotPermitted -> 403      Conflict -> 409
     InvalidInput, Django ValidationError -> 400 (validation_error)
     IdempotencyMismatch -> 422    UnreadableAnswer -> 400 with "valid": false
+    OperationalError, InterfaceError (the database unreachable) -> 503
+        `service_unavailable` with Retry-After (config/unavailable.py; nothing was saved)
 
 drf-standardized-errors documents 400/401/403/404/405/406/415/429/500 on every
 operation by itself where the view can raise them; 409 and 422 (and 403 on views that
@@ -43,6 +45,9 @@ from rest_framework.settings import api_settings
 from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, NotPermitted
 from assess.errors import UnreadableAnswer as UnreadableAnswerError
 from config.pagination import Pagination
+from config.unavailable import CODE as UNAVAILABLE_CODE
+from config.unavailable import DETAIL as UNAVAILABLE_DETAIL
+from config.unavailable import RETRY_AFTER, database_unavailable
 
 _INDEX = package_settings.LIST_INDEX_IN_API_SCHEMA
 
@@ -68,6 +73,15 @@ class UnreadableAnswer(exceptions.ValidationError):
         super().__init__({"answer": [detail]}, code=self.default_code)
 
 
+class DatabaseUnavailable(exceptions.APIException):
+    """The database could not be reached; the request's transaction rolled back."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = UNAVAILABLE_DETAIL
+    default_code = UNAVAILABLE_CODE
+    wait = RETRY_AFTER  # the library's handler sends `wait` as Retry-After
+
+
 def _django_validation(exc: DjangoValidationError) -> exceptions.ValidationError:
     if hasattr(exc, "error_dict"):
         return exceptions.ValidationError(exc.message_dict)
@@ -76,6 +90,8 @@ def _django_validation(exc: DjangoValidationError) -> exceptions.ValidationError
 
 class ApiExceptionHandler(ExceptionHandler):
     def convert_known_exceptions(self, exc: Exception) -> Exception:
+        if database_unavailable(exc):
+            return DatabaseUnavailable()
         if isinstance(exc, ObjectDoesNotExist):
             return exceptions.NotFound()
         if isinstance(exc, Conflict):

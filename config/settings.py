@@ -134,6 +134,12 @@ elif DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env_bool(
         "DATABASE_SERVER_SIDE_BINDING", True
     )
+    # A server that is down or restarting fails a request fast (a 503, config/unavailable.py)
+    # instead of holding a worker: the connect gives up after this many seconds, and a
+    # kept connection is checked before reuse (CONN_HEALTH_CHECKS, above).
+    DATABASES["default"]["OPTIONS"]["connect_timeout"] = int(
+        os.environ.get("DATABASE_CONNECT_TIMEOUT", "5")
+    )
 
 
 def cache_from_url(url: str) -> dict:

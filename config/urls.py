@@ -23,3 +23,4 @@ urlpatterns = [
     path("", include("lti.urls")),
     path("", include("frontend.urls")),
 ]
+handler500 = "config.unavailable.server_error"
