@@ -60,6 +60,7 @@ INSTALLED_APPS = [
     "assess",
     "orgs",
     "certify",
+    "audit",
     "lti_tool",
     "lti",
     "frontend",
