@@ -66,9 +66,9 @@ def test_a_token_works_until_its_ttl_then_is_a_401_token_expired(user):
     with override_settings(API_TOKEN_TTL=timedelta(days=40)):
         assert call(old).status_code == 200
     Token.objects.filter(key=old).update(created=timezone.now() - timedelta(hours=2))
-    with override_settings(API_TOKEN_TTL=timedelta(hours=1)):
-        with CaptureQueriesContext(connection) as ctx, pytest.raises(TokenExpired) as err:
-            TokenAuthentication().authenticate_credentials(old)
+    ttl = override_settings(API_TOKEN_TTL=timedelta(hours=1))
+    with ttl, CaptureQueriesContext(connection) as ctx, pytest.raises(TokenExpired) as err:
+        TokenAuthentication().authenticate_credentials(old)
     assert len(ctx.captured_queries) == 1
     assert isinstance(err.value, exceptions.AuthenticationFailed)
 
