@@ -1,6 +1,8 @@
 """Admin: read-mostly views of quizzes and attempts; writes belong to the services."""
 
 from django.contrib import admin
+from rest_framework.authtoken.admin import TokenAdmin
+from rest_framework.authtoken.models import TokenProxy
 
 from assess.models import (
     Attempt,
@@ -19,6 +21,7 @@ from assess.models import (
     SkillMastery,
     Slot,
 )
+from assess.services.tokens import tokens_revoke_for_user
 
 
 class SlotInline(admin.TabularInline):
@@ -161,3 +164,23 @@ class MemoDecisionAdmin(admin.ModelAdmin):
     list_display = ["id", "memo", "version", "instructor", "decision", "created_at"]
     list_filter = ["decision"]
     readonly_fields = ["memo", "version", "instructor", "decision", "adjustments", "created_at"]
+
+
+# ------------------------------------------------------------------------ API tokens
+# DRF's token admin, whose plain delete would revoke without a trace: revoking is the
+# audited action below (assess.services.tokens), and delete is off.
+admin.site.unregister(TokenProxy)
+
+
+@admin.register(TokenProxy)
+class AuditedTokenAdmin(TokenAdmin):
+    actions = ["revoke_tokens"]
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Revoke the selected API tokens (audited)")
+    def revoke_tokens(self, request, queryset):
+        users = [token.user for token in queryset.select_related("user")]
+        n = sum(tokens_revoke_for_user(actor=request.user, user=user) for user in users)
+        self.message_user(request, f"{n} token(s) revoked.")

@@ -7,6 +7,7 @@ CELERY_BROKER_URL, SECRET_KEY, EMAIL_URL, DEBUG=0 and ALLOWED_HOSTS.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -64,6 +65,7 @@ INSTALLED_APPS = [
     "assess",
     "orgs",
     "certify",
+    "audit",
     "lti_tool",
     "lti",
     "frontend",
@@ -235,6 +237,9 @@ DEFAULT_FROM_EMAIL = (
 )
 SERVER_EMAIL = os.environ.get("SERVER_EMAIL") or _email.get("SERVER_EMAIL") or DEFAULT_FROM_EMAIL
 
+# API tokens expire this long after they were issued (days; config/authentication.py).
+API_TOKEN_TTL = timedelta(days=float(os.environ.get("API_TOKEN_TTL", "30")))
+
 REST_FRAMEWORK = {
     # drf-standardized-errors' AutoSchema, with nested error paths as sent (config/api_errors).
     "DEFAULT_SCHEMA_CLASS": "config.api_errors.AutoSchema",
@@ -273,6 +278,8 @@ DRF_STANDARDIZED_ERRORS = {
     # Unhandled exceptions are 500s in the same format, also while debugging, so a client
     # never has to parse an HTML page.
     "ENABLE_IN_DEBUG_FOR_UNHANDLED_EXCEPTIONS": True,
+    # The 401 body with our `token_expired` code beside the library's two.
+    "ERROR_SCHEMAS": {401: "config.api_errors.ErrorResponse401Serializer"},
 }
 
 _ERRORS = "drf_standardized_errors.openapi_serializers"
@@ -311,7 +318,7 @@ SPECTACULAR_SETTINGS = {
         "ValidationErrorEnum": f"{_ERRORS}.ValidationErrorEnum.choices",
         "ClientErrorEnum": f"{_ERRORS}.ClientErrorEnum.choices",
         "ServerErrorEnum": f"{_ERRORS}.ServerErrorEnum.choices",
-        "ErrorCode401Enum": f"{_ERRORS}.ErrorCode401Enum.choices",
+        "ErrorCode401Enum": "config.api_errors.ErrorCode401.choices",
         "ErrorCode403Enum": f"{_ERRORS}.ErrorCode403Enum.choices",
         "ErrorCode404Enum": f"{_ERRORS}.ErrorCode404Enum.choices",
         "ErrorCode405Enum": f"{_ERRORS}.ErrorCode405Enum.choices",

@@ -23,13 +23,21 @@ ROLES = (
 
 TOKEN = (
     "Exchange a username and password for an API token; send it on every other call as "
-    "`Authorization: Token <token>`. Anyone may call this. The same user always gets the "
-    "same token.\n\n"
+    "`Authorization: Token <token>`. Anyone may call this. The same user gets the same "
+    "token until it expires (`expires_at`, a fixed time after it was issued: 30 days "
+    "unless the server says otherwise); once it has, signing in gives a new one. A call "
+    "with an expired token is a 401 with code `token_expired`; with an unknown or revoked "
+    "one, `authentication_failed`.\n\n"
     "Wrong credentials are a 400 with code `authorization` (attr `non_field_errors`). "
     f"Sign-ins are throttled: {_PER_USERNAME} per posted username per {_WINDOW // 60} "
     f"minutes and {_PER_IP} per client address per {_IP_WINDOW // 60} minutes, counting "
     "every POST whatever its outcome; past that the answer is 429 with a `Retry-After` "
     "header in seconds."
+)
+SIGN_OUT = (
+    "Revoke the token this call is made with (`Authorization: Token <token>`): from now "
+    "on it answers 401 (`authentication_failed`). Sign in again for a new one. The "
+    "revocation is written to the audit log."
 )
 RETRY_AFTER = OpenApiParameter(
     "Retry-After",
@@ -261,7 +269,10 @@ TOKEN_EXAMPLES = [
     ),
     OpenApiExample(
         "Token",
-        value={"token": "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"},
+        value={
+            "token": "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b",
+            "expires_at": "2026-12-31T09:30:00Z",
+        },
         response_only=True,
         status_codes=["200"],
     ),

@@ -30,8 +30,12 @@ class TokenRequestSerializer(AuthTokenSerializer):
 
 class TokenSerializer(serializers.Serializer):
     token = serializers.CharField(
-        help_text="Send it as `Authorization: Token <token>`. It stays valid until it is "
-        "revoked; asking again returns the same token."
+        help_text="Send it as `Authorization: Token <token>`. It is valid until "
+        "`expires_at` or until it is revoked; asking again returns the same token until "
+        "then, and a new one after it has expired."
+    )
+    expires_at = serializers.DateTimeField(
+        help_text="When the token stops working (a 401 with code `token_expired`)."
     )
 
 
