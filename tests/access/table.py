@@ -124,6 +124,10 @@ TABLE: dict[tuple[str, str], Row] = {
     ("assess:token", "POST"): Row(
         "the token endpoint, no credentials", "400 400 400 400 400 400 400"
     ),
+    ("assess:token", "DELETE"): Row(
+        "revoking the caller's token: a signed-in session is no token",
+        "401 401 401 401 401 401 401",
+    ),
     ("assess:quiz-list", "GET"): Row("quizzes the user may see", "401 200 200 200 200 200 200"),
     ("assess:quiz-list", "POST"): Row("creating a quiz, empty body", "401 400 400 400 400 400 400"),
     ("assess:quiz-detail", "GET"): Row(

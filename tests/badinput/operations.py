@@ -53,6 +53,7 @@ TARGETS: dict[tuple[str, str], Target] = {
     ("POST", "/api/auth/token/"): Target(
         None, lambda w: "/api/auth/token/", lambda w: {"username": "learner", "password": PASSWORD}
     ),
+    ("DELETE", "/api/auth/token/"): Target("learner", lambda w: "/api/auth/token/"),
     ("POST", "/api/attempts/{id}/responses/"): Target(
         "learner",
         lambda w: _attempt(w) + "responses/",

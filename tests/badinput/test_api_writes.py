@@ -21,6 +21,7 @@ from django.core.cache import cache
 from django.db import transaction
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from problems.engine.reader import read_answer
@@ -59,7 +60,10 @@ def client_for(world, role) -> APIClient:
     client = APIClient()
     user = user_of(world, role)
     if user is not None:
-        client.force_authenticate(user)
+        # a real token, as an LMS sends: force_authenticate leaves request.auth empty,
+        # which no client can do, and the token's own DELETE revokes request.auth
+        token, _ = Token.objects.get_or_create(user=user)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
     return client
 
 
@@ -69,10 +73,9 @@ def send(world, op, data: bytes, *, watch: bool = True):
     target = TARGETS[op]
     cache.clear()
     with transaction.atomic():
+        client = client_for(world, target.role)
         before = snapshot() if watch else {}
-        response = client_for(world, target.role).generic(
-            op[0], target.path(world), data, content_type="application/json"
-        )
+        response = client.generic(op[0], target.path(world), data, content_type="application/json")
         after = snapshot() if watch else {}
         transaction.set_rollback(True)
     return response, changed(before, after)

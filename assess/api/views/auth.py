@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from drf_standardized_errors.openapi_validation_errors import extend_validation_errors
-from rest_framework import status
+from rest_framework import exceptions, status
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
@@ -70,5 +70,7 @@ class TokenView(ObtainAuthToken):
         return Response(s.TokenSerializer(body).data)
 
     def delete(self, request, *args, **kwargs):
+        if request.auth is None:  # only a token revokes itself (authentication: token only)
+            raise exceptions.NotAuthenticated()
         token_revoke(actor=request.user, token=request.auth)
         return Response(status=status.HTTP_204_NO_CONTENT)
