@@ -17,6 +17,7 @@ COPY frontend frontend
 COPY certify certify
 COPY orgs orgs
 COPY lti lti
+COPY audit audit
 COPY manage.py ./
 # Editable: the code runs from /app; pyproject.toml is the one list of pinned packages.
 RUN pip install -e .

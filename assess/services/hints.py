@@ -12,11 +12,12 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from assess.errors import Conflict, InvalidInput
+from assess.errors import Conflict
 from assess.models import Attempt, Hint, Question
 from assess.policy import CLOSED_MESSAGES, hints_offered, part_policy
 from assess.scoring import Rules
 from assess.selectors.hints import question_hints
+from assess.services.part_checks import check_part_of
 from assess.services.questions import lock_open_attempt
 from problems.engine.hints import Hint as EngineHint
 
@@ -43,13 +44,7 @@ def hint_request(
     deadline.
     """
     now = now or timezone.now()
-    if question.attempt_id != attempt.pk:
-        raise InvalidInput("That question is not part of this attempt.", field="question")
-    if question.part(part) is None:
-        names = ", ".join(p["name"] for p in question.answers)
-        raise InvalidInput(
-            f"Unknown part {part!r}; this question's parts are: {names}.", field="part"
-        )
+    check_part_of(attempt, question, part)
     if not hints_offered(quiz=attempt.quiz):
         raise Conflict(NO_HINTS)
     hints = question_hints(question)

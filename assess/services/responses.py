@@ -15,6 +15,7 @@ from assess.policy import CLOSED_MESSAGES, part_policy
 from assess.scoring import Rules
 from assess.selectors.locked import locked_state
 from assess.services.mastery import mastery_apply_first_try
+from assess.services.part_checks import check_question_of
 from config.rows import insert
 from problems.engine.variants import Variant
 
@@ -100,8 +101,7 @@ def response_submit(
     rows' upsert and their events; a later try, the lock read and the INSERT.
     """
     now = now or timezone.now()
-    if question.attempt_id != attempt.pk:
-        raise InvalidInput("That question is not part of this attempt.", field="question")
+    check_question_of(attempt, question)
     result = None
     if question.part(part) is not None:
         result = Variant.from_params(question.template_slug, question.params).grade(part, text)

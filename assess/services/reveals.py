@@ -7,10 +7,11 @@ from datetime import datetime
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from assess.errors import Conflict, InvalidInput
+from assess.errors import Conflict
 from assess.models import Attempt, Question, Reveal
 from assess.policy import part_policy
 from assess.scoring import Rules
+from assess.services.part_checks import check_part_of
 from assess.services.questions import lock_open_attempt
 
 
@@ -26,13 +27,7 @@ def part_reveal(
     already counted, and no later try can be stored.
     """
     now = now or timezone.now()
-    if question.attempt_id != attempt.pk:
-        raise InvalidInput("That question is not part of this attempt.", field="question")
-    if question.part(part) is None:
-        names = ", ".join(p["name"] for p in question.answers)
-        raise InvalidInput(
-            f"Unknown part {part!r}; this question's parts are: {names}.", field="part"
-        )
+    check_part_of(attempt, question, part)
     if attempt.quiz.feedback_deferred:
         raise Conflict("Answers of this quiz show when its feedback is released, not before.")
     if not question.active:
