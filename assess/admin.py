@@ -1,6 +1,8 @@
 """Admin: read-mostly views of quizzes and attempts; writes belong to the services."""
 
 from django.contrib import admin
+from rest_framework.authtoken.admin import TokenAdmin
+from rest_framework.authtoken.models import TokenProxy
 
 from assess.models import (
     Attempt,
@@ -19,6 +21,7 @@ from assess.models import (
     SkillMastery,
     Slot,
 )
+from assess.services.tokens import tokens_revoke_for_user
 
 
 class SlotInline(admin.TabularInline):
@@ -45,6 +48,13 @@ class QuizAdmin(admin.ModelAdmin):
     # edited here: Quiz.closed_for_all_at is taken from both on reading, so it follows.
     readonly_fields = ["extended_until"]
     inlines = [SlotInline]
+
+    def get_readonly_fields(self, request, obj=None):
+        """A quiz's status moves only through assess.services.quizzes (publish,
+        unpublish, close), which refuse unpublishing once anyone has an attempt; the admin
+        sets it when adding a quiz, never after."""
+        fields = list(super().get_readonly_fields(request, obj))
+        return [*fields, "status"] if obj is not None else fields
 
 
 @admin.register(Extension)
@@ -154,3 +164,23 @@ class MemoDecisionAdmin(admin.ModelAdmin):
     list_display = ["id", "memo", "version", "instructor", "decision", "created_at"]
     list_filter = ["decision"]
     readonly_fields = ["memo", "version", "instructor", "decision", "adjustments", "created_at"]
+
+
+# ------------------------------------------------------------------------ API tokens
+# DRF's token admin, whose plain delete would revoke without a trace: revoking is the
+# audited action below (assess.services.tokens), and delete is off.
+admin.site.unregister(TokenProxy)
+
+
+@admin.register(TokenProxy)
+class AuditedTokenAdmin(TokenAdmin):
+    actions = ["revoke_tokens"]
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.action(description="Revoke the selected API tokens (audited)")
+    def revoke_tokens(self, request, queryset):
+        users = [token.user for token in queryset.select_related("user")]
+        n = sum(tokens_revoke_for_user(actor=request.user, user=user) for user in users)
+        self.message_user(request, f"{n} token(s) revoked.")

@@ -14,6 +14,13 @@ Two regimes, chosen by the quiz's feedback setting:
   over, or the quiz has closed for everyone). Until the finish the learner may change
   an answer as often as they like; the last saved one counts.
 
+Hints (a question's worked solution, step by step, never its last step: problems.engine
+.hints) are offered in practice and homework, never in exams and certifications
+(`hints_offered`), and only on a part that still takes tries, by its own learner while
+the attempt is open (`PartPolicy.can_hint`). Practice hints are free; homework ones cost
+the quiz's `hint_penalty` (assess.scoring); either way a part's first try after a hint
+on its question is no evidence for mastery (assess.services.mastery).
+
 Instructors and staff reading a learner's attempt see everything.
 The functions below are pure: they take the rows already read and decide.
 """
@@ -26,6 +33,14 @@ from datetime import datetime
 from enum import StrEnum
 
 from assess.scoring import Rules, part_score, question_score
+
+HINT_MODES = ("practice", "homework")  # Quiz.Mode values; this module stays pure
+
+
+def hints_offered(*, quiz) -> bool:
+    """Does this quiz offer hints at all? Practice and homework do; an exam or a
+    certification never does, whatever else it is set to."""
+    return quiz.mode in HINT_MODES
 
 
 def attempt_over(*, attempt, now: datetime) -> bool:
@@ -80,6 +95,8 @@ class PartPolicy:
     show_grades: bool  # correctness, score, misconception and feedback of its tries
     show_answer: bool  # the correct value
     score: float  # what the part earns under the quiz's rules (shown with show_grades)
+    hints_used: int = 0  # hints asked from this part
+    can_hint: bool = False  # the learner may ask for a hint from this part now
 
 
 @dataclass(frozen=True)
@@ -89,6 +106,8 @@ class QuestionPolicy:
     show_score: bool
     score: float
     can_reveal: bool  # some part could still be revealed by the learner
+    hints_offered: bool = False  # the quiz offers hints (and the reader is its learner)
+    hints_used: int = 0  # hints shown on this question, from any part
 
 
 def part_policy(
@@ -100,14 +119,20 @@ def part_policy(
     over: bool,
     grades: bool,
     learner: bool,
+    hints: int = 0,
+    offered: bool = False,
 ) -> PartPolicy:
     """One part. `tries`: its valid responses in stored order; `over`: the attempt takes
     no more answers; `grades`: grades_visible(); `learner`: the reader is the attempt's
-    own learner (anyone else who may read the attempt sees everything)."""
-    score = part_score(tries, rules)
+    own learner (anyone else who may read the attempt sees everything); `hints`: hints
+    asked from it; `offered`: hints_offered() for its quiz."""
+    score = part_score(tries, rules, hints)
     if rules.deferred:
         show = grades or not learner
-        return PartPolicy(name, len(tries), None, None, learner and not over, show, show, score)
+        accepts = learner and not over
+        return PartPolicy(
+            name, len(tries), None, None, accepts, show, show, score, hints, accepts and offered
+        )
     limit = rules.tries
     counted = tries if limit is None else tries[:limit]
     closed = None
@@ -120,7 +145,18 @@ def part_policy(
     left = None if limit is None else max(0, limit - len(tries))
     show_answer = closed is not None or over or not learner
     accepts = learner and not over and closed is None
-    return PartPolicy(name, len(tries), left, closed, accepts, True, show_answer, score)
+    return PartPolicy(
+        name,
+        len(tries),
+        left,
+        closed,
+        accepts,
+        True,
+        show_answer,
+        score,
+        hints,
+        accepts and offered,
+    )
 
 
 def question_policy(
@@ -132,9 +168,13 @@ def question_policy(
     over: bool,
     grades: bool,
     learner: bool,
+    hints: Mapping[str, int] | None = None,
+    offered: bool = False,
 ) -> QuestionPolicy:
-    """Every part of one question, and what follows for the question as a whole."""
+    """Every part of one question, and what follows for the question as a whole.
+    `hints`: Question.hints ({part: hints asked from it}); `offered`: hints_offered()."""
     revealed = set(revealed)
+    hints = hints or {}
     policies = {
         p["name"]: part_policy(
             name=p["name"],
@@ -144,6 +184,8 @@ def question_policy(
             over=over,
             grades=grades,
             learner=learner,
+            hints=int(hints.get(p["name"], 0)),
+            offered=offered,
         )
         for p in parts
     }
@@ -154,4 +196,6 @@ def question_policy(
         show_score=show_score,
         score=question_score(parts, {n: pp.score for n, pp in policies.items()}),
         can_reveal=not rules.deferred and any(pp.accepts for pp in policies.values()),
+        hints_offered=offered and learner,
+        hints_used=sum(int(n) for n in hints.values()),
     )

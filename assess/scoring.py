@@ -10,6 +10,9 @@ How a part scores depends on when its grade is seen (`Rules`):
 - Deferred feedback (exams, certifications, any quiz set to later feedback): the learner
   may change an answer until the finish; the last saved answer counts.
 
+A homework part also loses `hint_penalty` for each hint asked from it (Question.hints),
+never below 0; practice hints are free (exams offer none).
+
 A question scores the weighted mean of its parts (Part.weight); an attempt
 sum(points x question score) / sum(points).
 """
@@ -20,6 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 IMMEDIATELY = "immediately"  # Quiz.Feedback.IMMEDIATELY, kept here so this stays pure
+HOMEWORK = "homework"  # Quiz.Mode.HOMEWORK
 
 
 @dataclass(frozen=True)
@@ -27,17 +31,31 @@ class Rules:
     deferred: bool  # the last saved answer counts; no tries, no penalty
     tries: int | None = None  # graded tries per part, None: unlimited
     penalty: float = 0.0  # share of the part lost per try before the first correct one
+    hint_penalty: float = 0.0  # share of the part lost per hint asked from it (homework)
 
     @classmethod
     def of(cls, quiz) -> Rules:
-        """The quiz's rules: anything with feedback, tries_per_part, penalty_per_try."""
+        """The quiz's rules: anything with mode, feedback, tries_per_part,
+        penalty_per_try and hint_penalty."""
+        homework = getattr(quiz, "mode", None) == HOMEWORK
+        hint = float(getattr(quiz, "hint_penalty", 0.0) or 0.0) if homework else 0.0
         if quiz.feedback != IMMEDIATELY:
-            return cls(deferred=True)
-        return cls(deferred=False, tries=quiz.tries_per_part, penalty=quiz.penalty_per_try)
+            return cls(deferred=True, hint_penalty=hint)
+        return cls(
+            deferred=False,
+            tries=quiz.tries_per_part,
+            penalty=quiz.penalty_per_try,
+            hint_penalty=hint,
+        )
 
 
-def part_score(tries: Sequence, rules: Rules) -> float:
-    """Score of one part from its valid responses in the order they were stored."""
+def part_score(tries: Sequence, rules: Rules, hints: int = 0) -> float:
+    """Score of one part from its valid responses in the order they were stored, less
+    the hint penalty for the `hints` asked from it."""
+    return max(0.0, _tries_score(tries, rules) - rules.hint_penalty * hints)
+
+
+def _tries_score(tries: Sequence, rules: Rules) -> float:
     if not tries:
         return 0.0
     if rules.deferred:
@@ -90,12 +108,16 @@ class AttemptScore:
 
 def attempt_score(questions: Iterable, responses: Iterable, rules: Rules) -> AttemptScore:
     """Score the attempt's active questions; each question needs `.slot.points`."""
-    scores = part_scores(responses, rules)
+    tries = tries_by_part(responses)
     per_question: dict[int, float] = {}
     earned = 0.0
     total = 0.0
     for q in questions:
-        parts = {p["name"]: scores.get((q.id, p["name"]), 0.0) for p in q.answers}
+        hints = getattr(q, "hints", None) or {}
+        parts = {
+            p["name"]: part_score(tries.get((q.id, p["name"]), ()), rules, hints.get(p["name"], 0))
+            for p in q.answers
+        }
         score = question_score(q.answers, parts)
         per_question[q.id] = score
         earned += q.slot.points * score

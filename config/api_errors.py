@@ -26,6 +26,7 @@ import re
 
 from django.core.exceptions import ObjectDoesNotExist
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import models
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer
 from drf_standardized_errors.formatter import ExceptionFormatter
 from drf_standardized_errors.handler import ExceptionHandler
@@ -44,6 +45,7 @@ from rest_framework.settings import api_settings
 
 from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, NotPermitted
 from assess.errors import UnreadableAnswer as UnreadableAnswerError
+from config.authentication import TokenExpired
 from config.pagination import Pagination
 from config.unavailable import CODE as UNAVAILABLE_CODE
 from config.unavailable import DETAIL as UNAVAILABLE_DETAIL
@@ -118,6 +120,32 @@ class ApiExceptionFormatter(ExceptionFormatter):
 
 
 # ------------------------------------------------------------------ schema components
+
+
+class ErrorCode401(models.TextChoices):
+    """drf-standardized-errors' 401 codes, and ours for a token past its TTL."""
+
+    AUTHENTICATION_FAILED = "authentication_failed"
+    NOT_AUTHENTICATED = "not_authenticated"
+    TOKEN_EXPIRED = TokenExpired.default_code
+
+
+class Error401Serializer(serializers.Serializer):
+    code = serializers.ChoiceField(
+        choices=ErrorCode401.choices,
+        help_text="`not_authenticated`: no credentials; `authentication_failed`: an "
+        "unknown or revoked token; `token_expired`: the token is past its expiry (sign in "
+        "again for a new one).",
+    )
+    detail = serializers.CharField()
+    attr = serializers.CharField(allow_null=True)
+
+
+class ErrorResponse401Serializer(serializers.Serializer):
+    """The 401 body of every operation (DRF_STANDARDIZED_ERRORS' ERROR_SCHEMAS)."""
+
+    type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
+    errors = Error401Serializer(many=True)
 
 
 class Error409Serializer(serializers.Serializer):

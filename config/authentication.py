@@ -6,14 +6,21 @@ request for a 0.15 ms query. This is the same check (the header's parsing, the e
 and their messages are DRF's own: only `authenticate_credentials` differs): one SELECT
 of the token joined to its user, rows turned into instances by config.rows, so
 `request.user` and `request.auth` are what DRF would have set.
+
+Tokens expire `API_TOKEN_TTL` after they were issued (Token.created, read by that same
+query, so expiry costs nothing more): an expired one is a 401 with code `token_expired`,
+an unknown (or revoked: deleted) one DRF's `authentication_failed`.
 """
 
 from __future__ import annotations
 
 import functools
+from datetime import datetime
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
@@ -31,6 +38,22 @@ def _columns() -> tuple[Columns, Columns, str]:
     return token, user, sql
 
 
+class TokenExpired(exceptions.AuthenticationFailed):
+    """A token past its TTL: the client should sign in again (POST /api/auth/token/
+    gives a new token), not retry."""
+
+    default_detail = _("Token expired: POST /api/auth/token/ for a new one.")
+    default_code = "token_expired"  # noqa: S105 - an error code, not a secret
+
+
+def token_expires_at(created: datetime) -> datetime:
+    return created + settings.API_TOKEN_TTL
+
+
+def token_is_expired(token: Token, now: datetime | None = None) -> bool:
+    return token_expires_at(token.created) <= (now or timezone.now())
+
+
 class TokenAuthentication(authentication.TokenAuthentication):
     """`Authorization: Token <key>`, as DRF's (documented alike by drf-spectacular)."""
 
@@ -43,5 +66,7 @@ class TokenAuthentication(authentication.TokenAuthentication):
         user = user_cols.load(rows[0], len(token_cols))
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        if token_is_expired(token):
+            raise TokenExpired()
         token.user = user
         return (user, token)

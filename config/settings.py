@@ -7,6 +7,7 @@ CELERY_BROKER_URL, SECRET_KEY, EMAIL_URL, DEBUG=0 and ALLOWED_HOSTS.
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -34,7 +35,10 @@ def env_list(name: str, default: str) -> list[str]:
 
 
 DEBUG = env_bool("DEBUG", True)
-SECRET_KEY = os.environ.get("SECRET_KEY", _DEV_SECRET)
+# Secrets come from the environment only. The embedded key signs nothing that matters
+# (a development server on SQLite); with DEBUG off a missing, empty or embedded key stops
+# the process at start-up rather than signing sessions with a key published in git.
+SECRET_KEY = os.environ.get("SECRET_KEY", "").strip() or _DEV_SECRET
 if not DEBUG and SECRET_KEY == _DEV_SECRET:
     raise RuntimeError("DEBUG=0 needs a real SECRET_KEY in the environment")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
@@ -54,12 +58,14 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "csp",
     "hardware_db",
     "problems",
     "curricula",
     "assess",
     "orgs",
     "certify",
+    "audit",
     "lti_tool",
     "lti",
     "frontend",
@@ -70,8 +76,13 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Before the session: it rewrites the cookies and framing headers set further in.
     "lti.middleware.LtiFrameMiddleware",
+    # Inside LtiFrameMiddleware: the policy is written first, and a launched session's
+    # pages then have its frame-ancestors replaced by the LMS's origins.
+    "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # A NUL in a page's path, query or form is a 400 (PostgreSQL text cannot hold one).
+    "frontend.middleware.RefuseNulMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
@@ -138,7 +149,13 @@ def cache_from_url(url: str) -> dict:
     unset, a memory cache per process (the embedded default)."""
     scheme = urlsplit(url).scheme.lower() if url else "locmem"
     if scheme in {"redis", "rediss", "unix"}:
-        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+        # A down or hung cache degrades (config/cache.py) within these timeouts.
+        timeout = float(os.environ.get("CACHE_SOCKET_TIMEOUT", "1.0"))
+        return {
+            "BACKEND": "config.cache.TolerantRedisCache",
+            "LOCATION": url,
+            "OPTIONS": {"socket_timeout": timeout, "socket_connect_timeout": timeout},
+        }
     if scheme == "locmem":
         return {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "burnin"}
     if scheme == "dummy":
@@ -220,6 +237,9 @@ DEFAULT_FROM_EMAIL = (
 )
 SERVER_EMAIL = os.environ.get("SERVER_EMAIL") or _email.get("SERVER_EMAIL") or DEFAULT_FROM_EMAIL
 
+# API tokens expire this long after they were issued (days; config/authentication.py).
+API_TOKEN_TTL = timedelta(days=float(os.environ.get("API_TOKEN_TTL", "30")))
+
 REST_FRAMEWORK = {
     # drf-standardized-errors' AutoSchema, with nested error paths as sent (config/api_errors).
     "DEFAULT_SCHEMA_CLASS": "config.api_errors.AutoSchema",
@@ -258,6 +278,8 @@ DRF_STANDARDIZED_ERRORS = {
     # Unhandled exceptions are 500s in the same format, also while debugging, so a client
     # never has to parse an HTML page.
     "ENABLE_IN_DEBUG_FOR_UNHANDLED_EXCEPTIONS": True,
+    # The 401 body with our `token_expired` code beside the library's two.
+    "ERROR_SCHEMAS": {401: "config.api_errors.ErrorResponse401Serializer"},
 }
 
 _ERRORS = "drf_standardized_errors.openapi_serializers"
@@ -281,6 +303,9 @@ SPECTACULAR_SETTINGS = {
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
     "SWAGGER_UI_DIST": "SIDECAR",
+    # No online validator badge: it would load an image from validator.swagger.io, which
+    # the content security policy refuses.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # Request and response components apart, so read-only fields stay out of requests.
@@ -293,7 +318,7 @@ SPECTACULAR_SETTINGS = {
         "ValidationErrorEnum": f"{_ERRORS}.ValidationErrorEnum.choices",
         "ClientErrorEnum": f"{_ERRORS}.ClientErrorEnum.choices",
         "ServerErrorEnum": f"{_ERRORS}.ServerErrorEnum.choices",
-        "ErrorCode401Enum": f"{_ERRORS}.ErrorCode401Enum.choices",
+        "ErrorCode401Enum": "config.api_errors.ErrorCode401.choices",
         "ErrorCode403Enum": f"{_ERRORS}.ErrorCode403Enum.choices",
         "ErrorCode404Enum": f"{_ERRORS}.ErrorCode404Enum.choices",
         "ErrorCode405Enum": f"{_ERRORS}.ErrorCode405Enum.choices",
@@ -328,11 +353,61 @@ CELERY_TASK_ROUTES = {"assess.tasks.review_memo_version": {"queue": "reviews"}}
 # a running worker looks for expired messages about every 100 s (kombu 5), and a starting
 # one once, so a whole worker's death costs the timeout plus up to ~100 s. A killed pool
 # process costs nothing of the kind: its task is rejected and requeued at once.
+# A publish happens in a request, after its commit (config.celery.try_delay): a broker
+# that is down or hung must cost the request seconds, not minutes. kombu's Redis sockets
+# wait forever by default, so a Redis that accepts connections and never answers (a
+# stopped process, a dropped route) held the request for good; now every connect and
+# command gives up after BROKER_SOCKET_TIMEOUT and a publish is tried twice, so the worst
+# case is about 2 x (timeout + timeout) and the row stays pending for its beat requeue.
+# Workers read with BRPOP on their event loop (1 s polls), untouched by the timeout.
+BROKER_SOCKET_TIMEOUT = float(os.environ.get("CELERY_BROKER_SOCKET_TIMEOUT", "1.5"))
+CELERY_BROKER_CONNECTION_TIMEOUT = BROKER_SOCKET_TIMEOUT
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "600"))
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "600")),
+    "socket_timeout": BROKER_SOCKET_TIMEOUT,
+    "socket_connect_timeout": BROKER_SOCKET_TIMEOUT,
 }
 # assess.schedule is a plain dict module (no Django imports), safe to read from settings.
 CELERY_BEAT_SCHEDULE = {**ASSESS_BEAT_SCHEDULE, **CERTIFY_BEAT_SCHEDULE, **LTI_BEAT_SCHEDULE}
+
+# Content security policy (django-csp), on every response in every mode: scripts, styles
+# and everything else only from this origin, so an injected <script>, on* attribute or
+# style attribute does nothing. Every script is a static file (the exam countdown, the
+# deep-linking auto-submit, the Swagger page's set-up via SpectacularSwaggerSplitView),
+# htmx is configured by a meta tag and adds no <style> of its own. img-src allows data:
+# for the Swagger UI's icons (data: SVGs in its CSS). frame-ancestors 'none' agrees with
+# X-Frame-Options: DENY; LTI responses and a launched session's pages name the LMS's
+# origins instead (lti.framing, lti.middleware), and the deep-linking response may post
+# to the LMS's return URL (form-action, lti.views). Nothing is silenced: no unsafe-inline,
+# no unsafe-eval, no nonce (nothing needs one).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    }
+}
+
+# Security headers, in every mode (Django's SecurityMiddleware); each can be changed from
+# the environment, and the defaults are the strict ones.
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = os.environ.get("SECURE_REFERRER_POLICY", "same-origin")
+# COOP applies to top-level pages only, so it does not touch the LMS's iframe.
+SECURE_CROSS_ORIGIN_OPENER_POLICY = os.environ.get(
+    "SECURE_CROSS_ORIGIN_OPENER_POLICY", "same-origin"
+)
+X_FRAME_OPTIONS = "DENY"
 
 # Production hardening, on whenever DEBUG is off (checked by `manage.py check --deploy`).
 if not DEBUG:
@@ -341,10 +416,8 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
     SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "31536000"))
-    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = True
-    SECURE_CONTENT_TYPE_NOSNIFF = True
-    X_FRAME_OPTIONS = "DENY"
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+    SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
 
 LOGGING = {
     "version": 1,

@@ -163,8 +163,18 @@ class LessonDetailSerializer(LessonSerializer):
         read_only=True, help_text="The module of that course the lesson sits in."
     )
 
+    key_ideas = serializers.CharField(
+        read_only=True,
+        help_text=(
+            "The lesson's key ideas in Markdown, maths in TeX between $ signs: the two or "
+            "three formulas or facts its problems test. Always present; empty for a lesson "
+            "without them. The web page adds a worked example generated from one of the "
+            "lesson's templates."
+        ),
+    )
+
     class Meta(LessonSerializer.Meta):
-        fields = [*LessonSerializer.Meta.fields, "course", "module"]
+        fields = [*LessonSerializer.Meta.fields, "key_ideas", "course", "module"]
         read_only_fields = fields
 
 

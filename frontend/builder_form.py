@@ -98,6 +98,14 @@ class QuizBuilderForm(forms.Form):
         help_text="Immediate feedback only: the share of a part's credit lost for each try "
         "before the first correct one. Leave empty for none.",
     )
+    hint_penalty = forms.FloatField(
+        min_value=0.0,
+        max_value=1.0,
+        required=False,
+        label="Penalty per hint (0 to 1)",
+        help_text="Homework only: the share of a part's credit lost for each hint asked "
+        "from it. Practice hints are free; exams offer none. Leave empty for none.",
+    )
 
     def __init__(self, *args, courses=(), n_slots: int = DEFAULT_SLOTS, staff=False, **kwargs):
         super().__init__(*args, **kwargs)
@@ -135,10 +143,13 @@ class QuizBuilderForm(forms.Form):
         return picks
 
     def course_slug(self) -> str | None:
-        """The course the library groups by: the one chosen, else the first offered."""
+        """The course the library groups by: the one chosen, else the first offered. A
+        posted value that is no offered choice counts as none chosen: it is never looked
+        up (a NUL in it was a 500 on PostgreSQL, before the form said it was invalid)."""
         value = self.data.get("course") if self.is_bound else self.initial.get("course")
-        if value is None:
-            value = self.fields["course"].choices[0][0] if self.fields["course"].choices else ""
+        offered = [str(choice) for choice, _ in self.fields["course"].choices]
+        if value is None or str(value) not in offered:
+            value = offered[0] if offered else ""
         return value or None
 
     def clean(self):
@@ -170,6 +181,7 @@ class QuizBuilderForm(forms.Form):
             pass_mark=d["pass_mark"],
             tries_per_part=d.get("tries_per_part"),
             penalty_per_try=d.get("penalty_per_try") or 0.0,
+            hint_penalty=d.get("hint_penalty") or 0.0,
         )
 
     def add_service_errors(self, message_dict: dict[str, list[str]]) -> None:
@@ -199,6 +211,7 @@ def initial_of(quiz: Quiz) -> tuple[dict, int]:
         "closes_at": quiz.closes_at,
         "tries_per_part": quiz.tries_per_part,
         "penalty_per_try": quiz.penalty_per_try or None,
+        "hint_penalty": quiz.hint_penalty or None,
     }
     for i, slot in enumerate(slots, start=1):
         initial[f"slot{i}_templates"] = list(slot.templates)

@@ -83,6 +83,7 @@ urlpatterns = [
     path("attempts/<int:pk>/q/<int:qid>/draft/", take.question_draft, name="question-draft"),
     path("attempts/<int:pk>/q/<int:qid>/vary/", take.question_vary, name="question-vary"),
     path("attempts/<int:pk>/q/<int:qid>/reveal/", take.question_reveal, name="question-reveal"),
+    path("attempts/<int:pk>/q/<int:qid>/hint/", take.question_hint, name="question-hint"),
     # instructors
     path("teach/", teach.teach_index, name="teach"),
     path("teach/quizzes/new/", authoring.quiz_builder, name="quiz-builder"),

@@ -9,12 +9,15 @@ uses it up, so a second choice cannot send the platform a second item.
 
 from __future__ import annotations
 
+from django.http import HttpResponse
+from django.templatetags.static import static
 from django.utils.html import escape
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException
 from pylti1p3.lineitem import LineItem
 
 from assess.models import Quiz
+from lti.framing import origins_of
 from lti.launch import DL_SETTINGS, HardenedMessageLaunch
 from lti.tool_config import ReadOnlyToolConfig
 
@@ -81,14 +84,20 @@ def deep_link_response_jwt(message_launch: HardenedMessageLaunch, quiz: Quiz, ur
     return deep_link.encode_jwt(message)
 
 
-def deep_link_response_form(message_launch: HardenedMessageLaunch, token: str) -> str:
+def deep_link_response_page(message_launch: HardenedMessageLaunch, token: str) -> HttpResponse:
     """The page that posts the response to the platform (pylti1p3's own form does not
-    escape the return URL)."""
+    escape the return URL). Its auto-submit is a static script (the content security
+    policy refuses inline ones), and its policy lets forms post to the return URL's
+    origin besides our own (form-action), which nothing else may."""
     url = message_launch.get_launch_data()[DL_SETTINGS]["deep_link_return_url"]
-    return (
+    response = HttpResponse(
         "<!doctype html><title>Returning to your LMS</title>"
         f'<form id="lti-deep-link" action="{escape(url)}" method="post">'
         f'<input type="hidden" name="JWT" value="{escape(token)}">'
         '<noscript><button type="submit">Continue</button></noscript></form>'
-        "<script>document.getElementById('lti-deep-link').submit();</script>"
+        f'<script src="{escape(static("lti/deep-link-submit.js"))}"></script>'
     )
+    # django-csp's per-response update (what its csp_update decorator sets), for an
+    # origin known only now.
+    response._csp_update = {"form-action": origins_of(url)}
+    return response

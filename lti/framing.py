@@ -1,6 +1,7 @@
 """LMSs show the tool in an iframe. LTI responses drop X-Frame-Options (which cannot name
 an origin) and send `Content-Security-Policy: frame-ancestors` naming the origins of the
-active registrations (issuer and login URL), and nothing else.
+active registrations (issuer and login URL), and nothing else; every other directive of
+the site's content security policy (config.settings, django-csp) stays as it is.
 
 A session started by a launch lives on in that iframe (lti.middleware): the launch view
 marks it with the launching platform's origins (`FRAME_ORIGINS`), and for such a session
@@ -53,16 +54,17 @@ def platform_origins() -> list[str]:
     return origins_of(*(url for row in rows for url in row))
 
 
-def frame_ancestors_header() -> str:
-    return "frame-ancestors " + (" ".join(platform_origins()) or "'none'")
-
-
 def lti_frameable(view):
+    """The LTI endpoints (login, launch, deep-linking picker): frameable by every active
+    registration's origins, or by none. The rest of the site's policy (django-csp) stays:
+    only frame-ancestors is replaced, through django-csp's per-response replacement (what
+    its csp_replace decorator sets, here with origins read at request time)."""
+
     @wraps(view)
     def wrapped(request, *args, **kwargs):
         response = view(request, *args, **kwargs)
         response.xframe_options_exempt = True
-        response["Content-Security-Policy"] = frame_ancestors_header()
+        response._csp_replace = {"frame-ancestors": platform_origins() or ["'none'"]}
         return response
 
     return wrapped

@@ -7,14 +7,16 @@ The launch (lti.views) marks the session with the launching platform's origins
   the default Lax they would not come back in a cross-site frame, so the learner would
   be signed out and every form refused;
 - the pages the launch leads to (`lti.framing.FRAMEABLE_IN_LTI`) lose X-Frame-Options
-  and send `Content-Security-Policy: frame-ancestors <the platform's origins>`, merged
-  into any CSP already there, naming only origins whose registration is still active
-  (none left: the page stays DENY). A response that already names its own
-  frame-ancestors (the `lti_frameable` views) is left as it is.
+  and have the frame-ancestors of their content security policy (django-csp's
+  `'none'`, which agrees with DENY) replaced by the platform's origins, naming only
+  origins whose registration is still active (none left: the page stays DENY and
+  `'none'`). A response whose view set its own framing (`lti_frameable`, Django's
+  xframe_options_exempt) is left as it is.
 Anything else, every ordinary session included, passes through unchanged.
 
-Place it before SessionMiddleware: its response half then runs after the session,
-CSRF and X-Frame-Options middlewares have set their cookies and headers."""
+Place it before SessionMiddleware and django-csp's CSPMiddleware: its response half then
+runs after the session, CSRF, X-Frame-Options and CSP middlewares have set their cookies
+and headers."""
 
 from __future__ import annotations
 
@@ -69,9 +71,9 @@ class LtiFrameMiddleware:
         match = getattr(request, "resolver_match", None)
         if match is None or match.url_name not in FRAMEABLE_IN_LTI:
             return
-        csp = response.get("Content-Security-Policy", "")
-        if "frame-ancestors" in csp.lower():
+        if getattr(response, "xframe_options_exempt", False):
             return
+        csp = response.get("Content-Security-Policy", "")
         active = set(platform_origins())
         allowed = [origin for origin in origins if origin in active]
         if not allowed:

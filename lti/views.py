@@ -27,8 +27,8 @@ from assess.selectors import user_can_manage_quiz
 from lti.deep_linking import (
     deep_link_forget,
     deep_link_keep,
-    deep_link_response_form,
     deep_link_response_jwt,
+    deep_link_response_page,
     deep_link_restore,
 )
 from lti.framing import FRAME_ORIGINS, lti_frameable, origins_of
@@ -154,6 +154,6 @@ def deep_link(request, launch_id: str):
             return _page(400, "Choose a quiz", "Pick one of the listed quizzes.")
         token = deep_link_response_jwt(message_launch, quiz, _launch_url(request))
         deep_link_forget(request, launch_id)
-        return HttpResponse(deep_link_response_form(message_launch, token))
+        return deep_link_response_page(message_launch, token)
     context = {"quizzes": quizzes, "instructs": instructs_a_course(user=request.user)}
     return render(request, "lti/deep_link_picker.html", context)

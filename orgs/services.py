@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from audit.models import AuditEvent
+from audit.services import audit_record
 from orgs.models import Membership, Organization, Team, TeamMember
 
 
@@ -32,13 +34,25 @@ def team_create(*, organization: Organization, slug: str, name: str, tracks=()) 
     return team
 
 
-def team_member_add(*, team: Team, user) -> TeamMember:
-    """A team member is always a member of the team's organisation (added if not)."""
+def team_member_add(*, team: Team, user, actor=None) -> TeamMember:
+    """A team member is always a member of the team's organisation (added if not). A
+    new team member is audited, by `actor` (None: the system, such as load_demo)."""
     with transaction.atomic():
         Membership.objects.get_or_create(organization=team.organization, user=user)
-        member, _ = TeamMember.objects.get_or_create(team=team, user=user)
+        member, created = TeamMember.objects.get_or_create(team=team, user=user)
+        if created:
+            _audit(actor, AuditEvent.Action.TEAM_MEMBER_ADD, team, user)
     return member
 
 
-def team_member_remove(*, team: Team, user) -> None:
-    TeamMember.objects.filter(team=team, user=user).delete()
+def team_member_remove(*, team: Team, user, actor=None) -> None:
+    """Take the user off the team (they stay in the organisation); audited if they
+    were on it."""
+    with transaction.atomic():
+        deleted, _ = TeamMember.objects.filter(team=team, user=user).delete()
+        if deleted:
+            _audit(actor, AuditEvent.Action.TEAM_MEMBER_REMOVE, team, user)
+
+
+def _audit(actor, action: str, team: Team, user) -> None:
+    audit_record(actor=actor, action=action, target=team, detail={"user": user.get_username()})

@@ -23,13 +23,21 @@ ROLES = (
 
 TOKEN = (
     "Exchange a username and password for an API token; send it on every other call as "
-    "`Authorization: Token <token>`. Anyone may call this. The same user always gets the "
-    "same token.\n\n"
+    "`Authorization: Token <token>`. Anyone may call this. The same user gets the same "
+    "token until it expires (`expires_at`, a fixed time after it was issued: 30 days "
+    "unless the server says otherwise); once it has, signing in gives a new one. A call "
+    "with an expired token is a 401 with code `token_expired`; with an unknown or revoked "
+    "one, `authentication_failed`.\n\n"
     "Wrong credentials are a 400 with code `authorization` (attr `non_field_errors`). "
     f"Sign-ins are throttled: {_PER_USERNAME} per posted username per {_WINDOW // 60} "
     f"minutes and {_PER_IP} per client address per {_IP_WINDOW // 60} minutes, counting "
     "every POST whatever its outcome; past that the answer is 429 with a `Retry-After` "
     "header in seconds."
+)
+SIGN_OUT = (
+    "Revoke the token this call is made with (`Authorization: Token <token>`): from now "
+    "on it answers 401 (`authentication_failed`). Sign in again for a new one. The "
+    "revocation is written to the audit log."
 )
 RETRY_AFTER = OpenApiParameter(
     "Retry-After",
@@ -201,6 +209,17 @@ REVEAL = (
     "deferred feedback (answers wait for the grades), for a replaced question, or once "
     "the attempt is over (everything shows then anyway). The attempt's learner only."
 )
+HINT = (
+    "Practice and homework only: the question's next hint, a step of its worked solution "
+    "(never the step that states an answer; the hints run out before the last step). "
+    "One sequence per question, asked from a part (`part`): in homework each hint costs "
+    "that part the quiz's `hint_penalty`; in practice hints are free. Either way a part's "
+    "first try after a hint on its question is no evidence for mastery. Asking after the "
+    "last hint returns the last again (`recorded`: false, nothing charged). 400 for an "
+    "unknown part; 409 when the quiz offers no hints (exams, certifications), the "
+    "question was replaced, the part takes no more tries, or the attempt is over. The "
+    "attempt's learner only."
+)
 MASTERY = (
     "Your mastery: every skill with its BKT estimate and the number of answers behind "
     "it (skills are global: knowledge carries across courses), and the lessons of the "
@@ -234,9 +253,10 @@ PRACTICE = (
     "through POST /api/attempts/{attempt}/responses/. The first practice enrols a learner "
     "in the lesson's course where it allows self-enrolment; 403 where it does not (its "
     "instructors and staff practise without enrolling). 409 if the lesson has no "
-    "practice problems yet, or if your open practice attempt is a session of n questions "
-    "(started on the web) that has all n: finish it (POST /api/attempts/{id}/finish/) "
-    "and the next practice starts afresh. Practice started here has no set length."
+    "practice problems yet. Practice started here has no set length; an open session of "
+    "n questions started on the web takes this question as one of its n, and one that "
+    "already has all n is finished (its summary kept) and practice goes on in a new "
+    "attempt."
 )
 
 # ---------------------------------------------------------------------------- examples
@@ -249,7 +269,10 @@ TOKEN_EXAMPLES = [
     ),
     OpenApiExample(
         "Token",
-        value={"token": "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b"},
+        value={
+            "token": "9944b09199c62bcf9418ad846dd0e4bbdfc6ee4b",
+            "expires_at": "2026-12-31T09:30:00Z",
+        },
         response_only=True,
         status_codes=["200"],
     ),
@@ -324,6 +347,7 @@ EXTENSION_EXAMPLES = [
         request_only=True,
     ),
 ]
+HINT_EXAMPLES = [OpenApiExample("Ask for a hint", value={"part": "weights"}, request_only=True)]
 REVEAL_EXAMPLES = [OpenApiExample("Reveal a part", value={"part": "weights"}, request_only=True)]
 ENROLMENT_EXAMPLES = [
     OpenApiExample("Enrol a learner", value={"username": "learner"}, request_only=True)

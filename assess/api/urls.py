@@ -45,6 +45,11 @@ urlpatterns = [
         views.RevealView.as_view(),
         name="question-reveal",
     ),
+    path(
+        "attempts/<int:pk>/questions/<int:qid>/hints/",
+        views.HintView.as_view(),
+        name="question-hints",
+    ),
     path("me/mastery/", views.MyMasteryView.as_view(), name="my-mastery"),
     path("courses/<slug:slug>/enrol/", views.CourseEnrolView.as_view(), name="course-enrol"),
     path(

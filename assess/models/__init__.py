@@ -1,4 +1,4 @@
-from assess.models.attempt import Attempt, Question, Response, Reveal
+from assess.models.attempt import Attempt, Hint, Question, Response, Reveal
 from assess.models.extension import Extension
 from assess.models.mastery import MasteryEvent, SkillMastery
 from assess.models.memo import Capstone, Memo, MemoDecision, MemoVersion
@@ -11,6 +11,7 @@ __all__ = [
     "CourseRole",
     "Enrolment",
     "Extension",
+    "Hint",
     "MasteryEvent",
     "Memo",
     "MemoDecision",

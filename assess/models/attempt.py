@@ -96,6 +96,12 @@ class Question(models.Model):
     statement_markdown = models.TextField(blank=True, default="")
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(default=timezone.now)
+    # Hints shown so far, by the part each was asked from ({part: count}), and when the
+    # first was: kept in step with the Hint rows by services.hints under the attempt's
+    # lock, so scoring (the homework penalty) and mastery (no evidence after a hint)
+    # decide on the question row every reader has already, without another query.
+    hints = models.JSONField(default=dict, blank=True)
+    hinted_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["attempt", "order", "variant_number"]
@@ -166,3 +172,25 @@ class Reveal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.part} of question {self.question_id} revealed"
+
+
+class Hint(models.Model):
+    """One hint shown: the question's `step`-th hint (1-based), asked from `part`.
+
+    A question has one sequence of hints (its worked solution's steps serve all its
+    parts), so each step is shown once; asking again after the last records nothing."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="hint_rows")
+    part = models.CharField(max_length=64)
+    step = models.PositiveSmallIntegerField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["question", "step"], name="assess_hint_step"),
+            models.CheckConstraint(condition=models.Q(step__gte=1), name="assess_hint_step_gte_1"),
+        ]
+
+    def __str__(self) -> str:
+        return f"hint {self.step} of question {self.question_id} ({self.part})"

@@ -104,6 +104,9 @@ class Quiz(models.Model):
     # quizzes (exams) take any number of saves and count the last.
     tries_per_part = models.PositiveIntegerField(null=True, blank=True)
     penalty_per_try = models.FloatField(default=0.0)
+    # Homework only: the share of a part's points lost for each hint asked from it
+    # (practice hints are free; exams and certifications offer none: assess.policy).
+    hint_penalty = models.FloatField(default=0.0)
     # Adaptive lesson practice: one system quiz per lesson whose questions are chosen by
     # mastery, not drawn up front. Kept (lesson set to NULL) if the lesson is unloaded.
     adaptive = models.BooleanField(default=False)
@@ -137,6 +140,10 @@ class Quiz(models.Model):
             models.CheckConstraint(
                 condition=Q(penalty_per_try__gte=0) & Q(penalty_per_try__lte=1),
                 name="assess_quiz_penalty_per_try",
+            ),
+            models.CheckConstraint(
+                condition=Q(hint_penalty__gte=0) & Q(hint_penalty__lte=1),
+                name="assess_quiz_hint_penalty",
             ),
             models.CheckConstraint(
                 condition=Q(opens_at__isnull=True)

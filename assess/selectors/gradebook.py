@@ -170,13 +170,16 @@ def quiz_gradebook(*, user, pk: int) -> QuizGradebook:
 
 def course_gradebook(*, user, slug: str) -> CourseGradebook:
     """The course's gradebook (its learners × its quizzes, adaptive lesson practice
-    left out) for its instructors and staff; Course.DoesNotExist (404) for anyone else.
+    and drafts left out) for its instructors and staff; Course.DoesNotExist (404) for anyone else.
     Five queries at most, however many learners and quizzes."""
     course = Course.objects.get(slug=slug)
     if not (user.is_staff or user_is_instructor(user=user, course_id=course.pk)):
         raise Course.DoesNotExist
     quizzes = list(
-        _with_max_points(Quiz.objects.filter(course=course, adaptive=False))
+        # Drafts have no attempts (unpublishing is refused once one exists): no column.
+        _with_max_points(
+            Quiz.objects.filter(course=course, adaptive=False).exclude(status=Quiz.Status.DRAFT)
+        )
         .select_related("course")
         .order_by("created_at", "id")
     )

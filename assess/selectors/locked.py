@@ -1,17 +1,17 @@
 """What an answer is decided on, read under the attempt's lock in one statement.
 
 Writers of one attempt (answers, reveals, new variants, the finish, the expiry, an
-extension's re-timing) queue on its row, so a submission decides on what is stored:
-the attempt's status and deadline as they are now (the reader's copy may be older),
-whether the question is still the active variant, whether any of its parts was
-revealed, its valid tries, and the learner's mastery rows for its skills, which a first
-try steps. Two statements (written as SQL: config.rows explains why): the lock, which
-reads the attempt's own columns; then the rest, the question with its tries and the
-skill rows as outer joins (one row per (try, skill row) pair, a handful at most). They
-cannot be one: a statement that waits for a row lock sees the locked row as the
-committer left it, but every other table as it was when the statement began, before
-the wait (PostgreSQL's READ COMMITTED), so the tries a racing answer just stored
-would be missing.
+extension's re-timing) queue on its row, so a submission decides on what is stored: the
+attempt's status and deadline as they are now (the reader's copy may be older), whether
+the question is still the active variant, whether any of its parts was revealed or any
+hint shown, its valid tries, and the learner's mastery rows for its skills, which a
+first try steps. Two statements (written as SQL: config.rows explains why): the lock,
+which reads the attempt's own columns; then the rest, the question with its tries and
+the skill rows as outer joins (one row per (try, skill row) pair, a handful at most).
+They cannot be one: a statement that waits for a row lock sees the locked row as the
+committer left it, but every other table as it was when the statement began, before the
+wait (PostgreSQL's READ COMMITTED), so the tries a racing answer just stored would be
+missing.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from datetime import datetime
 
 from django.db import connection
 
-from assess.models import Attempt, Question, Response, Reveal, SkillMastery
+from assess.models import Attempt, Question, Quiz, Response, Reveal, SkillMastery
 from config.rows import Columns, fetch, for_update_of
 
 
@@ -32,6 +32,7 @@ class LockedState:
     deadline: datetime | None
     active: bool  # the question is the slot's current variant
     revealed: bool  # some part of the question was revealed: read its reveals
+    hinted: bool  # a hint was shown on the question: no try of it is evidence now
     tries: list[Response]  # the question's valid responses, in stored order
     skill_rows: dict[str, tuple[float, int]]  # {skill: (p_mastery, responses)} stored
 
@@ -46,7 +47,7 @@ def _statements(n_skills: int) -> tuple[str, str, Columns, Columns]:
     # identifiers from the models' metadata; every value is a bound parameter
     lock = f"SELECT {attempt.sql} FROM {t[Attempt]} a WHERE a.id = %s{for_update_of('a')}"  # noqa: S608
     read = (
-        "SELECT q.active, "  # noqa: S608
+        "SELECT q.active, q.hinted_at IS NOT NULL, "  # noqa: S608
         f"EXISTS (SELECT 1 FROM {t[Reveal]} v WHERE v.question_id = q.id), "
         f"{tries.sql}, m.skill, m.p_mastery, m.responses "
         f"FROM {t[Question]} q "
@@ -70,7 +71,7 @@ def locked_state(*, attempt: Attempt, question: Question, skills) -> LockedState
         raise Attempt.DoesNotExist("The attempt or its question is gone.")
     first = rows[0]
     head = attempt_cols.load(locked[0])
-    try_at = 2
+    try_at = 3
     pk_at = try_at + try_cols.attnames.index(Response._meta.pk.attname)
     tries: dict[int, Response] = {}
     skill_rows: dict[str, tuple[float, int]] = {}
@@ -84,7 +85,8 @@ def locked_state(*, attempt: Attempt, question: Question, skills) -> LockedState
         status=head.status,
         deadline=head.deadline,
         active=bool(first[0]),
-        revealed=bool(first[1]),
+        hinted=bool(first[1]),
+        revealed=bool(first[2]),
         tries=sorted(tries.values(), key=lambda r: (r.created_at, r.id)),
         skill_rows=skill_rows,
     )
@@ -124,3 +126,21 @@ def attempt_locked(*, pk: int) -> Attempt:
     if not rows:
         raise Attempt.DoesNotExist("The attempt is gone.")
     return cols.load(rows[0])
+
+
+def quiz_key_share(*, pk: int) -> None:
+    """Inside the caller's transaction, once its attempt row is in: a key-share lock on
+    the quiz row, held to the commit, so no edit, unpublish or close (which lock the quiz
+    FOR UPDATE, then count its attempts: services.quizzes.guards) commits in between,
+    and one that committed first is what the caller reads next, in a statement of its
+    own (the module docstring says why not in this one).
+
+    Taking it explicitly matters: the attempt's foreign key would take the same lock,
+    but Django declares foreign keys DEFERRABLE INITIALLY DEFERRED on PostgreSQL, so
+    that check (and its lock) happens only at the commit, after the quiz was read.
+    Starts of one quiz share the lock and do not wait for each other. SQLite: writers
+    take the database in turn, nothing to add."""
+    if connection.vendor != "postgresql":
+        return
+    table = connection.ops.quote_name(Quiz._meta.db_table)
+    fetch(f"SELECT 1 FROM {table} WHERE id = %s FOR KEY SHARE", [pk])  # noqa: S608

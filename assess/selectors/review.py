@@ -8,7 +8,13 @@ from datetime import datetime
 from django.utils import timezone
 
 from assess.models import Attempt, Question, Response, Reveal
-from assess.policy import QuestionPolicy, attempt_over, grades_visible, question_policy
+from assess.policy import (
+    QuestionPolicy,
+    attempt_over,
+    grades_visible,
+    hints_offered,
+    question_policy,
+)
 from assess.scoring import AttemptScore, Rules, attempt_score, tries_by_part
 from assess.selectors.attempt_rows import active_rows
 from problems.engine.render import render_markdown
@@ -71,6 +77,7 @@ def question_reviews(
     over = attempt_over(attempt=attempt, now=now)
     grades = not own or grades_visible(attempt=attempt, now=now)
     tries = tries_by_part(responses)
+    offered = hints_offered(quiz=attempt.quiz)
     revealed: dict[int, set[str]] = {}
     for r in reveals:
         revealed.setdefault(r.question_id, set()).add(r.part)
@@ -87,6 +94,8 @@ def question_reviews(
             over=over,
             grades=grades,
             learner=own,
+            hints=q.hints,
+            offered=offered,
         )
         markdown = solution_markdown(q) if policy.show_solution else None
         reviews.append(

@@ -16,7 +16,7 @@ from assess.models import Attempt, Extension, Question, Quiz, Slot
 from assess.scoring import Rules, attempt_score
 from assess.selectors.access import extension_of
 from assess.selectors.attempt_rows import active_rows
-from assess.selectors.locked import attempt_locked, attempts_locked
+from assess.selectors.locked import attempt_locked, attempts_locked, quiz_key_share
 from assess.services.fresh_variants import fresh_questions
 from assess.services.mastery import mastery_release_locked
 from assess.services.questions import question_build
@@ -78,12 +78,14 @@ def _slots_after_insert(
 
     The check before the transaction read a quiz that an edit, an unpublish or a close
     (assess.services.quizzes, which lock the quiz row FOR UPDATE and then count its
-    attempts) may have changed since. Inserting the attempt took a key-share lock on the
-    quiz row (its foreign key), so no such change can commit from now until this
-    transaction does, and the row read here is the one the attempt will live under:
-    checked again (Conflict rolls the attempt back), and the deadline recomputed if the
-    dates moved. One query, the slots' own: the quiz comes joined to them.
+    attempts) may have changed since. The key-share lock taken here (quiz_key_share)
+    keeps any such change from committing from now until this transaction does, and one
+    that committed first is seen: the row read next is the one the attempt will live
+    under, checked again (Conflict rolls the attempt back), and the deadline recomputed
+    if the dates moved. Two queries on PostgreSQL: the lock, then the slots with the
+    quiz joined to them (tests/services/test_quiz_lifecycle_races.py).
     """
+    quiz_key_share(pk=quiz.pk)
     slots = list(Slot.objects.filter(quiz_id=quiz.pk).select_related("quiz").order_by("order"))
     fresh = slots[0].quiz if slots else Quiz.objects.get(pk=quiz.pk)
     _check_startable(fresh, extension, now)

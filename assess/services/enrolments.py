@@ -10,6 +10,8 @@ from django.db import IntegrityError, transaction
 from assess.errors import InvalidInput, NotPermitted
 from assess.models import Enrolment
 from assess.selectors import SCOPED_WRITE_REFUSED, user_is_course_instructor, user_is_instructor
+from audit.models import AuditEvent
+from audit.services import audit_record
 from curricula.models import Course
 
 
@@ -61,7 +63,12 @@ def _learner(username: str):
 def enrolment_add(*, actor, course: Course, username: str) -> tuple[Enrolment, bool]:
     """An instructor (or staff) enrols a learner by username: (enrolment, created)."""
     _check_manager(actor, course)
-    return _enrol(_learner(username), course, Enrolment.Source.INSTRUCTOR)
+    learner = _learner(username)
+    with transaction.atomic():
+        enrolment, created = _enrol(learner, course, Enrolment.Source.INSTRUCTOR)
+        if created:
+            _audit(actor, AuditEvent.Action.ENROLMENT_ADD, course, learner)
+    return enrolment, created
 
 
 def enrolment_remove(*, actor, course: Course, username: str) -> bool:
@@ -69,5 +76,15 @@ def enrolment_remove(*, actor, course: Course, username: str) -> bool:
     attempts and mastery stay (they are the learner's record); they can no longer list
     or start the course's quizzes."""
     _check_manager(actor, course)
-    deleted, _ = Enrolment.objects.filter(user=_learner(username), course=course).delete()
+    learner = _learner(username)
+    with transaction.atomic():
+        deleted, _ = Enrolment.objects.filter(user=learner, course=course).delete()
+        if deleted:
+            _audit(actor, AuditEvent.Action.ENROLMENT_REMOVE, course, learner)
     return deleted > 0
+
+
+def _audit(actor, action: str, course: Course, learner) -> None:
+    audit_record(
+        actor=actor, action=action, target=course, detail={"learner": learner.get_username()}
+    )

@@ -30,6 +30,8 @@ from assess.selectors import (
     user_can_manage_quiz,
 )
 from assess.services.attempts import attempt_deadline
+from audit.models import AuditEvent
+from audit.services import audit_record
 
 # As long as the longest time limit a quiz may have.
 MAX_EXTRA_TIME = timedelta(days=7)
@@ -145,6 +147,16 @@ def extension_grant(
         )
         _refresh_extended_until(locked)
         _reschedule_open_attempt(quiz=locked, learner=learner, extension=extension, now=now)
+        audit_record(
+            actor=user,
+            action=AuditEvent.Action.EXTENSION_GRANT,
+            target=locked,
+            detail={
+                "learner": learner.get_username(),
+                "extra_time_s": extra_time.total_seconds() if extra_time else None,
+                "closes_at": closes_at.isoformat() if closes_at else None,
+            },
+        )
     quiz.extended_until = locked.extended_until
     extension.quiz = quiz
     return extension
@@ -174,5 +186,11 @@ def extension_revoke(*, user, quiz: Quiz, learner, now: datetime | None = None) 
             return False
         _refresh_extended_until(locked)
         _reschedule_open_attempt(quiz=locked, learner=learner, extension=None, now=now)
+        audit_record(
+            actor=user,
+            action=AuditEvent.Action.EXTENSION_REVOKE,
+            target=locked,
+            detail={"learner": learner.get_username()},
+        )
     quiz.extended_until = locked.extended_until
     return True

@@ -4,7 +4,9 @@ Evidence is the answer a learner gave unaided and that counts: with immediate fe
 the first try of each part (later tries follow the feedback on it, and a reveal shows
 the answer); with deferred feedback the last saved answer of each part, held back until
 the learner may see their grades (applied at the finish, the expiry or the quiz's
-close). Replays, later tries and tries after a reveal change nothing. Each evidence
+close). Replays, later tries and tries after a reveal change nothing, and neither does
+an answer given after a hint on its question (`unaided`): the hint showed part of the
+worked solution, whichever part it was asked from. Each evidence
 response is marked `evidence=True`, which is what `fit_mastery` reads.
 """
 
@@ -24,6 +26,12 @@ from assess.policy import grades_visible
 from assess.scoring import Rules, counted_responses
 from assess.signals import grade_released_on_commit, progress_recorded_on_commit
 from config.rows import fetch, insert_rows
+
+
+def unaided(response: Response, question: Question) -> bool:
+    """Was the answer given before any hint on its question? (Question.hinted_at is the
+    first hint's time; an answer stored after it followed the hint.)"""
+    return question.hinted_at is None or response.created_at < question.hinted_at
 
 
 def _params_for(part: dict | None) -> bkt.BKTParams:
@@ -138,7 +146,11 @@ def mastery_release_locked(
     if locked.quiz.feedback_deferred:
         by_pk = {q.pk: q for q in questions}
         counted = sorted(
-            counted_responses(responses, Rules(deferred=True)),
+            (
+                r
+                for r in counted_responses(responses, Rules(deferred=True))
+                if unaided(r, by_pk[r.question_id])
+            ),
             key=lambda r: (r.created_at, r.id),
         )
         mastery_apply(

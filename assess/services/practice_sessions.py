@@ -17,6 +17,7 @@ from contextlib import suppress
 from datetime import datetime
 
 from django.db import transaction
+from django.db.models import Count
 
 from assess.errors import Conflict, InvalidInput
 from assess.models import Attempt
@@ -51,3 +52,28 @@ def practice_session_start(
             with suppress(Conflict):  # a racing request finished it first
                 attempt_finish(attempt=current, now=now)
         return practice_question_add(learner=learner, lesson=lesson, session=length, now=now)
+
+
+def practice_question_open_ended(
+    *, learner, lesson: Lesson, now: datetime | None = None
+) -> PracticeQuestion:
+    """The API's lesson practice: open-ended, one question after another.
+
+    It draws into the learner's open practice attempt on the lesson, a web session
+    included (its questions count towards the session). A session that has drawn all
+    its questions is finished first, its summary kept, and open-ended practice goes on
+    in a new attempt: an API client that knows nothing of the web app's sessions is
+    never told to finish one."""
+    with transaction.atomic():
+        current = (
+            Attempt.objects.filter(
+                quiz__practice_lesson=lesson, learner=learner, status=Attempt.Status.OPEN
+            )
+            .exclude(practice_length=None)
+            .annotate(drawn=Count("questions"))
+            .first()
+        )
+        if current is not None and current.drawn >= current.practice_length:
+            with suppress(Conflict):  # a racing request finished it first
+                attempt_finish(attempt=current, now=now)
+        return practice_question_add(learner=learner, lesson=lesson, now=now)

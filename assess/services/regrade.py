@@ -15,6 +15,8 @@ from assess.models import Attempt, Question, Response
 from assess.scoring import Rules, attempt_score
 from assess.services.questions import solved_parts
 from assess.signals import grade_released_on_commit
+from audit.models import AuditEvent
+from audit.services import audit_record
 from problems.engine.variants import ParamError, Variant
 
 
@@ -39,7 +41,7 @@ class RegradeReport:
     errors: list[str] = field(default_factory=list)
 
 
-def responses_regrade(*, template_slug: str, dry_run: bool = False) -> RegradeReport:
+def responses_regrade(*, template_slug: str, dry_run: bool = False, actor=None) -> RegradeReport:
     """Re-solve every question of the template from its stored parameters and regrade
     every stored response's raw text. Unless dry_run, store the new grades, the new
     answers JSON and version, and rescore the closed attempts whose scores moved.
@@ -47,6 +49,8 @@ def responses_regrade(*, template_slug: str, dry_run: bool = False) -> RegradeRe
     Mastery estimates are not replayed: they are history, and fit_mastery reads the
     corrected log. An answer that the current reader cannot read scores 0 and is
     marked invalid (it stays stored, as it was once accepted).
+
+    A stored regrade is audited (one event, `actor` None for the command line).
     """
     report = RegradeReport(template=template_slug, dry_run=dry_run)
     with transaction.atomic():
@@ -110,6 +114,17 @@ def responses_regrade(*, template_slug: str, dry_run: bool = False) -> RegradeRe
         )
         Question.objects.bulk_update(touched_questions, ["answers", "template_version"])
         _rescore(closed, touched_responses, touched_questions, report, save=True)
+        audit_record(
+            actor=actor,
+            action=AuditEvent.Action.REGRADE,
+            target_type="problems.template",
+            target_id=template_slug,
+            target_label=template_slug,
+            detail={
+                "responses": len(touched_responses),
+                "questions": len(touched_questions),
+            },
+        )
     return report
 
 

@@ -125,7 +125,10 @@ def response_submit(
                 )
             if not result.valid:
                 raise UnreadableAnswer(result.error or result.feedback)
+            # A hint on the question (under the lock, so before this try) showed part of
+            # its solution: the first try after it is no evidence (services.mastery).
             first_try = _check_part_open(attempt, question, part, state.tries, reveals)
+            first_try = first_try and not state.hinted
         except (Conflict, InvalidInput, UnreadableAnswer):
             replay = _replay(attempt, idempotency_key, question, part, text)
             if replay is not None:

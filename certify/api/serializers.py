@@ -10,6 +10,7 @@ from rest_framework import serializers
 from assess.api.schema import NamedChoiceField
 from certify.models import Certificate
 from certify.requirements import Status
+from config.fields import StrictCharField
 
 CERT_STATES = Certificate.Status.choices
 STANDINGS = [(s.value, s.value) for s in Status]
@@ -260,7 +261,7 @@ class PublicCertificateSerializer(serializers.Serializer):
 
 
 class RevokeInputSerializer(serializers.Serializer):
-    reason = serializers.CharField(
+    reason = StrictCharField(
         max_length=2000,
         help_text="Why the certificate is revoked (required; the holder reads it).",
     )

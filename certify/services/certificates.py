@@ -18,6 +18,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from assess.errors import InvalidInput, NotPermitted
+from audit.models import AuditEvent
+from audit.services import audit_record
 from certify.models import Certificate, Track
 from certify.requirements import Readiness
 from certify.selectors import standings, tracks_all
@@ -122,6 +124,12 @@ def certificate_revoke(
             locked.revoked_by = actor
             locked.revoke_reason = reason
             locked.save(update_fields=["status", "revoked_at", "revoked_by", "revoke_reason"])
+            audit_record(
+                actor=actor,
+                action=AuditEvent.Action.CERTIFICATE_REVOKE,
+                target=locked,
+                detail={"holder_id": locked.holder_id, "reason": reason},
+            )
     return locked
 
 

@@ -15,9 +15,10 @@ from datetime import datetime
 from django.utils import timezone
 
 from assess import selectors
-from assess.models import Attempt, Question, Quiz, Response, Reveal
-from assess.policy import CLOSED_MESSAGES, attempt_over, grades_visible
+from assess.models import Attempt, Hint, Question, Quiz, Response, Reveal
+from assess.policy import CLOSED_MESSAGES, attempt_over, grades_visible, hints_offered
 from assess.scoring import Rules
+from assess.selectors.hints import question_hints
 from curricula.models import Lesson
 from frontend.hints import unit_hint
 from frontend.queries.common import answer_text, template_title
@@ -43,6 +44,11 @@ class PartView:
     tries_left: int | None  # immediate feedback with a limit; else None
     closed_message: str  # why the part takes no more tries (CLOSED_MESSAGES)
     can_reveal: bool  # a "Show the answer" button
+    can_hint: bool = False  # a "Hint" button (practice and homework, the part still open)
+    hints: tuple = ()  # the problems.engine.hints.Hint shown when asked from this part
+    hint_total: int = 0  # how many hints the question has
+    hints_left: int = 0  # how many more a "Hint" button would show
+    hint_next: int = 0  # the number of the hint the button shows next
 
 
 @dataclass(frozen=True)
@@ -84,10 +90,18 @@ def rules_note(quiz: Quiz) -> str:
             f"Each wrong try before the right one costs {rules.penalty:.0%} of the part's credit."
         )
     parts.append("Showing a part's answer ends its tries.")
+    if hints_offered(quiz=quiz):
+        parts.append(
+            f"Each hint costs {rules.hint_penalty:.0%} of the part's credit."
+            if rules.hint_penalty
+            else "Hints are free."
+        )
+        parts.append("An answer given after a hint does not count towards your mastery.")
     return " ".join(parts)
 
 
-def _part_view(part: dict, policy, review, question, drafts, errors) -> PartView:
+def _part_view(part: dict, policy, review, question, drafts, errors, steps) -> PartView:
+    """`steps`: {(question id, part): [hint steps asked from it]}."""
     key = f"{question.pk}:{part['name']}"
     pp = policy.parts[part["name"]]
     latest = next((r for r in reversed(review.responses) if r.part == part["name"]), None)
@@ -110,7 +124,26 @@ def _part_view(part: dict, policy, review, question, drafts, errors) -> PartView
         tries_left=pp.tries_left,
         closed_message=CLOSED_MESSAGES[pp.closed] if pp.closed else "",
         can_reveal=accepts and policy.can_reveal,
+        **_hint_fields(question, part["name"], pp, accepts, steps),
     )
+
+
+def _hint_fields(question, name: str, pp, accepts: bool, steps) -> dict:
+    """The part's hints as the page shows them: the engine's hints only when the policy
+    lets this reader ask for some or some were shown (no engine work otherwise)."""
+    asked = steps.get((question.pk, name), [])
+    can = accepts and pp.can_hint
+    if not (can or asked):
+        return {}
+    hints = question_hints(question)
+    used = sum(int(n) for n in question.hints.values())
+    return {
+        "can_hint": can and bool(hints),
+        "hints": tuple(hints[s - 1] for s in asked if s <= len(hints)),
+        "hint_total": len(hints),
+        "hints_left": max(0, len(hints) - used),
+        "hint_next": min(used + 1, len(hints)),
+    }
 
 
 def question_views(
@@ -129,6 +162,11 @@ def question_views(
     ids = [q.pk for q in questions]
     responses = list(Response.objects.filter(question__in=ids).order_by("created_at", "id"))
     reveals = list(Reveal.objects.filter(question__in=ids))
+    # Which hint was asked from which part: read only when some question had hints.
+    hinted = [q.pk for q in questions if q.hinted_at is not None]
+    steps: dict[tuple[int, str], list[int]] = {}
+    for h in Hint.objects.filter(question__in=hinted).order_by("step") if hinted else ():
+        steps.setdefault((h.question_id, h.part), []).append(h.step)
     reviews = selectors.question_reviews(
         attempt=attempt,
         questions=list(questions),
@@ -141,7 +179,7 @@ def question_views(
     views = []
     for review in reviews:
         q, policy = review.question, review.policy
-        parts = [_part_view(p, policy, review, q, drafts, errors) for p in q.answers]
+        parts = [_part_view(p, policy, review, q, drafts, errors, steps) for p in q.answers]
         saved = [r.created_at for r in review.responses]
         views.append(
             QuestionView(

@@ -21,6 +21,7 @@ from assess.models import Attempt, MasteryEvent
 from assess.policy import grades_visible
 from curricula.models import Course
 from frontend import charts
+from problems.engine.skill_names import skill_name
 
 MAX_SERIES = len(charts.PALETTE)  # one colour per skill line
 
@@ -88,7 +89,7 @@ def skill_history(
             series[-1] = (at, p_after)
         else:
             series.append((at, p_after))
-    return [charts.Series(s, points[s]) for s in skills]
+    return [charts.Series(skill_name(s), points[s]) for s in skills]
 
 
 def dashboard_for_user(*, user) -> Dashboard:

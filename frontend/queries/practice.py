@@ -235,6 +235,7 @@ def _outcomes(attempt: Attempt, own: bool, now) -> tuple[list[QuestionOutcome], 
             over=over,
             grades=grades,
             learner=own,
+            hints=q.hints,
         )
         slips: tuple[str, ...] = ()
         if policy.show_score:

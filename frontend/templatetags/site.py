@@ -9,6 +9,8 @@ from django.utils.html import format_html
 from frontend.forms import PracticeSessionForm
 from frontend.queries.common import weakest_estimate
 from frontend.queries.roles import menu_roles
+from problems.engine.misconception_names import misconception_name
+from problems.engine.skill_names import skill_name
 
 register = template.Library()
 
@@ -70,10 +72,10 @@ def p2(value: float | None) -> str:
 
 @register.filter
 def weakest(mastery) -> str:
-    """ "kv-cache-bytes at 0.42", or "kv-cache-bytes, not started" where the lesson's
+    """ "KV cache bytes at 0.42", or "KV cache bytes, not started" where the lesson's
     weakest skill has no answer yet (see weakest_estimate)."""
     p = weakest_estimate(mastery)
-    name = mastery.summary.weakest
+    name = skill_name(mastery.summary.weakest)
     return f"{name}, not started" if p is None else f"{name} at {p:.2f}"
 
 
@@ -81,3 +83,15 @@ def weakest(mastery) -> str:
 def weakest_p(mastery) -> str:
     p = weakest_estimate(mastery)
     return "not started" if p is None else f"{p:.2f}"
+
+
+@register.filter(name="skill_name")
+def skill_name_filter(slug: str | None) -> str:
+    """A skill in words (problems.engine.skill_names): pages never show the slug."""
+    return skill_name(slug)
+
+
+@register.filter(name="misconception_name")
+def misconception_name_filter(code: str | None) -> str:
+    """A misconception in words (problems.engine.misconception_names)."""
+    return misconception_name(code)

@@ -1,9 +1,11 @@
 """Gradebooks: per quiz and per course, as pages and as CSV.
 
-The gate is the teaching pages' own: someone who teaches nothing gets 403 (as on
-/teach/ and the builder); an instructor of another course, 404 (as on the item analysis
-and progress pages), never a hint that the quiz or course exists. The reads, and which
-learners a (possibly LMS-scoped) instructor sees, are assess.selectors.gradebook's.
+The gate is the selector's, as on every /teach/ page of one object (item analysis,
+progress, a memo): anyone who does not teach the quiz or course, a learner or an
+instructor of another course, gets 404, never a hint that it exists. (A 403 is for the
+pages that name no object, /teach/ and the builder, to someone who teaches nothing.)
+The reads, and which learners a (possibly LMS-scoped) instructor sees, are
+assess.selectors.gradebook's.
 """
 
 from __future__ import annotations
@@ -12,22 +14,15 @@ import csv
 from datetime import UTC, datetime
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpResponse
 from django.shortcuts import render
 
-from assess import selectors
 from assess.selectors import gradebook
 from frontend.http import missing_is_404
 
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection):
 # such a cell gets a leading apostrophe, which spreadsheets show as plain text.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _teacher_only(user) -> None:
-    if not selectors.user_is_teacher(user=user):
-        raise PermissionDenied
 
 
 def safe_cell(value) -> str:
@@ -58,7 +53,6 @@ def _who(row: gradebook.Row) -> list[str]:
 @login_required
 @missing_is_404
 def quiz_gradebook(request, pk: int):
-    _teacher_only(request.user)
     book = gradebook.quiz_gradebook(user=request.user, pk=pk)
     return render(request, "frontend/teach/gradebook_quiz.html", {"book": book})
 
@@ -105,7 +99,6 @@ def quiz_csv_rows(book: gradebook.QuizGradebook) -> list[list]:
 @login_required
 @missing_is_404
 def quiz_gradebook_csv(request, pk: int):
-    _teacher_only(request.user)
     book = gradebook.quiz_gradebook(user=request.user, pk=pk)
     return _csv_response(f"gradebook-quiz-{book.quiz.pk}.csv", quiz_csv_rows(book))
 
@@ -113,7 +106,6 @@ def quiz_gradebook_csv(request, pk: int):
 @login_required
 @missing_is_404
 def course_gradebook(request, slug: str):
-    _teacher_only(request.user)
     book = gradebook.course_gradebook(user=request.user, slug=slug)
     return render(request, "frontend/teach/gradebook_course.html", {"book": book})
 
@@ -148,6 +140,5 @@ def course_csv_rows(book: gradebook.CourseGradebook) -> list[list]:
 @login_required
 @missing_is_404
 def course_gradebook_csv(request, slug: str):
-    _teacher_only(request.user)
     book = gradebook.course_gradebook(user=request.user, slug=slug)
     return _csv_response(f"gradebook-{book.course.slug}.csv", course_csv_rows(book))

@@ -1,4 +1,4 @@
-"""Quizzes, attempts, questions, answers, reveals and drafts.
+"""Quizzes, attempts, questions, answers, reveals, hints and drafts.
 
 Without JavaScript every form posts and redirects back to the page, which shows the
 stored feedback (PRG). With htmx the same endpoints answer with a fragment: the question
@@ -21,6 +21,7 @@ from assess import selectors
 from assess.errors import Conflict, InvalidInput
 from assess.policy import attempt_over
 from assess.services.attempts import attempt_finish, attempt_start
+from assess.services.hints import hint_request
 from assess.services.questions import question_new_variant
 from assess.services.reveals import part_reveal
 from frontend import answers, queries
@@ -172,6 +173,25 @@ def question_reveal(request, pk: int, qid: int):
     except (Conflict, InvalidInput) as err:
         return _refused(request, attempt, question, [str(err)])
     answers.drafts_clear(request.session, qid, [part])
+    if request.htmx:
+        return _question_fragment(request, attempt, question)
+    return redirect(_question_url(attempt, question))
+
+
+@require_POST
+@login_required
+@missing_is_404
+def question_hint(request, pk: int, qid: int):
+    """The question's next hint, asked from one part (practice and homework; the policy
+    refuses it in exams). The "Hint" button sits in the answer form, so what was typed
+    comes along and is kept as a draft."""
+    question = selectors.question_get_for_writer(user=request.user, attempt_pk=pk, pk=qid)
+    attempt = question.attempt
+    answers.drafts_save(request.session, question.pk, answers.posted_texts(question, request.POST))
+    try:
+        hint_request(attempt=attempt, question=question, part=request.POST.get("hint-part", ""))
+    except (Conflict, InvalidInput) as err:
+        return _refused(request, attempt, question, [str(err)])
     if request.htmx:
         return _question_fragment(request, attempt, question)
     return redirect(_question_url(attempt, question))

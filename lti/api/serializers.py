@@ -6,6 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from assess.api.schema import NamedChoiceField
+from config.fields import StrictIntegerField
 from lti.models import ScoreSync
 
 MAX_RESEND_IDS = 1000
@@ -83,7 +84,7 @@ class ScoreSyncCountsSerializer(serializers.Serializer):
 
 class ResendInputSerializer(serializers.Serializer):
     ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
+        child=StrictIntegerField(min_value=1, max_value=MAX_ID),
         max_length=MAX_RESEND_IDS,
         required=False,
         help_text="The rows to resend (ids from the list); absent: every unsent row of "

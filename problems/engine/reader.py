@@ -13,6 +13,9 @@ Grammar (after trimming surrounding whitespace):
     unit     := whatever units.parse_unit accepts ("GB", "GiB", "GB/s", "ms", "%", "x"...)
 
 A leading "$" means USD and may be followed only by a per-unit ("$0.12/kWh").
+Digits are ASCII: other scripts' digits ("٣٫٥", full-width "１２"), which Python's
+float() would read, are refused with a message saying so. A comma groups thousands only:
+"1,5" and "1.234,5" (decimal commas) are refused, never read as 1.5 or 1234.5.
 Nothing is ever evaluated: the text is matched by regular expressions over ASCII digits,
 and only a string that matched them is given to float().
 """
@@ -98,6 +101,10 @@ def _read(text: str, default_unit: str) -> Reading:
         return _fail(
             f"That answer is too long (at most {MAX_TEXT_CHARS} characters).", default_unit
         )
+
+    foreign = next((c for c in s if (c.isdecimal() and not c.isascii()) or c in "٫٬"), None)
+    if foreign is not None:
+        return _fail(f"Type the digits 0 to 9 ('{foreign}' is not read as a digit).", default_unit)
 
     pos, dollar = 0, False
     if s[0] in "~≈$":

@@ -143,3 +143,26 @@ def test_a_solution_needs_every_part_closed():
     both = q({"a": [RIGHT]}, revealed=["b"])
     assert both.show_solution and not both.can_reveal
     assert both.score == 0.5
+
+
+def test_hints_by_mode_and_part_state_and_what_they_cost():
+    """Practice and homework offer hints, exams and certifications never; only on a part
+    that still takes tries; homework charges hint_penalty per hint, practice nothing."""
+    from assess.policy import hints_offered
+    from assess.scoring import part_score
+
+    offered = {mode: hints_offered(quiz=Quiz(mode=mode)) for mode in Quiz.Mode.values}
+    assert offered == {"practice": True, "homework": True, "exam": False, "certification": False}
+    right = NS(correct=True, score=1.0)
+    common = dict(revealed=False, rules=Rules(False), over=False, grades=True, offered=True)
+    assert part_policy(name="a", tries=[], learner=True, **common).can_hint is True
+    assert part_policy(name="a", tries=[right], learner=True, **common).can_hint is False
+    assert part_policy(name="a", tries=[], learner=False, **common).can_hint is False
+    assert (
+        part_policy(name="a", tries=[], learner=True, **{**common, "over": True}).can_hint is False
+    )
+    homework = Rules.of(Quiz(mode="homework", feedback="immediately", hint_penalty=0.3))
+    practice = Rules.of(Quiz(mode="practice", feedback="immediately", hint_penalty=0.3))
+    assert part_score([right], homework, hints=2) == 0.4
+    assert part_score([right], homework, hints=4) == 0.0  # never below zero
+    assert part_score([right], practice, hints=2) == 1.0

@@ -24,6 +24,12 @@ BAD_BODIES = {
     "nested-objects-100": '{"a":' * 100 + "1" + "}" * 100,
     "truncated": '{"username": "learner", ',
     "not-utf8": b'{"username": "\xff\xfe"}',
+    "lone-surrogate": '{"username": "a\\ud800"}',
+    "lone-surrogate-key": '{"\\udfff": "x", "username": "learner"}',
+    "lone-surrogate-nested": '{"slots": [{"templates": ["\\udbff"]}]}',
+    "nan-literal": '{"pass_mark": NaN}',
+    "infinity-literal": '{"pass_mark": -Infinity}',
+    "5000-digit-integer": '{"question": 1' + "0" * 5000 + "}",
 }
 
 
@@ -123,6 +129,13 @@ def test_the_limit_is_exact():
         parse(nested(MAX_DEPTH + 1))
     wide = '{"a": [1, {"b": [2, 3]}], "c": "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["}'
     assert json_depth(parse(wide)) == 4  # brackets inside strings are text, not depth
+
+
+def test_a_paired_surrogate_is_text():
+    """An escaped pair is one astral character, which is text: only a lone half is refused."""
+    assert parse('{"a": "\\ud83d\\ude00"}') == {"a": "\U0001f600"}
+    with pytest.raises(ParseError, match="lone surrogate"):
+        parse('{"a": "\\ud83d"}')
 
 
 def test_json_depth():

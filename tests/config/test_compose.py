@@ -4,6 +4,7 @@ deploy check."""
 import re
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.config.test_settings import manage
@@ -11,6 +12,8 @@ from tests.config.test_settings import manage
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 APP_ENV = COMPOSE["x-app"]["environment"]
+
+pytestmark = pytest.mark.db_independent  # the compose file and subprocesses of its own
 
 
 def test_mail_and_secret_are_required_and_the_cache_is_redis():

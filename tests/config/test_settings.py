@@ -12,7 +12,19 @@ from config.mail import email_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 # Variables the settings read that must not leak in from the shell running the tests.
-OWN_ENV = {"DATABASE_URL", "DEBUG", "EMAIL_URL", "CACHE_URL", "DEFAULT_FROM_EMAIL", "SERVER_EMAIL"}
+# Each test reads the settings in a subprocess under an environment of its own.
+pytestmark = pytest.mark.db_independent
+
+OWN_ENV = {
+    "DATABASE_URL",
+    "DEBUG",
+    "EMAIL_URL",
+    "CACHE_URL",
+    "DEFAULT_FROM_EMAIL",
+    "SERVER_EMAIL",
+    "SECRET_KEY",
+    "ALLOWED_HOSTS",
+}
 REAL_SECRET = "x7!Qm2#kP9vL0sR4tY8wZ1cF6hJ3nB5dG2aE7uI0oK9jH4gT6yV8"
 
 
@@ -50,6 +62,63 @@ def test_debug_off_refuses_the_embedded_dev_secret():
     proc = manage("check", DEBUG="0")
     assert proc.returncode != 0
     assert "SECRET_KEY" in proc.stderr
+
+
+def test_debug_off_refuses_an_empty_secret():
+    proc = manage("check", DEBUG="0", SECRET_KEY="  ", EMAIL_URL="console://")
+    assert proc.returncode != 0
+    assert "RuntimeError" in proc.stderr and "SECRET_KEY" in proc.stderr
+
+
+SECURITY = (
+    "SESSION_COOKIE_SECURE",
+    "CSRF_COOKIE_SECURE",
+    "SECURE_SSL_REDIRECT",
+    "SECURE_HSTS_SECONDS",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+    "SECURE_HSTS_PRELOAD",
+    "SECURE_CONTENT_TYPE_NOSNIFF",
+    "SECURE_REFERRER_POLICY",
+    "SECURE_CROSS_ORIGIN_OPENER_POLICY",
+    "X_FRAME_OPTIONS",
+)
+
+
+def test_production_sends_hsts_and_secure_cookies_and_development_does_not():
+    """DEBUG=0: https only (redirect, HSTS a year with preload, cookies Secure); DEBUG=1
+    (make run on http://127.0.0.1): none of that, the other headers the same."""
+    production = settings_under(
+        *SECURITY,
+        DEBUG="0",
+        SECRET_KEY=REAL_SECRET,
+        ALLOWED_HOSTS="burnin.example.com",
+        EMAIL_URL="console://",
+    )
+    development = settings_under(*SECURITY, DEBUG="1")
+    always = {
+        "SECURE_CONTENT_TYPE_NOSNIFF": True,
+        "SECURE_REFERRER_POLICY": "same-origin",
+        "SECURE_CROSS_ORIGIN_OPENER_POLICY": "same-origin",
+        "X_FRAME_OPTIONS": "DENY",
+    }
+    assert production == {
+        **always,
+        "SESSION_COOKIE_SECURE": True,
+        "CSRF_COOKIE_SECURE": True,
+        "SECURE_SSL_REDIRECT": True,
+        "SECURE_HSTS_SECONDS": 31536000,
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS": True,
+        "SECURE_HSTS_PRELOAD": True,
+    }
+    assert development == {
+        **always,
+        "SESSION_COOKIE_SECURE": False,
+        "CSRF_COOKIE_SECURE": False,
+        "SECURE_SSL_REDIRECT": False,
+        "SECURE_HSTS_SECONDS": 0,
+        "SECURE_HSTS_INCLUDE_SUBDOMAINS": False,
+        "SECURE_HSTS_PRELOAD": False,
+    }
 
 
 def settings_under(*names: str, **env: str) -> dict:
@@ -156,8 +225,9 @@ def test_cache_url_selects_the_cache():
     )
     redis = settings_under("CACHES", CACHE_URL="redis://cache:6379/2")["CACHES"]["default"]
     assert redis == {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.cache.TolerantRedisCache",
         "LOCATION": "redis://cache:6379/2",
+        "OPTIONS": {"socket_timeout": 1.0, "socket_connect_timeout": 1.0},
     }
     proc = manage("check", CACHE_URL="memcached://cache:11211")
     assert proc.returncode != 0 and "CACHE_URL" in proc.stderr
@@ -185,13 +255,3 @@ def test_database_url_selects_the_engine():
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
     assert proc.stdout.split() == ["django.db.backends.postgresql", "burn"], proc.stderr
-
-
-@pytest.mark.celery_config
-def test_celery_runs_in_process_without_a_broker(settings):
-    from config.celery import app
-
-    if os.environ.get("CELERY_BROKER_URL"):
-        assert app.conf.task_always_eager is False
-    else:
-        assert app.conf.task_always_eager is True

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.db_independent  # a file-backed SQLite server of its own
+
 ROOT = Path(__file__).resolve().parents[2]
 WRITERS = 20
 

@@ -6,6 +6,7 @@ import pytest
 from drf_spectacular.generators import SchemaGenerator
 from rest_framework.test import APIClient
 
+from curricula.models import Lesson
 from curricula.schema import load_catalog
 from curricula.services import curricula_load
 from tests.curricula import urls as test_urls
@@ -105,6 +106,10 @@ def test_lesson_detail(client, django_assert_max_num_queries):
     assert body["module"] == {"slug": "intermediate", "title": "Intermediate"}
     assert all(isinstance(o, str) and o for o in body["objectives"])
     assert "kv-cache-bytes" in body["skills"]
+    # the key ideas as the data file has them (Markdown, TeX maths), not the page's HTML
+    lesson = Lesson.objects.get(slug="the-kv-cache")
+    assert body["key_ideas"] == lesson.key_ideas and "$" in body["key_ideas"]
+    assert "<math" not in body["key_ideas"]
 
 
 def test_planned_lesson_has_no_templates_and_null_minutes_where_unknown(client, edit):

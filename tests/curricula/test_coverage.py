@@ -125,6 +125,7 @@ def test_database_source_sees_a_gap(edit):
     assert "learn-ai-infrastructure/quantization" in out
 
 
+@pytest.mark.db_independent
 def test_real_exit_codes(edit):
     """The process exit status, as CI sees it; the files source needs no database."""
 

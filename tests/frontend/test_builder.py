@@ -257,3 +257,18 @@ def test_the_teach_index_shows_each_quizs_status(teacher, course, instructor):
     QuizFactory(course=course, status="draft", title="A draft")
     html = teacher.get("/teach/").content.decode()
     assert re.search(r"A draft</a></th><td>Draft</td>", html)
+
+
+def test_the_builder_sets_a_homework_hint_penalty_and_refuses_one_elsewhere(teacher):
+    html = teacher.get(NEW).content.decode()
+    assert "Penalty per hint (0 to 1)" in html
+    response = teacher.post(NEW, builder_post(mode="homework", hint_penalty="0.25"))
+    assert response.status_code == 302, response.content.decode()[:2000]
+    assert Quiz.objects.get().hint_penalty == 0.25
+    edit = teacher.get(f"/teach/quizzes/{Quiz.objects.get().pk}/edit/").content.decode()
+    assert 'name="hint_penalty" value="0.25"' in edit
+    refused = teacher.post(NEW, builder_post(mode="exam", hint_penalty="0.25"))
+    assert (
+        refused.status_code == 200 and "Only homework charges for hints" in refused.content.decode()
+    )
+    assert Quiz.objects.count() == 1

@@ -40,13 +40,14 @@ def test_dashboard_charts_skill_history_and_lists_attempts(login, learner, lesso
     chart = html[html.index('class="chart history"') : html.index("</svg>")]
     # One line per skill of weights-memory, one point per evidence answer: 2 x 2.
     assert chart.count("<circle") == 4 and chart.count('class="series"') == 2
-    assert "weights-bytes" in chart and "units-gb-gib" in chart
+    assert "Bytes of weights" in chart and "GB and GiB" in chart  # words, not slugs
+    assert "weights-bytes" not in chart
     assert "GPU Memory Math" not in chart  # skills, not a lesson minimum
     # Lesson practice enrolled the learner: the course and the lesson's summary show.
     assert "AI Infra" in html and 'href="/lessons/gpu-memory-math/"' in html
     assert "0 of 2" in html
     skills = html[html.index("<caption>Your skills now</caption>") :]
-    assert '<th scope="row">weights-bytes</th>' in skills
+    assert '<th scope="row">Bytes of weights</th>' in skills
     assert '<td class="num">2</td>' in skills  # two answers of evidence
     assert f'href="/attempts/{practice.attempt.pk}/"' in html
     assert "Practice: GPU Memory Math" in html
@@ -105,7 +106,7 @@ def test_each_practised_skill_reads_in_words_and_figures(login, learner, lesson,
     p = SkillMastery.objects.get(learner=learner, skill="weights-bytes").p_mastery
     html = login(learner).get("/dashboard/").content.decode()
     mine = course_section(html, "ai-infra")
-    row = mine[mine.index('<span class="skill-name">weights-bytes</span>') :]
+    row = mine[mine.index('<span class="skill-name">Bytes of weights</span>') :]
     row = row[: row.index("</li>")]
     assert f"<strong>{p * 100:.0f}%</strong>, practising" in row
     assert f'value="{p:.3f}" aria-hidden="true"' in row  # the bar repeats the figure

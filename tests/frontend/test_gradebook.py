@@ -167,7 +167,9 @@ def test_course_gradebook_has_learners_by_quizzes(login, instructor, exam, grade
     )
     QuizFactory(course=course, title="Practice box", adaptive=True)
     QuizFactory(course=CourseFactory(slug="elsewhere"), title="Other course quiz")
+    QuizFactory(course=course, title="Unpublished draft", status=Quiz.Status.DRAFT)
     html = login(instructor).get("/teach/courses/ai-infra/gradebook/").content.decode()
+    assert "Unpublished draft" not in html  # no one can have taken it: no empty column
     assert "Gradebook: AI Infra" in html
     assert f'href="/teach/quizzes/{exam.pk}/gradebook/"' in html
     assert f'href="/teach/quizzes/{drill.pk}/gradebook/"' in html
@@ -187,6 +189,7 @@ def test_course_gradebook_has_learners_by_quizzes(login, instructor, exam, grade
         "Sizing exam: finished (UTC)",
     ]
     assert rows[0][8:10] == ["Drill: points", "Drill: points possible"]
+    assert not any(h.startswith("Unpublished draft") for h in rows[0])
     ann = rows[1]
     assert ann[:7] == ["Ann Lee", "ann", "ann@example.com", "2", "2", "100", "2"]
     assert ann[7].endswith("+00:00")
@@ -205,9 +208,11 @@ def urls(exam) -> list[str]:
     ]
 
 
-def test_learners_get_403(login, enrolled, exam):
+def test_learners_get_404(login, enrolled, exam):
+    """A gradebook is a page of one object: to a learner it is not there (404), as
+    every other /teach/ page of one quiz or course is (tests/access)."""
     client = login(enrolled)
-    assert [client.get(u).status_code for u in urls(exam)] == [403] * 4
+    assert [client.get(u).status_code for u in urls(exam)] == [404] * 4
 
 
 def test_signed_out_visitors_are_sent_to_sign_in(client, exam):

@@ -104,9 +104,9 @@ def test_an_unpractised_skill_says_not_started_not_the_prior(login, learner, mod
         idempotency_key="k1",
     )
     html = client.get("/lessons/mixed/").content.decode()
-    assert "0 of 5 skills mastered</strong>; weakest: kv-cache-bytes, not started" in html
-    row = html[html.index('<th scope="row">kv-cache-bytes</th>') :].split("</tr>")[0]
+    assert "0 of 5 skills mastered</strong>; weakest: KV cache bytes, not started" in html
+    row = html[html.index('<th scope="row">KV cache bytes</th>') :].split("</tr>")[0]
     assert "—" in row and "not started" in row and "0.20" not in row
     assert (
-        "weakest: kv-cache-bytes, not started" in client.get("/courses/ai-infra/").content.decode()
+        "weakest: KV cache bytes, not started" in client.get("/courses/ai-infra/").content.decode()
     )

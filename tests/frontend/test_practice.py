@@ -73,7 +73,7 @@ def test_right_answer_is_correct_shows_the_solution_and_raises_mastery(login, le
     assert '<form class="answer"' not in html and "Show the answer" not in html
     after = client.get("/lessons/gpu-memory-math/").content.decode()
     assert 'id="lesson-mastery">0 of 2 skills mastered' in after
-    assert "weights-bytes" in after and "units-gb-gib" in after
+    assert "Bytes of weights" in after and "GB and GiB" in after
 
 
 def test_htmx_post_returns_the_question_fragment_with_feedback(login, learner, practice):

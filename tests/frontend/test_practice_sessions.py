@@ -16,6 +16,7 @@ from assess.services.attempts import attempt_finish
 from assess.services.practice_sessions import practice_session_start
 from assess.services.questions import practice_question_add
 from assess.services.responses import response_submit
+from problems.engine.skill_names import skill_name
 from tests.factories import LessonFactory
 from tests.frontend.helpers import gib_slip_text, right_text
 
@@ -138,7 +139,7 @@ def test_a_session_ended_after_three_questions_shows_its_summary(login, learner,
         assert len(events) == 3  # one first try per question
         before, after = round(events[0].p_before * 100), round(events[-1].p_after * 100)
         assert after != before
-        assert f"{skill} {before}% {after}% up {after - before} point" in page
+        assert f"{skill_name(skill)} {before}% {after}% up {after - before} point" in page
     # What next: this lesson, whose weakest skill is named, with a start form.
     assert "This lesson again: its weakest skill is" in page
     assert "Practice this lesson again</button>" in html

@@ -153,7 +153,7 @@ def test_item_analysis_charts_and_names_misconceptions(login, instructor, answer
     html = login(instructor).get(f"/teach/quizzes/{answered_exam.pk}/items/").content.decode()
     assert 'class="chart correct"' in html and 'class="chart discrimination"' in html
     assert "3 attempts" in html
-    assert "gb-vs-gib × 2" in html
+    assert '<span title="gb-vs-gib">GB and GiB mixed up</span> × 2' in html  # words; code on hover
     assert 'data-value="0.333333"' in html  # 1 of 3 correct on weights-memory
 
 

@@ -31,6 +31,7 @@ from tests.lti.conftest import (
     row_counts,
     signed_in_user,
 )
+from tests.policy import csp_directives, frame_ancestors
 
 DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
 TARGETS = {"accept_presentation_document_targets": ["iframe"]}
@@ -122,7 +123,8 @@ def test_an_instructor_links_a_quiz_and_the_link_starts_it(platform, quizzes):
 
     # the picker: framable by the platform, the quizzes the teacher may link
     assert "X-Frame-Options" not in page
-    assert page["Content-Security-Policy"] == f"frame-ancestors {ISS}"
+    assert frame_ancestors(page) == ISS
+    assert csp_directives(page)["script-src"] == "'self'"  # the site's policy, kept
     html = page.content.decode()
     for title in ("Memory drill", "Second drill", "Open drill"):
         assert title in html
@@ -136,6 +138,13 @@ def test_an_instructor_links_a_quiz_and_the_link_starts_it(platform, quizzes):
     assert "X-Frame-Options" not in response
     action, token = _returned_form(response)
     assert action == DL_RETURN_URL
+    # It posts itself by a static script; the policy lets forms post to the LMS's return
+    # origin and ours, and still refuses inline script.
+    policy = csp_directives(response)
+    assert policy["form-action"] == f"'self' {ISS}" and policy["script-src"] == "'self'"
+    assert re.findall(r"<script[^>]*>[^<]*</script>", response.content.decode()) == [
+        '<script src="/static/lti/deep-link-submit.js"></script>'
+    ]
 
     claims = _verify_with_our_jwks(platform.client, token)
     assert claims["aud"] in (ISS, [ISS])
@@ -266,3 +275,15 @@ def test_the_deep_link_return_url_is_escaped_in_the_form(platform, quizzes):
     response = _pick(platform.client, picker_url, quizzes["open"].pk)
     assert "<script>x" not in response.content.decode()
     assert _returned_form(response)[0] == url
+
+
+def test_the_picker_says_which_quizzes_are_drafts(platform, quizzes):
+    """A draft may be linked ahead of publishing (an LMS course is often built first),
+    but the instructor is told that learners cannot start it yet."""
+    QuizFactory(course=platform.quiz.course, title="Draft drill", status="draft")
+    _teacher_instructs_the_course(platform)
+    _, page = _picker(platform)
+    items = {li.split("</label>")[0] for li in page.content.decode().split("<li>")[1:]}
+    (draft,) = [i for i in items if "Draft drill" in i]
+    assert "a draft</strong>: learners reach it from the LMS once you publish it" in draft
+    assert all("a draft" not in i for i in items if "Draft drill" not in i)

@@ -5,6 +5,7 @@ Elsewhere they skip, except with REQUIRE_SERVICES=1, where a missing service fai
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -93,3 +94,29 @@ def celery_worker_process(services_ready, transactional_db):
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
         proc.kill()
+
+
+@pytest.fixture
+def private_redis(tmp_path, monkeypatch):
+    """A private Redis, running, that this process now publishes to (and pings workers
+    through): CELERY_BROKER_WRITE_URL outranks the settings' broker URL in Celery, and the
+    app's pools are reset so the next publish connects there. Skipped without
+    redis-server, failed under REQUIRE_SERVICES=1."""
+    if shutil.which("redis-server") is None:
+        if os.environ.get("REQUIRE_SERVICES") == "1":
+            pytest.fail("redis-server is not installed")
+        pytest.skip("redis-server is not installed")
+    from config.celery import app
+    from tests.services.redis_server import RedisServer
+
+    server = RedisServer(tmp_path)
+    server.start()
+    monkeypatch.setenv("CELERY_BROKER_WRITE_URL", server.url)
+    monkeypatch.setattr(app, "_pool", None)
+    monkeypatch.setattr(app.amqp, "_producer_pool", None)
+    yield server
+    server.stop()
+    if app._pool is not None:
+        app._pool.force_close_all()
+    if app.amqp._producer_pool is not None:
+        app.amqp._producer_pool.force_close_all()

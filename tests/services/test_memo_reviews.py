@@ -29,9 +29,7 @@ import json
 import math
 import os
 import re
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -58,6 +56,7 @@ from assess.services.memos import (
 )
 from config.celery import app
 from tests.factories import CourseFactory, UserFactory
+from tests.services.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK = "assess.tasks.review_memo_version"
@@ -103,12 +102,6 @@ def broker_backlog(url: str, queue: str) -> dict:
     finally:
         client.close()
     return {"waiting": waiting, "unacked": len(unacked)}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Worker:
@@ -181,41 +174,6 @@ class Worker:
         self.proc.wait(timeout=10)
 
 
-class RedisServer:
-    """A private redis-server on a spare port, which a test may stop and start again."""
-
-    def __init__(self, workdir: Path):
-        self.port = free_port()
-        self.workdir = workdir
-        self.proc = None
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [
-                shutil.which("redis-server"), "--port", str(self.port),
-                "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                "--dir", str(self.workdir),
-            ],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        client = redis.Redis.from_url(self.url, socket_connect_timeout=0.5)
-
-        def answers():
-            try:
-                return client.ping()
-            except redis.ConnectionError:
-                return False
-
-        wait_for("the private redis-server answers", answers, timeout=10, every=0.05)
-        client.close()
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            self.proc.wait(timeout=10)
-
-
 # ----------------------------------------------------------------------------- fixtures
 
 
@@ -264,28 +222,6 @@ def workers(tmp_path):
     for worker in started:
         worker.stop()
         print(f"--- {worker.name}\n{worker.output()}")  # shown when the test fails
-
-
-@pytest.fixture
-def private_redis(tmp_path, monkeypatch):
-    """A private Redis, running, that this process now publishes to (and pings workers
-    through): CELERY_BROKER_WRITE_URL outranks the settings' broker URL in Celery, and the
-    app's pools are reset so the next publish connects there."""
-    if shutil.which("redis-server") is None:
-        if os.environ.get("REQUIRE_SERVICES") == "1":
-            pytest.fail("redis-server is not installed")
-        pytest.skip("redis-server is not installed")
-    server = RedisServer(tmp_path)
-    server.start()
-    monkeypatch.setenv("CELERY_BROKER_WRITE_URL", server.url)
-    monkeypatch.setattr(app, "_pool", None)
-    monkeypatch.setattr(app.amqp, "_producer_pool", None)
-    yield server
-    if app._pool is not None:
-        app._pool.force_close_all()
-    if app.amqp._producer_pool is not None:
-        app.amqp._producer_pool.force_close_all()
-    server.stop()
 
 
 def worker_env(server: RedisServer, **extra) -> dict:

@@ -16,6 +16,11 @@ from assess.api.serializers.extensions import (
     ExtensionInputSerializer,
     ExtensionSerializer,
 )
+from assess.api.serializers.hints import (
+    HintInputSerializer,
+    HintSerializer,
+    QuestionHintsSerializer,
+)
 from assess.api.serializers.mastery import (
     ItemStatsSerializer,
     LessonMasterySerializer,
@@ -87,6 +92,9 @@ __all__ = [
     "ResponseInputSerializer",
     "ResponseResultSerializer",
     "RevealInputSerializer",
+    "HintInputSerializer",
+    "HintSerializer",
+    "QuestionHintsSerializer",
     "ReviewPartSerializer",
     "ReviewQuestionSerializer",
     "SkillMasterySerializer",

@@ -6,6 +6,7 @@ from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
 from assess.models import Enrolment
+from config.fields import StrictCharField
 
 USERNAME_MAX = 150  # Django's username length
 PASSWORD_MAX = 4096  # longer is no password anyone types, and costs hashing time
@@ -19,10 +20,8 @@ class TokenRequestSerializer(AuthTokenSerializer):
     # `token` field, the answer's, which a request model must not demand; and with
     # bounded lengths.
 
-    username = serializers.CharField(max_length=USERNAME_MAX, write_only=True)
-    password = serializers.CharField(
-        max_length=PASSWORD_MAX, trim_whitespace=False, write_only=True
-    )
+    username = StrictCharField(max_length=USERNAME_MAX, write_only=True)
+    password = StrictCharField(max_length=PASSWORD_MAX, trim_whitespace=False, write_only=True)
     token = None
 
     class Meta:
@@ -31,8 +30,12 @@ class TokenRequestSerializer(AuthTokenSerializer):
 
 class TokenSerializer(serializers.Serializer):
     token = serializers.CharField(
-        help_text="Send it as `Authorization: Token <token>`. It stays valid until it is "
-        "revoked; asking again returns the same token."
+        help_text="Send it as `Authorization: Token <token>`. It is valid until "
+        "`expires_at` or until it is revoked; asking again returns the same token until "
+        "then, and a new one after it has expired."
+    )
+    expires_at = serializers.DateTimeField(
+        help_text="When the token stops working (a 401 with code `token_expired`)."
     )
 
 
@@ -53,6 +56,6 @@ class EnrolmentSerializer(serializers.ModelSerializer):
 
 
 class EnrolmentInputSerializer(serializers.Serializer):
-    username = serializers.CharField(
+    username = StrictCharField(
         max_length=USERNAME_MAX, help_text="The learner's username; 400 if there is none."
     )

@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from assess.models import Extension
 from assess.services.extensions import MAX_EXTRA_TIME
+from config.fields import StrictIntegerField
 
 EXTRA_TIME_HELP = (
     "Minutes added to the quiz's time limit for each of this learner's attempts, an "
@@ -57,7 +58,7 @@ class ExtensionSerializer(serializers.ModelSerializer):
 class ExtensionInputSerializer(serializers.Serializer):
     """The whole extension (an upsert): give extra time, a later close, or both."""
 
-    extra_time_minutes = serializers.IntegerField(
+    extra_time_minutes = StrictIntegerField(
         min_value=1,
         max_value=int(MAX_EXTRA_TIME.total_seconds() // 60),
         required=False,

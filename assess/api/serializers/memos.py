@@ -6,7 +6,7 @@ may be null says so (a review, and its scores, are null until a worker has writt
 The brief and the review are stored or built as dicts (Brief.as_dict(), Review.as_dict())
 and sent as they are; their serializers only document them, and tests/assess/api/
 test_memos.py fails when a key is added or dropped on either side. Request fields take
-their JSON type only (StrictCharField, StrictFloatField), as the schema says.
+their JSON type only (config/fields.py), as the schema says.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from assess.api.schema import NamedChoiceField
 from assess.models import Memo, MemoDecision, MemoVersion
 from assess.services.memos import MAX_MEMO_CHARS, adjusted_score
 from config.api_errors import FlatErrorsListSerializer
+from config.fields import StrictCharField, StrictFloatField
 
 MAX_COMMENT = 5000
 MAX_ADJUSTMENT_COMMENT = 2000
@@ -46,31 +47,13 @@ MARKDOWN_HELP = (
 
 def _validate_markdown(text: str) -> str:
     """The service refuses a memo that is only whitespace: say so here, before the brief
-    is drawn. (NUL and lone surrogates are refused by DRF's CharField itself.)"""
+    is drawn. (NUL is refused by DRF's CharField itself, lone surrogates by the JSON
+    parser, config/parsers.py.)"""
     if not text.strip():
         raise serializers.ValidationError(
             "The memo is empty: send its Markdown text.", code="blank"
         )
     return text
-
-
-class StrictCharField(serializers.CharField):
-    """A string only: DRF's CharField would store `0` or `true` as text, which the
-    schema (type string) tells a client is refused."""
-
-    def to_internal_value(self, data):
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class StrictFloatField(serializers.FloatField):
-    """A JSON number only: DRF's FloatField would take `"3"` or `true`."""
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool) or not isinstance(data, int | float):
-            self.fail("invalid")
-        return super().to_internal_value(data)
 
 
 # ----------------------------------------------------------------------------- brief

@@ -12,7 +12,9 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from assess.api.serializers.hints import QuestionHintsSerializer
 from assess.api.serializers.responses import ResponseResultSerializer
+from assess.selectors.hints import question_hints
 from config.representation import PlainRepresentation
 
 STATEMENT_HTML_HELP = "The statement as HTML, maths as MathML."
@@ -85,6 +87,11 @@ class PartStatusSerializer(PlainRepresentation, serializers.Serializer):
         source="accepts", help_text="The learner may send an answer to this part now."
     )
     score = serializers.SerializerMethodField()
+    hints_used = serializers.IntegerField(help_text="Hints asked from this part.")
+    can_hint = serializers.BooleanField(
+        help_text="The learner may ask for a hint from this part now (POST .../hints/): "
+        "the quiz offers hints and the part still takes answers."
+    )
 
     @extend_schema_field(
         serializers.FloatField(
@@ -146,6 +153,13 @@ class ReviewQuestionSerializer(PlainRepresentation, serializers.Serializer):
         help_text="Immediate feedback: a part still open may be revealed "
         "(POST .../reveal/), which forfeits its remaining tries.",
     )
+    hints = serializers.SerializerMethodField()
+
+    @extend_schema_field(QuestionHintsSerializer)
+    def get_hints(self, review) -> dict:
+        policy = review.policy
+        total = len(question_hints(review.question)) if policy.hints_offered else None
+        return {"offered": policy.hints_offered, "used": policy.hints_used, "total": total}
 
     @extend_schema_field(ReviewPartSerializer(many=True))
     def get_parts(self, review) -> list[dict]:

@@ -24,6 +24,7 @@ from assess.services.quizzes import (
     SlotSpec,
 )
 from config.api_errors import FlatErrorsListSerializer
+from config.fields import StrictCharField, StrictFloatField, StrictIntegerField, StrictSlugField
 
 MAX_TEMPLATES_PER_SLOT = 100
 MAX_LESSONS = 200
@@ -63,6 +64,10 @@ NEW_STATUS_HELP = (
     "existed) or `draft` (only its instructors and staff see it until "
     "POST /api/quizzes/{id}/publish/)."
 )
+HINT_PENALTY_HELP = (
+    "Homework only: the share of a part's credit lost for each hint asked from it "
+    "(practice hints are free; exams and certifications offer none)."
+)
 PENALTY_HELP = (
     "Immediate feedback only: the share of a part's credit lost for each try before the "
     "first correct one."
@@ -80,11 +85,11 @@ class SlotSerializer(serializers.Serializer):
 
 
 class SlotInputSerializer(serializers.Serializer):
-    points = serializers.IntegerField(
+    points = StrictIntegerField(
         min_value=1, max_value=MAX_POINTS, default=1, help_text="What the question is worth."
     )
     templates = serializers.ListField(
-        child=serializers.CharField(max_length=64),
+        child=StrictCharField(max_length=64),
         min_length=1,
         max_length=MAX_TEMPLATES_PER_SLOT,
         help_text="Slugs of problem templates (`manage.py problems list`), each listed "
@@ -128,6 +133,7 @@ class QuizSerializer(serializers.ModelSerializer):
     )
     tries_per_part = serializers.IntegerField(read_only=True, allow_null=True, help_text=TRIES_HELP)
     penalty_per_try = serializers.FloatField(read_only=True, help_text=PENALTY_HELP)
+    hint_penalty = serializers.FloatField(read_only=True, help_text=HINT_PENALTY_HELP)
     slots = SlotSerializer(many=True, read_only=True)
     closes_at_for_you = serializers.SerializerMethodField()
     status = serializers.SerializerMethodField()
@@ -149,6 +155,7 @@ class QuizSerializer(serializers.ModelSerializer):
             "counting_attempt",
             "tries_per_part",
             "penalty_per_try",
+            "hint_penalty",
             "slots",
             "closes_at_for_you",
             "status",
@@ -182,7 +189,7 @@ class QuizSerializer(serializers.ModelSerializer):
 
 
 class QuizCreateSerializer(serializers.Serializer):
-    title = serializers.CharField(max_length=200)
+    title = StrictCharField(max_length=200)
     mode = serializers.ChoiceField(choices=Quiz.Mode.choices, help_text=MODE_HELP)
     slots = SlotInputSerializer(
         many=True,
@@ -190,7 +197,7 @@ class QuizCreateSerializer(serializers.Serializer):
         max_length=MAX_SLOTS,
         help_text=f"The questions, in order: 1 to {MAX_SLOTS} slots.",
     )
-    course = serializers.SlugField(
+    course = StrictSlugField(
         required=False,
         allow_null=True,
         max_length=100,
@@ -200,13 +207,13 @@ class QuizCreateSerializer(serializers.Serializer):
         "for a quiz open to every signed-in user.",
     )
     lessons = serializers.ListField(
-        child=serializers.SlugField(max_length=100),
+        child=StrictSlugField(max_length=100),
         required=False,
         default=list,
         max_length=MAX_LESSONS,
         help_text="Slugs of the lessons the quiz tests.",
     )
-    time_limit_minutes = serializers.IntegerField(
+    time_limit_minutes = StrictIntegerField(
         min_value=1,
         max_value=int(MAX_TIME_LIMIT.total_seconds() // 60),
         required=False,
@@ -214,14 +221,14 @@ class QuizCreateSerializer(serializers.Serializer):
         help_text="Time per attempt, at most 7 days (10080 minutes); null for no limit. "
         "An attempt also ends when the quiz closes.",
     )
-    attempts_allowed = serializers.IntegerField(
+    attempts_allowed = StrictIntegerField(
         min_value=1,
         max_value=MAX_ATTEMPTS,
         required=False,
         allow_null=True,
         help_text="Attempts per learner; null for unlimited.",
     )
-    tries_per_part = serializers.IntegerField(
+    tries_per_part = StrictIntegerField(
         min_value=1,
         max_value=MAX_TRIES,
         required=False,
@@ -229,11 +236,17 @@ class QuizCreateSerializer(serializers.Serializer):
         help_text=f"{TRIES_HELP} Default: 3 for homework, unlimited for practice. Refused "
         "(400) with later feedback, where the last saved answer counts.",
     )
-    penalty_per_try = serializers.FloatField(
+    penalty_per_try = StrictFloatField(
         min_value=0.0,
         max_value=1.0,
         default=0.0,
         help_text=f"{PENALTY_HELP} Refused (400) when not 0 with later feedback.",
+    )
+    hint_penalty = StrictFloatField(
+        min_value=0.0,
+        max_value=1.0,
+        default=0.0,
+        help_text=f"{HINT_PENALTY_HELP} Default 0. Refused (400) when not 0 outside homework.",
     )
     feedback = serializers.ChoiceField(
         choices=Quiz.Feedback.choices,
@@ -250,7 +263,7 @@ class QuizCreateSerializer(serializers.Serializer):
         allow_null=True,
         help_text="No attempt starts, and none takes answers, from this time; after `opens_at`.",
     )
-    pass_mark = serializers.FloatField(
+    pass_mark = StrictFloatField(
         min_value=0.0, max_value=1.0, default=0.5, help_text="Score (0 to 1) to pass."
     )
     counting_attempt = serializers.ChoiceField(
@@ -281,5 +294,6 @@ class QuizCreateSerializer(serializers.Serializer):
             pass_mark=d["pass_mark"],
             tries_per_part=d.get("tries_per_part"),
             penalty_per_try=d["penalty_per_try"],
+            hint_penalty=d["hint_penalty"],
             counting_attempt=d["counting_attempt"],
         )

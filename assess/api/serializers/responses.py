@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from config.fields import StrictCharField, StrictIntegerField
 from config.representation import PlainRepresentation
 
 MAX_ID = 2**63 - 1  # the largest primary key the databases store
@@ -22,11 +23,11 @@ IDEMPOTENCY_HELP = (
 
 
 class ResponseInputSerializer(serializers.Serializer):
-    question = serializers.IntegerField(
+    question = StrictIntegerField(
         min_value=1, max_value=MAX_ID, help_text="The question's `id`, from this attempt."
     )
-    part = serializers.CharField(max_length=64, help_text="The part's `name`.")
-    answer = serializers.CharField(
+    part = StrictCharField(max_length=64, help_text="The part's `name`.")
+    answer = StrictCharField(
         max_length=1000,
         allow_blank=True,
         trim_whitespace=False,
@@ -35,8 +36,8 @@ class ResponseInputSerializer(serializers.Serializer):
         "answer the reader cannot read is a 400 with code `unreadable_answer` and "
         '`"valid": false`, saying what it expected; it is not stored and costs no try.',
     )
-    idempotency_key = serializers.CharField(max_length=MAX_KEY, help_text=IDEMPOTENCY_HELP)
-    time_spent_ms = serializers.IntegerField(
+    idempotency_key = StrictCharField(max_length=MAX_KEY, help_text=IDEMPOTENCY_HELP)
+    time_spent_ms = StrictIntegerField(
         min_value=0,
         max_value=2**31 - 1,
         required=False,
@@ -83,4 +84,4 @@ class ResponseResultSerializer(PlainRepresentation, serializers.Serializer):
 
 
 class RevealInputSerializer(serializers.Serializer):
-    part = serializers.CharField(max_length=64, help_text="The `name` of the part to reveal.")
+    part = StrictCharField(max_length=64, help_text="The `name` of the part to reveal.")

@@ -5,6 +5,7 @@ from assess.api.views.attempts import (
     AttemptDetailView,
     AttemptFinishView,
     AttemptResponsesView,
+    HintView,
     NewVariantView,
     RevealView,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "AttemptDetailView",
     "AttemptFinishView",
     "AttemptResponsesView",
+    "HintView",
     "CapstoneBriefView",
     "CourseEnrolView",
     "CourseEnrolmentDetailView",

@@ -15,6 +15,7 @@ from assess.api import serializers as s
 from assess.api.views.base import E409, E422, AssessAPIView, service_validation
 from assess.policy import feedback_visible
 from assess.services.attempts import attempt_finish
+from assess.services.hints import hint_request
 from assess.services.questions import question_new_variant
 from assess.services.responses import response_submit
 from assess.services.reveals import part_reveal
@@ -140,3 +141,22 @@ class RevealView(AssessAPIView):
         part_reveal(attempt=attempt, question=question, part=data.validated_data["part"])
         review = selectors.question_review(user=request.user, attempt=attempt, question=question)
         return Response(s.ReviewQuestionSerializer(review, context={"visible": True}).data)
+
+
+@service_validation("part")
+class HintView(AssessAPIView):
+    @extend_schema(
+        summary="Ask for the question's next hint",
+        description=docs.HINT,
+        request=s.HintInputSerializer,
+        responses={200: s.HintSerializer, 409: E409},
+        examples=docs.HINT_EXAMPLES,
+    )
+    def post(self, request, pk: int, qid: int):
+        question = selectors.question_get_for_writer(user=request.user, attempt_pk=pk, pk=qid)
+        data = s.HintInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        shown = hint_request(
+            attempt=question.attempt, question=question, part=data.validated_data["part"]
+        )
+        return Response(s.HintSerializer(shown).data)

@@ -18,7 +18,7 @@ from assess.api.views.base import (
 )
 from assess.errors import InvalidInput
 from assess.services.enrolments import enrolment_add, enrolment_remove, enrolment_self
-from assess.services.questions import practice_question_add
+from assess.services.practice_sessions import practice_question_open_ended
 from config.pagination import Pagination, paginate
 from curricula.models import Course
 from curricula.selectors import lesson_get
@@ -108,5 +108,6 @@ class LessonPracticeView(AssessAPIView):
         responses={201: s.PracticeQuestionSerializer, 403: E403, 409: E409},
     )
     def post(self, request, slug: str):
-        practice = practice_question_add(learner=request.user, lesson=lesson_get(slug=slug))
+        lesson = lesson_get(slug=slug)
+        practice = practice_question_open_ended(learner=request.user, lesson=lesson)
         return Response(s.PracticeQuestionSerializer(practice).data, status=201)

@@ -36,6 +36,7 @@ from config.pagination import Pagination, paginate
     "feedback",
     "tries_per_part",
     "penalty_per_try",
+    "hint_penalty",
     "attempts_allowed",
     "opens_at",
     "closes_at",

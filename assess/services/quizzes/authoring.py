@@ -21,6 +21,8 @@ from assess.services.quizzes.guards import (
     lock_counting_attempts,
 )
 from assess.services.quizzes.spec import CheckedSpec, QuizSpec, spec_check, spec_course
+from audit.models import AuditEvent
+from audit.services import audit_record
 
 COPY_SUFFIX = " (copy)"
 TITLE_MAX = 200
@@ -55,6 +57,7 @@ def quiz_create(*, user, spec: QuizSpec, status: str = Quiz.Status.PUBLISHED) ->
     with transaction.atomic():
         quiz = Quiz.objects.create(**checked.field_values(), status=status, created_by=user)
         _write_slots(quiz, checked)
+        audit_record(actor=user, action=AuditEvent.Action.QUIZ_CREATE, target=quiz)
     return quiz
 
 
@@ -100,6 +103,7 @@ def quiz_update(*, user, quiz: Quiz, spec: QuizSpec) -> Quiz:
         locked.save(update_fields=list(values))
         locked.slots.all().delete()
         _write_slots(locked, checked)
+        audit_record(actor=user, action=AuditEvent.Action.QUIZ_UPDATE, target=locked)
     return locked
 
 
@@ -124,6 +128,7 @@ def quiz_duplicate(*, user, quiz: Quiz) -> Quiz:
         "counting_attempt",
         "tries_per_part",
         "penalty_per_try",
+        "hint_penalty",
     )
     with transaction.atomic():
         copy = Quiz.objects.create(
@@ -137,4 +142,10 @@ def quiz_duplicate(*, user, quiz: Quiz) -> Quiz:
             for s in quiz.slots.order_by("order")
         )
         copy.lessons.set(quiz.lessons.all())
+        audit_record(
+            actor=user,
+            action=AuditEvent.Action.QUIZ_DUPLICATE,
+            target=copy,
+            detail={"from_quiz": quiz.pk},
+        )
     return copy

@@ -33,6 +33,8 @@ from assess.services.quizzes.guards import (
     check_managed_here,
     lock_counting_attempts,
 )
+from audit.models import AuditEvent
+from audit.services import audit_record
 
 
 def _check(user, quiz: Quiz) -> None:
@@ -61,6 +63,7 @@ def quiz_publish(*, user, quiz: Quiz, now: datetime | None = None) -> Quiz:
             )
         locked.status = Quiz.Status.PUBLISHED
         locked.save(update_fields=["status"])
+        audit_record(actor=user, action=AuditEvent.Action.QUIZ_PUBLISH, target=locked)
     return locked
 
 
@@ -82,6 +85,7 @@ def quiz_unpublish(*, user, quiz: Quiz) -> Quiz:
             )
         locked.status = Quiz.Status.DRAFT
         locked.save(update_fields=["status"])
+        audit_record(actor=user, action=AuditEvent.Action.QUIZ_UNPUBLISH, target=locked)
     return locked
 
 
@@ -115,6 +119,12 @@ def quiz_close(*, user, quiz: Quiz, now: datetime | None = None) -> Quiz:
         Attempt.objects.filter(quiz=locked, status=Attempt.Status.OPEN).filter(
             Q(deadline__isnull=True) | Q(deadline__gt=now)
         ).exclude(learner_id__in=kept).update(deadline=now)
+        audit_record(
+            actor=user,
+            action=AuditEvent.Action.QUIZ_CLOSE,
+            target=locked,
+            detail={"closes_at": now.isoformat()},
+        )
     # Each ends under its own lock, scored, its held answers released as any expiry.
     attempts_expire(now=now, quiz=locked)
     return locked

@@ -60,6 +60,7 @@ class QuizSpec:
     pass_mark: float = 0.5
     tries_per_part: int | None = None  # None: the mode's default (homework 3, else unlimited)
     penalty_per_try: float = 0.0
+    hint_penalty: float = 0.0  # homework only: share of a part lost per hint
     counting_attempt: str = Quiz.Counting.BEST
 
 
@@ -89,6 +90,7 @@ class CheckedSpec:
             "pass_mark": s.pass_mark,
             "tries_per_part": self.tries,
             "penalty_per_try": s.penalty_per_try,
+            "hint_penalty": s.hint_penalty,
             "counting_attempt": s.counting_attempt,
         }
 
@@ -134,6 +136,12 @@ def _check_rules(spec: QuizSpec, errors: dict[str, list[str]]) -> tuple[str, int
             errors["tries_per_part"] = [f"From 1 to {MAX_TRIES} tries, or none for unlimited."]
         if not 0.0 <= spec.penalty_per_try <= 1.0:
             errors["penalty_per_try"] = ["The penalty is a fraction of the part, 0 to 1."]
+    if spec.hint_penalty and spec.mode != Quiz.Mode.HOMEWORK:
+        errors["hint_penalty"] = [
+            "Only homework charges for hints: practice hints are free, exams offer none."
+        ]
+    elif not 0.0 <= spec.hint_penalty <= 1.0:
+        errors["hint_penalty"] = ["The hint penalty is a fraction of the part, 0 to 1."]
     return feedback, tries
 
 

@@ -131,6 +131,8 @@ def test_every_mode_and_feedback_setting(api, mode, feedback, tries):
             "closed": None,
             "accepts_answers": True,
             "score": 0.0,
+            "hints_used": 0,
+            "can_hint": True,  # practice and homework offer hints on an open part
         }
         assert slip["question_state"]["score"] == 0.0
         assert slip["question_state"]["can_reveal"] is True

@@ -45,6 +45,8 @@ def _practice_flow(api, learner_quiz) -> int:
     aid = body["id"]
     first, second = body["questions"][0]["id"], body["questions"][1]["id"]
     part = parts_of(first)[0]
+    hint = f"/api/attempts/{aid}/questions/{first}/hints/"
+    assert api.post(hint, {"part": part["name"]}, format="json").status_code == 200
     assert answer(api, aid, first, part, correct=False).status_code == 201
     assert answer(api, aid, first, part, correct=True).status_code == 201
     assert reveal(api, aid, second, parts_of(second)[0]["name"]).status_code == 200

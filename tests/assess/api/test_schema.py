@@ -80,7 +80,7 @@ def test_the_token_request_holds_username_and_password_only():
     assert set(request["properties"]) == {"username", "password"}
     assert set(request["required"]) == {"username", "password"}
     assert request["properties"]["username"]["minLength"] == 1
-    assert set(component(body_schema(op, "200"))["properties"]) == {"token"}
+    assert set(component(body_schema(op, "200"))["properties"]) == {"token", "expires_at"}
 
 
 def test_request_bodies_are_json_only():

@@ -148,6 +148,8 @@ def test_reveal_shows_the_answer_and_forfeits_the_part(api):
         "closed": "revealed",
         "accepts_answers": False,
         "score": 0.0,
+        "hints_used": 0,
+        "can_hint": False,  # a closed part takes no hint either
     }
     assert body["can_reveal"] is False
     assert Reveal.objects.filter(question_id=qid, part=part["name"]).count() == 1

@@ -44,8 +44,10 @@ def test_exam_times_out_and_keeps_the_autosaved_answer(page, shot, sign_in):
     assert page.locator("#countdown").get_attribute("aria-live") == "off"
     warning = page.locator("#countdown-warning")
     assert warning.get_attribute("aria-live") == "polite"
+    # A function, not an expression: Playwright evaluates an expression with eval, which
+    # the page's content security policy refuses.
     page.wait_for_function(
-        "document.getElementById('countdown-warning').textContent === '1 minute left.'",
+        "() => document.getElementById('countdown-warning').textContent === '1 minute left.'",
         timeout=10_000,
     )
 

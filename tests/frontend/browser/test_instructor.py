@@ -86,7 +86,7 @@ def test_instructor_builds_a_quiz_and_reads_its_item_analysis(page, shot, sign_i
     page.reload()
     assert page.locator("svg.correct rect.bar").count() >= 2
     assert page.locator("svg.discrimination").is_visible()
-    assert "gb-vs-gib" in page.locator("table").inner_text()
+    assert "GB and GiB mixed up" in page.locator("table").inner_text()
     shot(page, "item-analysis")
 
     UserFactory(username="outsider")  # answered nothing here, not enrolled

@@ -83,7 +83,7 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
 
     # Only the first try is evidence: one answer behind each skill, from the slip.
     page.goto(f"/lessons/{LESSON}/")
-    after_slip, answers = skill_cells(page, "weights-bytes")
+    after_slip, answers = skill_cells(page, "Bytes of weights")
     assert answers == 1
     assert page.get_by_role("cell", name="correct", exact=True).is_visible()
 
@@ -96,7 +96,7 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     page.get_by_role("button", name="Check answer").click()
     page.locator(".feedback.ok").wait_for()
     page.goto(f"/lessons/{LESSON}/")
-    after_right, answers = skill_cells(page, "weights-bytes")
+    after_right, answers = skill_cells(page, "Bytes of weights")
     assert answers == 2 and after_right > after_slip
     assert "of 2 skills mastered" in page.locator("#lesson-mastery").inner_text()
     shot(page, "lesson")
@@ -124,7 +124,7 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     # One line per skill of weights-memory, one point per evidence answer (2 each).
     assert page.locator("svg.history polyline.series").count() == 2
     assert page.locator("svg.history circle").count() == 4
-    assert "weights-bytes" in page.locator("svg.history").inner_html()
+    assert "Bytes of weights" in page.locator("svg.history").inner_html()
     assert page.get_by_role("link", name="What a Model Is").first.is_visible()
     shot(page, "dashboard")
 

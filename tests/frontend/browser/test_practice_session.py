@@ -13,6 +13,7 @@ from axe_playwright_python.sync_playwright import Axe
 from assess.models import Attempt, MasteryEvent, Question
 from curricula.models import LessonTemplate
 from curricula.services import curricula_load
+from problems.engine.skill_names import skill_name
 from tests.factories import PASSWORD, UserFactory
 from tests.frontend.helpers import gib_slip_text, right_text
 
@@ -119,7 +120,9 @@ def test_a_session_of_five_ends_with_a_summary_in_words(page, shot, width):
         events = MasteryEvent.objects.filter(response__attempt=attempt, skill=skill)
         first, last = events.order_by("id").first(), events.order_by("-id").first()
         assert events.count() == 5
-        row = page.locator("table.changes tr").filter(has=page.locator(f'th:text-is("{skill}")'))
+        row = page.locator("table.changes tr").filter(
+            has=page.locator(f'th:text-is("{skill_name(skill)}")')
+        )
         cells = row.locator("td")
         assert cells.nth(0).inner_text() == f"{first.p_before * 100:.0f}%"
         assert cells.nth(1).inner_text() == f"{last.p_after * 100:.0f}%"
@@ -140,7 +143,7 @@ def test_a_session_of_five_ends_with_a_summary_in_words(page, shot, width):
     course = page.locator("section.course-progress").first
     assert course.get_by_role("link", name="What a Model Is").is_visible()
     skills = course.locator("ul.skill-bars").inner_text()
-    assert "weights-bytes" in skills and "%, mastered (5 answers)" in skills
+    assert "Bytes of weights" in skills and "%, mastered (5 answers)" in skills
     fits(page, width, "dashboard, after")
     no_serious_axe_violation(page, "dashboard")
     shot(page, f"session-dashboard-{width}")

@@ -1,0 +1,52 @@
+"""API tokens: issuing (an expired token is replaced, never handed out again) and
+revoking (deleting the row, so the token is unknown at once: a 401). Every revocation
+is audited in the same transaction."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+from audit.models import AuditEvent
+from audit.services import audit_record
+from config.authentication import token_is_expired
+
+
+def token_issue(*, user) -> Token:
+    """The user's token, as DRF's ObtainAuthToken gives it (the same one on every
+    sign-in), except that one past its TTL is deleted and a new one made."""
+    with transaction.atomic():
+        token, created = Token.objects.get_or_create(user=user)
+        if not created and token_is_expired(token):
+            token.delete()
+            token = Token.objects.create(user=user)
+    return token
+
+
+def token_revoke(*, actor, token: Token) -> None:
+    """The caller revokes their own token (`DELETE /api/auth/token/`)."""
+    with transaction.atomic():
+        deleted, _ = Token.objects.filter(pk=token.pk).delete()
+        if deleted:
+            _audit(actor, token.user_id, "self")
+
+
+def tokens_revoke_for_user(*, actor, user) -> int:
+    """Staff (or the command line, actor None) revoke every token of the user; how many
+    there were. One event per token revoked; none when the user had none."""
+    with transaction.atomic():
+        deleted, _ = Token.objects.filter(user=user).delete()
+        for _n in range(deleted):
+            _audit(actor, user.pk, "staff" if actor is not None else "command")
+    return deleted
+
+
+def _audit(actor, user_id: int, how: str) -> None:
+    audit_record(
+        actor=actor,
+        action=AuditEvent.Action.TOKEN_REVOKE,
+        target_type="auth.user",
+        target_id=user_id,
+        target_label=f"API token of user {user_id}",
+        detail={"by": how},
+    )

@@ -1,0 +1,374 @@
+"""One row per (route name, method): the object its URL points at, and the status per
+role in world.ROLES order:
+
+    anonymous  learner(owner)  other_learner  not_enrolled  other_instructor  other_manager  staff
+
+`login` is the redirect to the sign-in page. Every object is the learner's (their
+course, quiz, attempt, memo, certificate, team) unless the row says otherwise, so the
+learner's column shows the gate letting its owner through and the next four show it
+keeping others out; staff see everything."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+def NONE(w):
+    return {}
+
+
+@dataclass(frozen=True)
+class Row:
+    what: str  # the object the URL's kwargs point at, in words
+    expect: str  # one status per role, space-separated
+    kwargs: Callable = NONE
+    query: str = ""
+    data: dict | None = field(default=None)
+
+
+def hardware(kind):
+    def kwargs(w):
+        return {"slug": w.hardware[kind]}
+
+    return kwargs
+
+
+def COURSE(w):
+    return {"slug": w.course.slug}
+
+
+def LESSON(w):
+    return {"slug": w.lesson.slug}
+
+
+def QUIZ(w):
+    return {"pk": w.quiz.pk}
+
+
+def DRAFT(w):
+    return {"pk": w.draft.pk}
+
+
+def QUIZACT(w):
+    return {"pk": w.quiz.pk, "action": "close"}
+
+
+def EXT(w):
+    return {"pk": w.quiz.pk, "learner_id": w.users["learner"].pk}
+
+
+def ATTEMPT(w):
+    return {"pk": w.attempt.pk}
+
+
+def QUESTION(w):
+    return {"pk": w.attempt.pk, "qid": w.question.pk}
+
+
+def ENROLMENT(w):
+    return {"slug": w.course.slug, "username": w.users["learner"].username}
+
+
+def MEMO(w):
+    return {"pk": w.memo.pk}
+
+
+def TRACK(w):
+    return {"slug": w.track.slug}
+
+
+def CERT(w):
+    return {"pk": w.certificate.pk}
+
+
+def TEAM(w):
+    return {"pk": w.team.pk}
+
+
+def LAUNCH(w):
+    return {"launch_id": "not-a-launch"}
+
+
+def RESET(w):
+    return {"uidb64": "MQ", "token": "bad-token"}
+
+
+TABLE: dict[tuple[str, str], Row] = {
+    ("schema", "GET"): Row("the OpenAPI schema", "200 - - - - - 200"),
+    ("api-docs", "GET"): Row("the API docs", "200 200 200 200 200 200 200"),
+    ("hardware_db:accelerator-list", "GET"): Row("the catalog", "200 200 200 200 200 200 200"),
+    ("hardware_db:accelerator-detail", "GET"): Row(
+        "an accelerator of the catalog", "200 200 200 200 200 200 200", hardware("accelerator")
+    ),
+    ("hardware_db:link-list", "GET"): Row("the catalog", "200 200 200 200 200 200 200"),
+    ("hardware_db:link-detail", "GET"): Row(
+        "a link of the catalog", "200 200 200 200 200 200 200", hardware("link")
+    ),
+    ("hardware_db:server-list", "GET"): Row("the catalog", "200 200 200 200 200 200 200"),
+    ("hardware_db:server-detail", "GET"): Row(
+        "a server of the catalog", "200 200 200 200 200 200 200", hardware("server")
+    ),
+    ("hardware_db:model-list", "GET"): Row("the catalog", "200 200 200 200 200 200 200"),
+    ("hardware_db:model-detail", "GET"): Row(
+        "a model of the catalog", "200 200 200 200 200 200 200", hardware("model")
+    ),
+    ("hardware_db:api-root", "GET"): Row("the catalog's root", "200 200 200 200 200 200 200"),
+    ("curricula:course-list", "GET"): Row("the courses", "200 200 200 200 200 200 200"),
+    ("curricula:course-detail", "GET"): Row(
+        "the learner's course", "200 200 200 200 200 200 200", COURSE
+    ),
+    ("curricula:lesson-detail", "GET"): Row(
+        "a lesson of the learner's course", "200 200 200 200 200 200 200", LESSON
+    ),
+    ("assess:token", "POST"): Row(
+        "the token endpoint, no credentials", "400 400 400 400 400 400 400"
+    ),
+    ("assess:quiz-list", "GET"): Row("quizzes the user may see", "401 200 200 200 200 200 200"),
+    ("assess:quiz-list", "POST"): Row("creating a quiz, empty body", "401 400 400 400 400 400 400"),
+    ("assess:quiz-detail", "GET"): Row(
+        "a published quiz of the learner's course", "401 200 200 404 404 404 200", QUIZ
+    ),
+    ("assess:quiz-attempts", "GET"): Row(
+        "the attempts on the learner's quiz", "401 200 200 404 404 404 200", QUIZ
+    ),
+    ("assess:quiz-attempts", "POST"): Row(
+        "starting an attempt on the learner's quiz", "401 200 200 404 404 404 201", QUIZ
+    ),
+    ("assess:quiz-items", "GET"): Row(
+        "item analysis of the learner's quiz", "401 404 404 404 404 404 200", QUIZ
+    ),
+    ("assess:quiz-publish", "POST"): Row(
+        "publishing a draft of the learner's course", "401 404 404 404 404 404 200", DRAFT
+    ),
+    ("assess:quiz-unpublish", "POST"): Row(
+        "unpublishing the learner's quiz", "401 404 404 404 404 404 409", QUIZ
+    ),
+    ("assess:quiz-close", "POST"): Row(
+        "closing the learner's quiz", "401 404 404 404 404 404 200", QUIZ
+    ),
+    ("assess:quiz-extensions", "GET"): Row(
+        "the extensions on the learner's quiz", "401 404 404 404 404 404 200", QUIZ
+    ),
+    ("assess:quiz-extension-detail", "PUT"): Row(
+        "the learner's extension, empty body", "401 404 404 404 404 404 400", EXT
+    ),
+    ("assess:quiz-extension-detail", "DELETE"): Row(
+        "revoking the learner's extension", "401 404 404 404 404 404 204", EXT
+    ),
+    ("assess:attempt-detail", "GET"): Row(
+        "the learner's attempt", "401 200 404 404 404 404 200", ATTEMPT
+    ),
+    ("assess:attempt-responses", "POST"): Row(
+        "answering in the learner's attempt, empty body", "401 400 404 404 404 404 404", ATTEMPT
+    ),
+    ("assess:attempt-finish", "POST"): Row(
+        "finishing the learner's attempt", "401 200 404 404 404 404 404", ATTEMPT
+    ),
+    ("assess:question-new-variant", "POST"): Row(
+        "a new variant of the learner's question", "401 201 404 404 404 404 404", QUESTION
+    ),
+    ("assess:question-reveal", "POST"): Row(
+        "revealing the learner's answer, empty body", "401 400 404 404 404 404 404", QUESTION
+    ),
+    ("assess:question-hints", "POST"): Row(
+        "a hint on the learner's question, empty body", "401 400 404 404 404 404 404", QUESTION
+    ),
+    ("assess:my-mastery", "GET"): Row("the user's own mastery", "401 200 200 200 200 200 200"),
+    ("assess:course-enrol", "POST"): Row(
+        "enrolling in the learner's course", "401 200 200 201 201 201 201", COURSE
+    ),
+    ("assess:course-enrolments", "GET"): Row(
+        "the learner's course's enrolments", "401 404 404 404 404 404 200", COURSE
+    ),
+    ("assess:course-enrolments", "POST"): Row(
+        "adding a learner, empty body", "401 404 404 404 404 404 400", COURSE
+    ),
+    ("assess:course-enrolment-detail", "DELETE"): Row(
+        "removing the learner from their course", "401 404 404 404 404 404 204", ENROLMENT
+    ),
+    ("assess:lesson-practice", "POST"): Row(
+        "practising a lesson of the learner's course", "401 201 201 201 201 201 201", LESSON
+    ),
+    ("assess:capstone-brief", "GET"): Row(
+        "the user's own capstone brief", "401 200 200 200 200 200 200"
+    ),
+    ("assess:memo-list", "GET"): Row("the user's memos", "401 200 200 200 200 200 200"),
+    ("assess:memo-list", "POST"): Row(
+        "submitting a memo, empty body", "401 400 400 400 400 400 400"
+    ),
+    ("assess:memo-detail", "GET"): Row("the learner's memo", "401 200 404 404 404 404 200", MEMO),
+    ("assess:memo-versions", "POST"): Row(
+        "a new version of the learner's memo, empty body", "401 400 404 404 404 404 403", MEMO
+    ),
+    ("assess:memo-decision", "POST"): Row(
+        "deciding the learner's memo, empty body", "401 403 404 404 404 404 400", MEMO
+    ),
+    ("certify:track-list", "GET"): Row("the tracks", "401 200 200 200 200 200 200"),
+    ("certify:track-progress", "GET"): Row(
+        "the user's progress on a track", "401 200 200 200 200 200 200", TRACK
+    ),
+    ("certify:certificate-list", "GET"): Row(
+        "the user's certificates", "401 200 200 200 200 200 200"
+    ),
+    ("certify:certificate-verify", "GET"): Row(
+        "the learner's certificate (public verification)", "200 200 200 200 200 200 200", CERT
+    ),
+    ("certify:certificate-revoke", "POST"): Row(
+        "revoking the learner's certificate, empty body", "401 403 404 404 404 404 400", CERT
+    ),
+    ("certify:team-list", "GET"): Row("teams the user manages", "401 200 200 200 200 200 200"),
+    ("certify:team-readiness", "GET"): Row(
+        "the readiness of the learner's team", "401 404 404 404 404 404 200", TEAM
+    ),
+    ("certify:certification-check", "GET"): Row(
+        "whether the learner holds the track",
+        "401 200 404 404 404 404 200",
+        query="?user=access-learner&track=access-track",
+    ),
+    ("lti-api:score-sync-list", "GET"): Row(
+        "grade sync rows of the learner's quiz", "401 404 404 404 404 404 200", QUIZ
+    ),
+    ("lti-api:score-sync-summary", "GET"): Row(
+        "grade sync summary of the learner's quiz", "401 404 404 404 404 404 200", QUIZ
+    ),
+    ("lti-api:score-sync-resend", "POST"): Row(
+        "resending grades of the learner's quiz, empty body", "401 404 404 404 404 404 200", QUIZ
+    ),
+    ("api-not-found", "GET"): Row("an unknown API path", "404 404 404 404 404 404 404"),
+    ("api-not-found", "POST"): Row("an unknown API path", "404 404 404 404 404 404 404"),
+    ("api-not-found", "PUT"): Row("an unknown API path", "404 404 404 404 404 404 404"),
+    ("api-not-found", "PATCH"): Row("an unknown API path", "404 404 404 404 404 404 404"),
+    ("api-not-found", "DELETE"): Row("an unknown API path", "404 404 404 404 404 404 404"),
+    ("lti-jwks", "GET"): Row("the tool's public keys", "200 200 200 200 200 200 200"),
+    ("lti-login", "GET"): Row("an OIDC login without parameters", "403 403 403 403 403 403 403"),
+    ("lti-launch", "POST"): Row("a launch without a token", "403 403 403 403 403 403 403"),
+    ("lti-deep-link", "GET"): Row(
+        "a deep-linking request that is not the user's", "404 404 404 404 404 404 404", LAUNCH
+    ),
+    ("home", "GET"): Row("the home page", "200 200 200 200 200 200 200"),
+    ("healthz", "GET"): Row("the health check", "200 200 200 200 200 200 200"),
+    ("login", "GET"): Row("the sign-in page", "200 302 302 302 302 302 302"),
+    ("logout", "POST"): Row("signing out", "302 302 302 302 302 302 302"),
+    ("password_reset", "GET"): Row("the password reset form", "200 200 200 200 200 200 200"),
+    ("password_reset_done", "GET"): Row("the reset-sent page", "200 200 200 200 200 200 200"),
+    ("password_reset_confirm", "GET"): Row(
+        "a reset link with a bad token", "200 200 200 200 200 200 200", RESET
+    ),
+    ("password_reset_complete", "GET"): Row("the reset-done page", "200 200 200 200 200 200 200"),
+    ("course-list", "GET"): Row("the courses", "200 200 200 200 200 200 200"),
+    ("course-detail", "GET"): Row("the learner's course", "200 200 200 200 200 200 200", COURSE),
+    ("course-enrol", "POST"): Row(
+        "enrolling in the learner's course", "login 302 302 302 302 302 302", COURSE
+    ),
+    ("lesson-detail", "GET"): Row(
+        "a lesson of the learner's course", "200 200 200 200 200 200 200", LESSON
+    ),
+    ("lesson-practice", "POST"): Row(
+        "practising a lesson of the learner's course", "login 302 302 302 302 302 302", LESSON
+    ),
+    ("dashboard", "GET"): Row("the user's dashboard", "login 200 200 200 200 200 200"),
+    ("quiz-list", "GET"): Row("quizzes the user may take", "login 200 200 200 200 200 200"),
+    ("quiz-start", "POST"): Row(
+        "starting the learner's quiz", "login 302 302 404 404 404 302", QUIZ
+    ),
+    ("attempt-detail", "GET"): Row(
+        "the learner's attempt", "login 200 404 404 404 404 200", ATTEMPT
+    ),
+    ("attempt-finish", "POST"): Row(
+        "finishing the learner's attempt", "login 200 404 404 404 404 404", ATTEMPT
+    ),
+    ("question-detail", "GET"): Row(
+        "a question of the learner's attempt", "login 200 404 404 404 404 200", QUESTION
+    ),
+    ("question-answer", "POST"): Row(
+        "answering it, empty form", "login 302 404 404 404 404 404", QUESTION
+    ),
+    ("question-draft", "POST"): Row(
+        "saving a draft, empty form", "login 302 404 404 404 404 404", QUESTION
+    ),
+    ("question-vary", "POST"): Row(
+        "a new variant of it", "login 302 404 404 404 404 404", QUESTION
+    ),
+    ("question-reveal", "POST"): Row(
+        "revealing its answer, empty form", "login 302 404 404 404 404 404", QUESTION
+    ),
+    ("question-hint", "POST"): Row(
+        "a hint on it, empty form", "login 302 404 404 404 404 404", QUESTION
+    ),
+    ("teach", "GET"): Row("the teaching index", "login 403 403 403 200 403 200"),
+    ("quiz-builder", "GET"): Row("the quiz builder", "login 403 403 403 200 403 200"),
+    ("quiz-manage", "GET"): Row("the learner's quiz's page", "login 404 404 404 404 404 200", QUIZ),
+    ("quiz-edit", "GET"): Row("editing the learner's quiz", "login 404 404 404 404 404 302", QUIZ),
+    ("quiz-preview", "GET"): Row(
+        "previewing the learner's quiz", "login 404 404 404 404 404 200", QUIZ
+    ),
+    ("quiz-duplicate", "POST"): Row(
+        "duplicating the learner's quiz", "login 404 404 404 404 404 302", QUIZ
+    ),
+    ("quiz-action", "POST"): Row(
+        "closing the learner's quiz", "login 404 404 404 404 404 302", QUIZACT
+    ),
+    ("template-preview", "GET"): Row(
+        "a one-template preview with answers",
+        "login 403 403 403 200 403 200",
+        query="?template=gb-gib",
+    ),
+    ("quiz-items", "GET"): Row(
+        "item analysis of the learner's quiz", "login 404 404 404 404 404 200", QUIZ
+    ),
+    ("quiz-lms-grades", "GET"): Row(
+        "LMS grades of the learner's quiz", "login 404 404 404 404 404 200", QUIZ
+    ),
+    ("quiz-gradebook", "GET"): Row(
+        "the gradebook of the learner's quiz", "login 404 404 404 404 404 200", QUIZ
+    ),
+    ("quiz-gradebook-csv", "GET"): Row("its CSV", "login 404 404 404 404 404 200", QUIZ),
+    ("course-gradebook", "GET"): Row(
+        "the learner's course's gradebook", "login 404 404 404 404 404 200", COURSE
+    ),
+    ("course-gradebook-csv", "GET"): Row("its CSV", "login 404 404 404 404 404 200", COURSE),
+    ("course-progress", "GET"): Row(
+        "the learner's course's progress", "login 404 404 404 404 404 200", COURSE
+    ),
+    ("course-learners", "GET"): Row("its learners", "login 404 404 404 404 404 200", COURSE),
+    ("course-learner-remove", "POST"): Row(
+        "removing a learner, empty form", "login 404 404 404 404 404 302", COURSE
+    ),
+    ("course-progress-csv", "GET"): Row(
+        "its progress CSV", "login 404 404 404 404 404 200", COURSE
+    ),
+    ("capstone", "GET"): Row("the user's own capstone", "login 200 200 200 200 200 200"),
+    ("capstone-start", "POST"): Row(
+        "starting the user's own capstone", "login 302 302 302 302 302 302"
+    ),
+    ("capstone-write", "GET"): Row("writing the user's own memo", "login 200 200 200 200 200 200"),
+    ("capstone-preview", "POST"): Row(
+        "previewing a memo, empty form", "login 200 200 200 200 200 200"
+    ),
+    ("capstone-memo", "GET"): Row("the learner's memo", "login 200 404 404 404 404 200", MEMO),
+    ("capstone-memo-status", "GET"): Row(
+        "its review status", "login 302 404 404 404 404 302", MEMO, query="?v=1"
+    ),
+    ("teach-memos", "GET"): Row("the memo queue", "login 403 403 403 200 403 200"),
+    ("teach-memo", "GET"): Row(
+        "the learner's memo, to decide", "login 404 404 404 404 404 200", MEMO
+    ),
+    ("certify", "GET"): Row("the user's certification home", "login 200 200 200 200 200 200"),
+    ("certify-track", "GET"): Row(
+        "the user's progress on a track", "login 200 200 200 200 200 200", TRACK
+    ),
+    ("certificate-verify-page", "GET"): Row(
+        "the learner's certificate (public verification)", "200 200 200 200 200 200 200", CERT
+    ),
+    ("certificate-revoke-page", "POST"): Row(
+        "revoking the learner's certificate, empty form", "login 403 403 403 403 403 302", CERT
+    ),
+    ("teams", "GET"): Row("teams the user manages", "login 404 404 404 404 200 200"),
+    ("team-detail", "GET"): Row("the learner's team", "login 404 404 404 404 404 200", TEAM),
+    ("team-readiness-csv", "GET"): Row("its readiness CSV", "login 404 404 404 404 404 200", TEAM),
+    ("hardware", "GET"): Row("the catalog", "200 200 200 200 200 200 200"),
+    ("hardware-compare", "GET"): Row("comparing accelerators", "200 200 200 200 200 200 200"),
+    ("hardware-roofline", "GET"): Row("the roofline", "200 200 200 200 200 200 200"),
+    ("admin:index", "GET"): Row("the admin", "302 302 302 302 302 302 200"),
+}

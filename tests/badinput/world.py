@@ -1,0 +1,132 @@
+"""A small world in which every write operation of the API reaches past 404 and 403 into
+its own validation: a course with a practice lesson, its instructor, an enrolled learner
+with an open practice attempt and a question on a numeric part, a second question to
+reveal, a quiz attempt to finish, a reviewed capstone memo, a timed quiz for extensions,
+and a certificate staff may revoke.
+
+Built through the services (the one road that writes these rows), once per test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.utils import timezone
+
+from assess.memo_review.example import example_memo
+from assess.models import CourseRole, Enrolment, MemoVersion, Quiz
+from assess.services.attempts import attempt_start
+from assess.services.extensions import extension_grant
+from assess.services.memos import (
+    CAPSTONE_COURSE,
+    capstone_brief,
+    capstone_get_or_create,
+    memo_review_run,
+    memo_submit,
+)
+from assess.services.questions import practice_question_add
+from certify.models import Certificate, Track
+from tests.factories import (
+    CourseFactory,
+    EnrolmentFactory,
+    LessonFactory,
+    QuizFactory,
+    UserFactory,
+)
+
+NUMERIC_TEMPLATE = "gb-gib"  # one numeric part, "converted": an answer is read, not chosen
+
+
+@dataclass
+class World:
+    learner: object
+    instructor: object
+    staff: object
+    course: object
+    lesson: object
+    attempt: int  # the learner's open practice attempt
+    question: int  # a question of it, with the numeric part `part`
+    part: str
+    question_to_reveal: int
+    attempt_to_finish: int
+    quiz: int  # a timed published quiz of the course, not yet attempted
+    draft_quiz: int
+    memo: int
+    criterion: str
+    certificate: int
+    other_learner: object  # enrolled in the course, for enrolment and extension paths
+
+
+def build_world() -> World:
+    learner = UserFactory(username="learner")
+    other = UserFactory(username="other")
+    instructor = UserFactory(username="teacher")
+    staff = UserFactory(username="admin", is_staff=True)
+    course = CourseFactory(slug="ai-infra")
+    capstone_course = CourseFactory(slug=CAPSTONE_COURSE)
+    for c in (course, capstone_course):
+        CourseRole.objects.create(user=instructor, course=c, role=CourseRole.Role.INSTRUCTOR)
+    EnrolmentFactory(user=learner, course=course)
+    EnrolmentFactory(user=other, course=course)
+    lesson = LessonFactory(module__course=course, templates=[NUMERIC_TEMPLATE])
+
+    practice = practice_question_add(learner=learner, lesson=lesson)
+    to_reveal = practice_question_add(learner=learner, lesson=lesson)
+    part = practice.question.answers[0]["name"]
+
+    open_quiz = QuizFactory(course=course, slots=[[NUMERIC_TEMPLATE]])
+    to_finish, _ = attempt_start(quiz=open_quiz, learner=learner)
+    timed = QuizFactory(
+        course=course,
+        slots=[[NUMERIC_TEMPLATE]],
+        time_limit=timedelta(minutes=30),
+        closes_at=timezone.now() + timedelta(days=7),
+    )
+    extension_grant(
+        user=instructor, quiz=timed, learner=other, extra_time=timedelta(minutes=5), closes_at=None
+    )
+    draft = QuizFactory(course=course, slots=[[NUMERIC_TEMPLATE]], status=Quiz.Status.DRAFT)
+
+    capstone = capstone_get_or_create(learner=learner, course=capstone_course)
+    version = memo_submit(
+        learner=learner,
+        markdown=example_memo(capstone_brief(capstone), mistakes=("gb-vs-gib",)),
+    )
+    memo_review_run(version_id=version.pk)
+    review = MemoVersion.objects.get(pk=version.pk).review
+
+    track = Track.objects.create(
+        slug="badinput-track",
+        title="Bad input",
+        summary="A track.",
+        rotation="on-call",
+        order=1,
+        mastery_threshold=0.9,
+        exam=QuizFactory(mode=Quiz.Mode.EXAM, slots=[[NUMERIC_TEMPLATE]]),
+    )
+    certificate = Certificate.objects.create(
+        holder=learner,
+        track=track,
+        expires_at=timezone.now() + timedelta(days=365),
+        evidence={"track": track.slug},
+    )
+    assert Enrolment.objects.filter(user=learner, course=course).exists()
+    return World(
+        learner=learner,
+        instructor=instructor,
+        staff=staff,
+        course=course,
+        lesson=lesson,
+        attempt=practice.attempt.pk,
+        question=practice.question.pk,
+        part=part,
+        question_to_reveal=to_reveal.question.pk,
+        attempt_to_finish=to_finish.pk,
+        quiz=timed.pk,
+        draft_quiz=draft.pk,
+        memo=version.memo_id,
+        criterion=review["criteria"][0]["code"],
+        certificate=certificate.pk,
+        other_learner=other,
+    )

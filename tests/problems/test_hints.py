@@ -1,0 +1,98 @@
+"""Stepwise hints (problems.engine.hints): every template has some, none gives an answer.
+
+The sweep checks each hint against the solution's own words, independently of the
+engine's leak check: the last step, every bold answer statement, every equation's
+result, each numeric answer as the solutions print it (6 significant figures, with
+thousands separators), each word answer as a word.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from problems.engine import registry
+from problems.engine.hints import hint_steps, hints_for, redact, solution_steps
+from problems.engine.numbers import sig
+from problems.engine.variants import Variant
+
+SEEDS = (1, 2, 3)
+BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
+
+
+def _leaks(hint: str, variant: Variant) -> list[str]:
+    found = []
+    for name, part in variant.parts.items():
+        if isinstance(part.value, str):
+            if re.search(rf"(?<![\w-]){re.escape(part.value)}", hint, re.I):
+                found.append(f"{name}={part.value!r}")
+        elif abs(float(part.value)) >= 10 and re.search(
+            rf"(?<![\d.,]){re.escape(sig(float(part.value)))}(?![\d,])", hint
+        ):
+            found.append(f"{name}={sig(float(part.value))}")
+    for bold in BOLD.findall(hint):
+        if bold != "?":
+            found.append(f"bold {bold!r}")
+    for eq in re.findall(r"\$\$(.+?)\$\$", hint, re.S):
+        if not eq.rstrip().endswith("= \\,?"):
+            found.append(f"equation result {eq!r}")
+    return found
+
+
+def test_every_template_has_hints_that_never_state_an_answer():
+    problems = []
+    for template in registry.all_templates():
+        for seed in SEEDS:
+            variant = Variant.from_seed(template.slug, seed)
+            hints = hints_for(variant)
+            last = solution_steps(variant.solution_markdown())[-1]
+            if not hints:
+                problems.append(f"{template.slug} seed {seed}: no hint")
+            for hint in hints:
+                assert (hint.total, hint.markdown) != (0, "")
+                leaks = _leaks(hint.markdown, variant)
+                if last.strip() in hint.markdown or leaks:
+                    problems.append(f"{template.slug} seed {seed} hint {hint.index}: {leaks}")
+            assert [h.index for h in hints] == list(range(1, len(hints) + 1))
+            assert {h.total for h in hints} <= {len(hints)}
+    assert not problems, "\n".join(problems)
+
+
+def test_steps_join_an_equation_to_its_prose_and_keep_fences_whole():
+    md = "Intro $a = 1$.\n\n$$ x = a b = 2 \\times 3 = 6 $$\n\n```\nout\n\nmore\n```\n\nSo **6**."
+    assert solution_steps(md) == [
+        "Intro $a = 1$.\n\n$$ x = a b = 2 \\times 3 = 6 $$",
+        "```\nout\n\nmore\n```",
+        "So **6**.",
+    ]
+
+
+def test_redact_cuts_results_and_bold_answers():
+    step = (
+        "The leaves are **30 leaves**:\n\n$$ L = \\frac{2 N}{k} = \\frac{2 \\times 600}{40} = 30 $$"
+    )
+    assert redact(step) == (
+        "The leaves are **?**:\n\n$$ L = \\frac{2 N}{k} = \\frac{2 \\times 600}{40} = \\,? $$"
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # the answer in other units (365 GB as bytes) drops the sentence
+        (
+            "First we add. So it is 365,072,220,160 bytes. Then.\n\nEnd **365.072 GB**.",
+            ["First we add."],
+        ),
+        # a word answer in the first clause: the clauses before it stay
+        (
+            "The scheduler counted 5, so the cause is selector here.\n\nEnd.",
+            ["The scheduler counted 5 …"],
+        ),
+        # scientific notation is read as a number too
+        ("Bytes: $3.6507 \\times 10^{11}$ in all. Fine.\n\nEnd.", []),
+    ],
+)
+def test_a_step_that_states_an_answer_gives_what_comes_before_it(text, kept):
+    assert hint_steps(text, {"per_gpu": 365.07222016, "cause": "selector"}) == kept
