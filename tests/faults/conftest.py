@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
 import psycopg
 import pytest
 
@@ -58,6 +59,15 @@ class Cluster:
     bin: Path
     data: Path
     port: int
+    log: Path
+
+    @property
+    def options(self) -> str:
+        root = self.data.parent
+        return (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={root}"
+            " -c fsync=off -c max_connections=50"
+        )
 
     @property
     def url(self) -> str:
@@ -71,7 +81,23 @@ class Cluster:
             return cur.fetchall() if cur.description else []
 
     def pg_ctl(self, *args: str) -> None:
-        _as_postgres(str(self.bin / "pg_ctl"), "-D", str(self.data), "-w", "-t", "60", *args)
+        """pg_ctl on the cluster, the server's output always to its log file: a restart
+        without `-l` would hand the new postmaster pg_ctl's stdout, our pipe, and
+        subprocess.run would wait for that pipe to close as long as the server runs."""
+        _as_postgres(
+            str(self.bin / "pg_ctl"),
+            "-D",
+            str(self.data),
+            "-l",
+            str(self.log),
+            "-w",
+            "-t",
+            "60",
+            *args,
+        )
+
+    def start(self) -> None:
+        self.pg_ctl("-o", self.options, "start")
 
 
 @pytest.fixture(scope="session")
@@ -87,17 +113,9 @@ def cluster():
     shutil.chown(root, "postgres", "postgres")
     data = root / "data"
     _as_postgres(str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres")
-    c = Cluster(bin_dir, data, free_port())
-    log = root / "server.log"
-    c.pg_ctl(
-        "-l",
-        str(log),
-        "-o",
-        f"-p {c.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={root}"
-        " -c fsync=off -c max_connections=50",
-        "start",
-    )
+    c = Cluster(bin_dir, data, free_port(), root / "server.log")
     try:
+        c.start()
         with psycopg.connect(
             host="127.0.0.1", port=c.port, user="postgres", dbname="postgres", autocommit=True
         ) as conn:
@@ -163,9 +181,13 @@ def server(cluster, tmp_path_factory):
                 "--bind",
                 f"127.0.0.1:{port}",
                 "--workers",
-                "4",
+                "2",
                 "--timeout",
                 "30",
+                # The boot warm-up (config.warmup) once, in the master, before it listens:
+                # four seconds a worker on a shared 2-core machine, which kept the first
+                # requests of an unpreloaded server waiting for more than 15 s.
+                "--preload",
                 "--no-control-socket",
             ],
             cwd=ROOT,
@@ -175,13 +197,32 @@ def server(cluster, tmp_path_factory):
         )
     try:
         wait_for(port, proc)
-        yield Server(f"http://127.0.0.1:{port}", seed, log)
+        ready = Server(f"http://127.0.0.1:{port}", seed, log)
+        _wait_ready(ready, proc)
+        yield ready
     finally:
         proc.terminate()
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def _wait_ready(server: Server, proc: subprocess.Popen, timeout: float = 60) -> None:
+    """Until a worker answers an authenticated read from the database with 200: the port
+    opens as soon as the master binds it, long before a worker has loaded Django."""
+    url = f"{server.url}/api/attempts/{server.seed['attempt']}/"
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if proc.poll() is not None:
+            pytest.fail(f"gunicorn exited with {proc.returncode}: {server.log.read_text()[-3000:]}")
+        try:
+            if httpx.get(url, headers=server.headers(), timeout=5).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    pytest.fail(f"gunicorn not ready within {timeout} s: {server.log.read_text()[-3000:]}")
 
 
 def wait_until(what: str, check, timeout: float = 10):
