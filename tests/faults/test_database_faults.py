@@ -19,7 +19,8 @@ import pytest
 
 from tests.faults.conftest import wait_until
 
-pytestmark = pytest.mark.timeout(120)
+# One private cluster per worker process: keep the folder on one (.ci/run: --dist loadgroup).
+pytestmark = [pytest.mark.timeout(120), pytest.mark.xdist_group("private-postgres")]
 
 _keys = itertools.count()
 _questions = itertools.count()
