@@ -67,11 +67,16 @@ def _locked_rows(learner_id: int, skills: Sequence[str]) -> dict[str, SkillMaste
 
 
 def mastery_apply(
-    *, learner_id: int, evidence: Sequence[tuple[Response, Question]]
+    *, learner_id: int, evidence: Sequence[tuple[Response, Question]], reason: str = "mastery"
 ) -> list[MasteryEvent]:
     """One BKT step per skill for each (response, question), in the given order; marks
     each response as evidence and logs one MasteryEvent per skill. A constant number of
-    queries however many responses there are. Call inside a transaction."""
+    queries however many responses there are. Call inside a transaction.
+
+    `reason` is the progress signal's: "mastery" lets a listener dismiss the change when
+    no skill crossed a threshold; an attempt's release says "attempt", which is always
+    evaluated (a passed certification exam certifies a learner already past every
+    threshold)."""
     items = [(r, q, skill_map.template_skills(q.template_slug)) for r, q in evidence]
     skills = sorted({s for _, _, ss in items for s in ss})
     if not items:
@@ -100,7 +105,7 @@ def mastery_apply(
             )
     progress_recorded_on_commit(
         user_id=learner_id,
-        reason="mastery",
+        reason=reason,
         changes={skill: (first_p[skill], row.p_mastery) for skill, row in rows.items()},
     )
     if rows:  # one statement however many answers and skills
@@ -154,7 +159,9 @@ def mastery_release_locked(
             key=lambda r: (r.created_at, r.id),
         )
         mastery_apply(
-            learner_id=locked.learner_id, evidence=[(r, by_pk[r.question_id]) for r in counted]
+            learner_id=locked.learner_id,
+            evidence=[(r, by_pk[r.question_id]) for r in counted],
+            reason="attempt",
         )
         applied = len(counted)
     locked.mastery_applied_at = now
@@ -162,7 +169,7 @@ def mastery_release_locked(
     grade_released_on_commit(
         attempt_id=locked.pk, quiz_id=locked.quiz_id, user_id=locked.learner_id
     )
-    if not applied:  # mastery_apply signalled already when it applied answers
+    if not applied:  # mastery_apply signalled already ("attempt") when it applied answers
         progress_recorded_on_commit(user_id=locked.learner_id, reason="attempt")
     return applied
 

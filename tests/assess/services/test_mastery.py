@@ -238,3 +238,38 @@ def test_evidence_is_fitted_in_the_order_it_was_applied():
     attempt_finish(attempt=exam_attempt, now=t0 + timedelta(seconds=2))
     sequences = evidence_sequences()
     assert sequences and all(seqs[learner.pk] == [False, True] for seqs in sequences.values())
+
+
+def test_an_exams_release_signals_its_end_not_just_a_mastery_change(
+    learner, django_capture_on_commit_callbacks
+):
+    """The held answers applied at an exam's finish are signalled as the attempt's end
+    ("attempt", always evaluated by certification), not as a mastery change that a
+    listener may dismiss when no skill crossed a threshold: a learner already past
+    every threshold is certified by passing the exam itself."""
+    from assess.signals import progress_recorded
+
+    seen = []
+
+    def listen(sender, **kwargs):
+        seen.append((kwargs["reason"], bool(kwargs.get("changes"))))
+
+    quiz = QuizFactory(mode=Quiz.Mode.EXAM, slots=[["gb-gib"]])
+    attempt, _ = attempt_start(quiz=quiz, learner=learner)
+    question = attempt.questions.get()
+    for part in question.answers:
+        response_submit(
+            attempt=attempt,
+            question=question,
+            part=part["name"],
+            text=correct_text(part),
+            idempotency_key=f"k-{part['name']}",
+        )
+    progress_recorded.connect(listen, weak=False, dispatch_uid="test-exam-release")
+    try:
+        with django_capture_on_commit_callbacks(execute=True):  # sent on the commit
+            attempt_finish(attempt=attempt)
+    finally:
+        progress_recorded.disconnect(dispatch_uid="test-exam-release")
+    assert MasteryEvent.objects.filter(response__attempt=attempt).exists()
+    assert seen == [("attempt", True)]
