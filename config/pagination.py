@@ -8,7 +8,7 @@ query parameters) and page through `paginate()`; viewsets use DEFAULT_PAGINATION
 
 from __future__ import annotations
 
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 
 MAX_PAGE_SIZE = 200
@@ -18,6 +18,16 @@ class Pagination(PageNumberPagination):
     page_size = 50
     page_size_query_param = "page_size"
     max_page_size = MAX_PAGE_SIZE
+    last_page_strings = ()  # the schema says an integer: "last" is no page number
+
+    def get_page_number(self, request, paginator):
+        """DRF's, except that `?page=` with no value is no page (DRF reads it as page 1,
+        accepting what the schema refuses): the 404 of any page that does not exist."""
+        if request.query_params.get(self.page_query_param) == "":
+            raise NotFound(
+                self.invalid_page_message.format(page_number="", message="No page number.")
+            )
+        return super().get_page_number(request, paginator)
 
     def get_page_size(self, request):
         """`page_size` as documented: absent means the default; anything but a whole
