@@ -14,10 +14,10 @@ from django.utils import timezone
 
 from assess.errors import Conflict
 from assess.models import Attempt, Hint, Question
-from assess.policy import CLOSED_MESSAGES, hints_offered, part_policy
+from assess.policy import CLOSED_MESSAGES, hints_offered
 from assess.scoring import Rules
 from assess.selectors.hints import question_hints
-from assess.services.part_checks import check_part_of
+from assess.services.part_checks import check_part_of, part_closed
 from assess.services.questions import lock_open_attempt
 from problems.engine.hints import Hint as EngineHint
 
@@ -57,18 +57,10 @@ def hint_request(
             raise Conflict("This question was replaced by a new variant.")
         rules = Rules.of(locked.quiz)
         if not rules.deferred:
-            tries = list(current.responses.filter(part=part, valid=True))
-            policy = part_policy(
-                name=part,
-                tries=tries,
-                revealed=current.reveals.filter(part=part).exists(),
-                rules=rules,
-                over=False,
-                grades=True,
-                learner=True,
-            )
-            if policy.closed is not None:
-                raise Conflict(CLOSED_MESSAGES[policy.closed])
+            revealed = current.reveals.filter(part=part).exists()
+            closed = part_closed(question=current, part=part, rules=rules, revealed=revealed)
+            if closed is not None:
+                raise Conflict(CLOSED_MESSAGES[closed])
         shown = sum(int(n) for n in current.hints.values())
         if shown >= len(hints):
             return HintShown(hints[-1], recorded=False)

@@ -1,10 +1,13 @@
-"""The request checks every per-part action (an answer's neighbours: a reveal, a hint)
-makes before it locks anything: the question belongs to the attempt, the part exists."""
+"""The checks every per-part action (an answer's neighbours: a reveal, a hint) makes:
+before it locks anything, that the question belongs to the attempt and the part exists;
+under the attempt's lock, whether the part still takes answers."""
 
 from __future__ import annotations
 
 from assess.errors import InvalidInput
 from assess.models import Attempt, Question
+from assess.policy import Closed, part_policy
+from assess.scoring import Rules
 
 
 def check_question_of(attempt: Attempt, question: Question) -> None:
@@ -20,3 +23,20 @@ def check_part_of(attempt: Attempt, question: Question, part: str) -> None:
         raise InvalidInput(
             f"Unknown part {part!r}; this question's parts are: {names}.", field="part"
         )
+
+
+def part_closed(*, question: Question, part: str, rules: Rules, revealed: bool) -> Closed | None:
+    """Why the part takes no more answers (solved, revealed, out of tries), or None: the
+    feedback policy's own rule, on its valid tries in stored order (the try limit counts
+    the first ones). For an immediate-feedback quiz; the caller holds the attempt's lock."""
+    tries = list(question.responses.filter(part=part, valid=True).order_by("created_at", "id"))
+    policy = part_policy(
+        name=part,
+        tries=tries,
+        revealed=revealed,
+        rules=rules,
+        over=False,
+        grades=True,
+        learner=True,
+    )
+    return policy.closed

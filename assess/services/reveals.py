@@ -9,9 +9,8 @@ from django.utils import timezone
 
 from assess.errors import Conflict
 from assess.models import Attempt, Question, Reveal
-from assess.policy import part_policy
 from assess.scoring import Rules
-from assess.services.part_checks import check_part_of
+from assess.services.part_checks import check_part_of, part_closed
 from assess.services.questions import lock_open_attempt
 
 
@@ -36,17 +35,8 @@ def part_reveal(
         locked = lock_open_attempt(attempt, now)
         if Reveal.objects.filter(question=question, part=part).exists():
             return False
-        tries = list(question.responses.filter(part=part, valid=True).order_by("created_at", "id"))
-        policy = part_policy(
-            name=part,
-            tries=tries,
-            revealed=False,
-            rules=Rules.of(locked.quiz),
-            over=False,
-            grades=True,
-            learner=True,
-        )
-        if policy.closed is not None:
+        rules = Rules.of(locked.quiz)
+        if part_closed(question=question, part=part, rules=rules, revealed=False) is not None:
             return False  # solved or out of tries: its answer shows already
         try:
             with transaction.atomic():
