@@ -84,3 +84,28 @@ def sign_in():
         page.wait_for_url(f"**{next_url}")
 
     return go
+
+
+@pytest.fixture
+def start_timed_exam(sign_in):
+    """start(page): the learner "learner" signs in and starts a two-question exam with a
+    10-minute limit, landing on the attempt page (a callable, so a test can watch the
+    page before it loads)."""
+    from datetime import timedelta
+
+    from assess.models import Quiz
+    from tests.factories import QuizFactory, UserFactory
+
+    def start(page) -> None:
+        UserFactory(username="learner")
+        QuizFactory(
+            title="Timed sizing exam",
+            mode=Quiz.Mode.EXAM,
+            time_limit=timedelta(minutes=10),
+            slots=[["weights-memory"], ["kv-cache-per-token"]],
+        )
+        sign_in(page, "learner", "/quizzes/")
+        page.get_by_role("button", name="Start Timed sizing exam").click()
+        page.wait_for_url("**/attempts/*/")
+
+    return start

@@ -3,12 +3,10 @@ htmx saving an answer with its CSRF header) and the Swagger page run with no vio
 reported, neither as a securitypolicyviolation event nor in the console."""
 
 import re
-from datetime import timedelta
 
 import pytest
 
-from assess.models import Attempt, Quiz, Response
-from tests.factories import QuizFactory, UserFactory
+from assess.models import Attempt, Response
 from tests.frontend.helpers import right_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -32,18 +30,9 @@ def _watch(page) -> list[str]:
     return console
 
 
-def test_exam_and_swagger_pages_run_without_a_policy_violation(page, sign_in):
+def test_exam_and_swagger_pages_run_without_a_policy_violation(page, start_timed_exam):
     console = _watch(page)
-    UserFactory(username="learner")
-    QuizFactory(
-        title="Timed sizing exam",
-        mode=Quiz.Mode.EXAM,
-        time_limit=timedelta(minutes=10),
-        slots=[["weights-memory"], ["kv-cache-per-token"]],
-    )
-    sign_in(page, "learner", "/quizzes/")
-    page.get_by_role("button", name="Start Timed sizing exam").click()
-    page.wait_for_url("**/attempts/*/")
+    start_timed_exam(page)
 
     # The countdown (a static script) runs and ticks.
     first = page.locator("#countdown").inner_text()

@@ -6,24 +6,14 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from assess.models import Attempt, Quiz, Response
-from tests.factories import QuizFactory, UserFactory
+from assess.models import Attempt, Response
 from tests.frontend.helpers import right_text
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-def test_exam_times_out_and_keeps_the_autosaved_answer(page, shot, sign_in):
-    UserFactory(username="learner")
-    QuizFactory(
-        title="Timed sizing exam",
-        mode=Quiz.Mode.EXAM,
-        time_limit=timedelta(minutes=10),
-        slots=[["weights-memory"], ["kv-cache-per-token"]],
-    )
-    sign_in(page, "learner", "/quizzes/")
-    page.get_by_role("button", name="Start Timed sizing exam").click()
-    page.wait_for_url("**/attempts/*/")
+def test_exam_times_out_and_keeps_the_autosaved_answer(page, shot, start_timed_exam):
+    start_timed_exam(page)
     attempt = Attempt.objects.get()
     timer = page.locator("#countdown")
     assert re.fullmatch(r"\d+:\d\d", timer.inner_text())  # the script took over the clock
