@@ -54,7 +54,9 @@ ADDRESSES = re.compile(
 def assert_no_answer_in(html: str, question: Question, *, typed: bool = False) -> None:
     """No solved value of any part in any usual spelling outside the statement (which may
     print the question's own inputs), the CSRF token, clock times, and URLs and element
-    ids; no seed at all.
+    ids; no seed at all. A spelling the statement itself prints is no leak anywhere: at
+    one byte per parameter the answer in GB is the parameter count in billions, which a
+    lesson's public example of the same model prints too.
     typed=True also drops every input's value (the learner's own text)."""
     assert "seed" not in html.lower() and str(question.seed) not in html
     rest = CLOCK.sub("", CSRF.sub("", html.replace(question.statement_html, "")))
@@ -63,4 +65,6 @@ def assert_no_answer_in(html: str, question: Question, *, typed: bool = False) -
         rest = re.sub(r'value="[^"]*"', "", rest)
     for part in question.answers:
         for spelling in value_spellings(float(part["value"])):
+            if spelling in question.statement_html:
+                continue  # an input the learner's own statement prints (FP8: bytes = N)
             assert spelling not in rest, (spelling, part)
