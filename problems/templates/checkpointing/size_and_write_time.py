@@ -113,7 +113,7 @@ class CheckpointWriteTime(Template):
         else:
             bandwidth = (
                 "The job writes to storage through front-end links with an aggregate line rate "
-                f"of {tex15(gbits)} Gb/s (1 Gb $= 10^{{9}}$ bits), which the storage system "
+                f"of {sig15(gbits)} Gb/s (1 Gb $= 10^{{9}}$ bits), which the storage system "
                 "absorbs in full; protocol overhead is negligible."
             )
         return (

@@ -40,7 +40,7 @@ from problems.engine.registry import register
 from problems.engine.solutions import formula, step
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
-from problems.templates._common import separated, tex15
+from problems.templates._common import separated, sig15, tex15
 from problems.templates.collectives._family import FABRICS, GB, param_hash
 
 ActDtype = Literal["fp32", "fp16", "bf16", "fp8"]
@@ -198,7 +198,7 @@ class TpAllreduceLayer(Template):
             "Each all-reduce carries the whole activation tensor, tokens times hidden times "
             f"bytes per element ($b = {sig(b)}$):\n\n"
             + step(MESSAGE, {"T": p.tokens, "h": p.hidden, "b": b}, s_mb * MB, "bytes")
-            + f"\n\nThat is **{tex15(s_mb)} MB**.\n\n"
+            + f"\n\nThat is **{sig15(s_mb)} MB**.\n\n"
             f"Per layer there are {per} all-reduces, so over $L = {p.n_layers}$ layers "
             f"$N = {n // p.n_layers} \\times {p.n_layers} = $ **{n}**.\n\n"
             + (

@@ -167,7 +167,7 @@ class ParamCountDense(Template):
         head = (
             "The embeddings are tied, so the output head adds nothing."
             if p.tied
-            else f"The untied output head adds another {tex(embed, 15)}."
+            else f"The untied output head adds another ${tex(embed, 15)}$."
         )
         return (
             f"With $h = {p.hidden}$ (`hidden_size`), $n_{{\\mathrm{{heads}}}} = {p.n_heads}$ "
