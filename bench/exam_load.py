@@ -233,7 +233,9 @@ def sign_in_phase(base: str, names: list[str], concurrency: int) -> str:
     )
 
 
-def _run_locust(env, fixture: Path, index: int, n: int, parts: int, base: str, work: Path):
+def _run_locust(
+    env, fixture: Path, index: int, n: int, parts: int, base: str, work: Path, burst: bool
+):
     """One locust run; returns its rows of the stats CSV by name. The run stops itself when
     every learner has finished; --run-time is only the bound (spawn + every think)."""
     bound = int(n / 50 + (parts + 3) * THINK_MAX + 30)
@@ -260,7 +262,12 @@ def _run_locust(env, fixture: Path, index: int, n: int, parts: int, base: str, w
             "WARNING",
         ],
         cwd=ROOT,
-        env={**env, "EXAM_FIXTURE": str(fixture), "EXAM_RUN": str(index)},
+        env={
+            **env,
+            "EXAM_FIXTURE": str(fixture),
+            "EXAM_RUN": str(index),
+            "EXAM_ARRIVAL_SPREAD": "0" if burst else "1.0",
+        },
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -305,6 +312,11 @@ def main() -> None:
         "--cold", action="store_true", help="no warm-up: the first starts meet cold workers"
     )
     parser.add_argument(
+        "--burst",
+        action="store_true",
+        help="locust's own arrivals: each second's 50 learners start at once",
+    )
+    parser.add_argument(
         "--parts", type=int, default=9, help="parts in an exam (9 for TEMPLATES): sets the bound"
     )
     parser.add_argument("--workers", type=int, default=2)
@@ -338,7 +350,7 @@ def main() -> None:
             results = []
             for index, run in enumerate(data["runs"]):
                 rows, wall, samples = _run_locust(
-                    env, fixture, index, run["n"], args.parts, base, work
+                    env, fixture, index, run["n"], args.parts, base, work, args.burst
                 )
                 stored, finished = _stored(env["DATABASE_URL"], run["quiz"])
                 results.append((run["n"], rows, wall, samples, stored, finished))
@@ -347,10 +359,12 @@ def main() -> None:
 
 
 def _report(results, args, signin_line: str) -> None:
+    arrivals = "in bursts of 50 each second" if args.burst else "spread over each second"
     print(
         f"\ngunicorn {args.workers} sync workers ({'cold' if args.cold else 'warmed up'}), "
         "DEBUG=0, PostgreSQL; locust headless, "
-        "50 new learners/s, think time 2-8 s, one 5-question exam per learner\n"
+        f"50 new learners/s ({arrivals}), "
+        "think time 2-8 s, one 5-question exam per learner\n"
     )
     print(f"{signin_line}\n")
     head = " | ".join(f"{e} p50/p95/p99 ms" for e in ENDPOINTS)

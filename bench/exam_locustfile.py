@@ -7,6 +7,12 @@ spawns, reads the attempt, answers every part of every question, and finishes, t
 When every learner has finished, the run stops, so its length follows the think time
 rather than a guess.
 
+Arrivals: locust dispatches users in batches, `-r` of them at once every second (its
+UsersDispatcher), so "50 a second" would be a burst of 50 simultaneous starts each
+second. Each learner instead waits a uniform 0 to EXAM_ARRIVAL_SPREAD seconds (1, the
+batch interval) before its start, so the learners arrive spread over each second at the
+rate asked for; EXAM_ARRIVAL_SPREAD=0 keeps locust's bursts (`exam_load.py --burst`).
+
 Environment: EXAM_FIXTURE (the JSON written by `exam_load.py --prepare`) and EXAM_RUN
 (the index of the run in it: one quiz and its own learners per N). The request
 sequence itself is bench.exam_load.exam_requests (importing locust monkey-patches the
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 
 import gevent
 from locust import FastHttpUser, between, events, task
@@ -25,6 +32,7 @@ from bench.exam_load import exam_requests
 
 _RUN: dict = {}
 _DONE = {"finished": 0}
+ARRIVAL_SPREAD_S = float(os.environ.get("EXAM_ARRIVAL_SPREAD", "1.0"))
 
 
 @events.init.add_listener
@@ -48,6 +56,8 @@ class Learner(FastHttpUser):
     @task
     def exam(self) -> None:
         if self.token is not None:
+            if ARRIVAL_SPREAD_S > 0:
+                gevent.sleep(random.uniform(0, ARRIVAL_SPREAD_S))  # noqa: S311 (timing only)
             try:
                 exam_requests(self.client, _RUN["quiz"], self.token, self.wait)
             finally:

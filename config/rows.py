@@ -127,3 +127,34 @@ def insert_rows(model, rows: Sequence[dict[str, Any]]) -> None:
     sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {marks}"  # noqa: S608
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
+
+
+def insert_objects(objs: Sequence[Any], *, key: str) -> None:
+    """One multi-row INSERT of unsaved model instances (all of one model), as
+    bulk_create would (every concrete field but the primary key, each through its
+    field's pre_save and get_db_prep_save), setting each instance's primary key.
+
+    The new keys come back with the `key` column, whose values must tell the instances
+    apart, and are matched to them by it: no reliance on the order of RETURNING's
+    rows. Through the ORM this cost more to build than a start's other statements."""
+    if not objs:
+        return
+    meta = type(objs[0])._meta
+    quote = connection.ops.quote_name
+    fields = [f for f in meta.concrete_fields if not f.primary_key]
+    key_field = meta.get_field(key)
+    columns = ", ".join(quote(f.column) for f in fields)
+    marks = ", ".join(["(" + ", ".join(["%s"] * len(fields)) + ")"] * len(objs))
+    params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in objs for f in fields]
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {marks} "  # noqa: S608
+        f"RETURNING {quote(meta.pk.column)}, {quote(key_field.column)}"
+    )
+    by_key = {getattr(obj, key_field.attname): obj for obj in objs}
+    if len(by_key) != len(objs):
+        raise ValueError(f"insert_objects: {key!r} does not tell the rows apart")
+    for pk, value in fetch(sql, params):
+        obj = by_key[value]
+        obj.pk = pk
+        obj._state.adding = False
+        obj._state.db = connection.alias

@@ -25,6 +25,7 @@ from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from assess.models import Attempt, CourseRole, Enrolment, Extension, Question, Quiz
+from assess.selectors.quiz_rows import quiz_get_reachable
 from assess.selectors.writers import attempt_get_for_writer, attempt_get_own
 from curricula.models import Course
 
@@ -209,11 +210,9 @@ def quiz_get_for_user(*, user, pk: int) -> Quiz:
     enrolled in (or in no course), or any quiz of a course they instruct, or any for
     staff (see _reachable). Its dates, attempt limit and status (a draft cannot be
     started, even by its instructors) are attempt_start's business. Raises
-    Quiz.DoesNotExist (404) for anyone else, a learner asking for a draft included."""
-    qs = Quiz.objects.select_related("course").filter(adaptive=False)
-    if not user.is_staff:
-        qs = qs.filter(_reachable(user))
-    return qs.get(pk=pk)
+    Quiz.DoesNotExist (404) for anyone else, a learner asking for a draft included.
+    One query, written as SQL (quiz_rows: every start asks it)."""
+    return quiz_get_reachable(user=user, pk=pk)
 
 
 def quiz_get_for_instructor(*, user, pk: int) -> Quiz:

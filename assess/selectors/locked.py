@@ -22,7 +22,7 @@ from datetime import datetime
 
 from django.db import connection
 
-from assess.models import Attempt, Question, Quiz, Response, Reveal, SkillMastery
+from assess.models import Attempt, Question, Quiz, Response, Reveal, SkillMastery, Slot
 from config.rows import Columns, fetch, for_update_of
 
 
@@ -144,3 +144,35 @@ def quiz_key_share(*, pk: int) -> None:
         return
     table = connection.ops.quote_name(Quiz._meta.db_table)
     fetch(f"SELECT 1 FROM {table} WHERE id = %s FOR KEY SHARE", [pk])  # noqa: S608
+
+
+@functools.cache
+def _quiz_slots_statement() -> tuple[str, Columns, Columns]:
+    quote = connection.ops.quote_name
+    quiz, slot = Columns(Quiz, "z"), Columns(Slot, "s")
+    sql = (
+        f"SELECT {quiz.sql}, {slot.sql} FROM {quote(Quiz._meta.db_table)} z "  # noqa: S608
+        f"LEFT JOIN {quote(Slot._meta.db_table)} s ON s.quiz_id = z.id "
+        f"WHERE z.id = %s ORDER BY s.{quote('order')}"
+    )
+    return sql, quiz, slot
+
+
+def quiz_with_slots(*, pk: int) -> tuple[Quiz, list[Slot]]:
+    """(quiz, its slots in order), each slot's quiz the one quiz instance: one statement
+    (the quiz row with its slots outer-joined, so a quiz with none still comes back), as
+    a start reads them once its attempt row is in (quiz_key_share says why then).
+    Raises Quiz.DoesNotExist if the quiz is gone."""
+    sql, quiz_cols, slot_cols = _quiz_slots_statement()
+    rows = fetch(sql, [pk])
+    if not rows:
+        raise Quiz.DoesNotExist("The quiz is gone.")
+    quiz = quiz_cols.load(rows[0])
+    slots = []
+    for row in rows:
+        if row[len(quiz_cols)] is None:  # the outer join found no slot
+            continue
+        slot = slot_cols.load(row, len(quiz_cols))
+        slot.quiz = quiz
+        slots.append(slot)
+    return quiz, slots

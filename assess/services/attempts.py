@@ -12,15 +12,20 @@ from django.db import transaction
 from django.utils import timezone
 
 from assess.errors import Conflict
-from assess.models import Attempt, Extension, Question, Quiz, Slot
+from assess.models import Attempt, Extension, Quiz, Slot
 from assess.scoring import Rules, attempt_score
 from assess.selectors.access import extension_of
 from assess.selectors.attempt_rows import active_rows
-from assess.selectors.locked import attempt_locked, attempts_locked, quiz_key_share
+from assess.selectors.locked import (
+    attempt_locked,
+    attempts_locked,
+    quiz_key_share,
+    quiz_with_slots,
+)
 from assess.services.fresh_variants import fresh_questions
 from assess.services.mastery import mastery_release_locked
 from assess.services.questions import question_build
-from config.rows import ANY_CONFLICT, insert
+from config.rows import ANY_CONFLICT, insert, insert_objects
 
 
 def attempt_deadline(
@@ -83,11 +88,13 @@ def _slots_after_insert(
     that committed first is seen: the row read next is the one the attempt will live
     under, checked again (Conflict rolls the attempt back), and the deadline recomputed
     if the dates moved. Two queries on PostgreSQL: the lock, then the slots with the
-    quiz joined to them (tests/services/test_quiz_lifecycle_races.py).
+    quiz joined to them (selectors.locked.quiz_with_slots;
+    tests/services/test_quiz_lifecycle_races.py).
     """
     quiz_key_share(pk=quiz.pk)
-    slots = list(Slot.objects.filter(quiz_id=quiz.pk).select_related("quiz").order_by("order"))
-    fresh = slots[0].quiz if slots else Quiz.objects.get(pk=quiz.pk)
+    fresh, slots = quiz_with_slots(pk=quiz.pk)
+    if fresh.course_id == quiz.course_id and Quiz.course.field.is_cached(quiz):
+        fresh.course = quiz.course  # the gate read it: keep it for the caller
     _check_startable(fresh, extension, now)
     deadline = attempt_deadline(fresh, now, extension)
     if deadline != attempt.deadline:
@@ -175,7 +182,9 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
                 question_build(attempt=attempt, slot=slot, order=i + 1, variant_number=0)
                 for i, slot in enumerate(slots)
             ]
-        Question.objects.bulk_create(questions)
+        insert_objects(questions, key="order")
+    # The questions as stored, in order: the caller shows them without reading them again.
+    attempt.started_questions = questions
     return attempt, True
 
 

@@ -113,7 +113,9 @@ class QuizAttemptsView(AssessAPIView):
     def post(self, request, pk: int):
         quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
         attempt, created = attempt_start(quiz=quiz, learner=request.user)
-        questions = attempt.questions.filter(active=True).order_by("order", "id")
+        questions = getattr(attempt, "started_questions", None)  # a new attempt's, built
+        if questions is None:  # a resumed attempt's, as they stand
+            questions = attempt.questions.filter(active=True).order_by("order", "id")
         body = s.AttemptStartSerializer(attempt, context={"questions": questions}).data
         return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 

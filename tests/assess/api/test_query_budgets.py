@@ -19,10 +19,11 @@ pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.assess.urls")]
 
 # Start: the quiz's gate, the transaction, the learner's attempts on the quiz read and
 # locked in one statement, the attempt's INSERT (ON CONFLICT DO NOTHING: no savepoint),
-# the slots and the questions' bulk INSERT; one more for a timed quiz that closes (the
+# the quiz with its slots, and the questions' INSERT (whose RETURNING gives the ids the
+# response shows: they are not read again); one more for a timed quiz that closes (the
 # learner's extension); on PostgreSQL one more, the key-share lock on the quiz before
 # its slots are read (selectors.locked.quiz_key_share: a racing edit is seen or waits).
-START_BUDGET = 9 + (connection.vendor == "postgresql")
+START_BUDGET = 8 + (connection.vendor == "postgresql")
 # Answer: the write gate (question, slot, attempt and quiz in one read), the
 # transaction, the attempt's lock, one read of the question's state, tries and skill
 # rows, the INSERT (which decides replays), and for a first try the skill rows' upsert
