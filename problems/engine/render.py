@@ -23,7 +23,8 @@ import threading
 from functools import lru_cache
 
 import markdown
-from latex2mathml.converter import convert
+
+from problems.engine.latex_skeleton import to_mathml
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
 _FENCE = re.compile(r"^(```|~~~)[^\n]*\n.*?^\1[ \t]*$", re.S | re.M)
@@ -78,7 +79,7 @@ def _markdown() -> markdown.Markdown:
 
 @lru_cache(maxsize=4096)
 def latex_to_mathml(latex: str, display: bool = False) -> str:
-    mathml = convert(typeset(latex.strip()), display="block" if display else "inline")
+    mathml = to_mathml(typeset(latex.strip()), display="block" if display else "inline")
     return _join_groups(mathml)
 
 
