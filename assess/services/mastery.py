@@ -41,37 +41,69 @@ def _params_for(part: dict | None) -> bkt.BKTParams:
     return bkt.DEFAULT_PARAMS
 
 
-def _locked_rows(learner_id: int, skills: Sequence[str]) -> dict[str, SkillMastery]:
-    """The learner's rows for these skills, created at p_init where missing, locked in
-    skill order so two transactions lock shared rows in the same order."""
+def _rows_sql(n: int, on_conflict: str, returning: str = "") -> str:
+    table = connection.ops.quote_name(SkillMastery._meta.db_table)
+    values = ", ".join(["(%s, %s, %s, %s, %s)"] * n)
+    # the table name from the model's metadata; every value is a bound parameter
+    return (
+        f"INSERT INTO {table} AS m (learner_id, skill, p_mastery, responses, updated_at) "  # noqa: S608
+        f"VALUES {values} ON CONFLICT (learner_id, skill) DO UPDATE SET {on_conflict}{returning}"
+    )
 
-    def locked() -> dict[str, SkillMastery]:
-        qs = SkillMastery.objects.select_for_update().filter(
-            learner_id=learner_id, skill__in=list(skills)
-        )
-        return {row.skill: row for row in qs.order_by("skill")}
 
-    rows = locked()
-    if len(rows) < len(skills):
-        # A concurrent first answer may create the same rows: ignore_conflicts, then lock.
-        SkillMastery.objects.bulk_create(
-            [
-                SkillMastery(learner_id=learner_id, skill=s, p_mastery=bkt.DEFAULT_PARAMS.p_init)
-                for s in skills
-                if s not in rows
-            ],
-            ignore_conflicts=True,
+def _rows_params(learner_id: int, rows: dict[str, tuple[float, int]], now: datetime) -> list:
+    when = SkillMastery._meta.get_field("updated_at").get_db_prep_save(now, connection)
+    params: list = []
+    for skill, (p, count) in rows.items():
+        params += [learner_id, skill, p, count, when]
+    return params
+
+
+def _locked_rows(learner_id: int, skills: Sequence[str], now: datetime) -> dict[str, tuple]:
+    """{skill: (p_mastery, responses)}: the learner's rows for these skills (sorted),
+    locked, a missing one created at p_init. One statement: an upsert whose conflict
+    branch changes nothing but locks the row it met (waiting for a writer holding it)
+    and returns it as that writer committed it; rows are met in skill order, so two
+    transactions lock shared rows in the same order. (Was: a locking read, and for a
+    learner without the rows an insert and the read again.)"""
+    fresh = {skill: (bkt.DEFAULT_PARAMS.p_init, 0) for skill in skills}
+    sql = _rows_sql(len(fresh), "responses = m.responses", " RETURNING skill, p_mastery, responses")
+    return {
+        skill: (p, count) for skill, p, count in fetch(sql, _rows_params(learner_id, fresh, now))
+    }
+
+
+def _rows_write(learner_id: int, rows: dict[str, tuple[float, int]], now: datetime) -> None:
+    """Store the rows' new values (the caller holds their locks: _locked_rows)."""
+    sql = _rows_sql(
+        len(rows),
+        "p_mastery = excluded.p_mastery, responses = excluded.responses, "
+        "updated_at = excluded.updated_at",
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, _rows_params(learner_id, rows, now))
+
+
+def _mark_evidence(responses: Sequence[Response]) -> None:
+    quote = connection.ops.quote_name
+    table = quote(Response._meta.db_table)
+    marks = ", ".join(["%s"] * len(responses))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET evidence = %s WHERE id IN ({marks})",  # noqa: S608
+            [True, *(r.pk for r in responses)],
         )
-        rows = locked()
-    return rows
+    for response in responses:
+        response.evidence = True
 
 
 def mastery_apply(
     *, learner_id: int, evidence: Sequence[tuple[Response, Question]], reason: str = "mastery"
-) -> list[MasteryEvent]:
+) -> int:
     """One BKT step per skill for each (response, question), in the given order; marks
-    each response as evidence and logs one MasteryEvent per skill. A constant number of
-    queries however many responses there are. Call inside a transaction.
+    each response as evidence and logs one MasteryEvent per skill; returns the events
+    logged. Four statements however many responses and skills there are (the rows read
+    and locked, written, the responses marked, the events). Call inside a transaction.
 
     `reason` is the progress signal's: "mastery" lets a listener dismiss the change when
     no skill crossed a threshold; an attempt's release says "attempt", which is always
@@ -80,44 +112,39 @@ def mastery_apply(
     items = [(r, q, skill_map.template_skills(q.template_slug)) for r, q in evidence]
     skills = sorted({s for _, _, ss in items for s in ss})
     if not items:
-        return []
-    rows = _locked_rows(learner_id, skills) if skills else {}
+        return 0
     now = timezone.now()
+    rows = _locked_rows(learner_id, skills, now) if skills else {}
+    first_p = {skill: p for skill, (p, _) in rows.items()}
     events = []
-    first_p = {skill: row.p_mastery for skill, row in rows.items()}
     for response, question, its_skills in items:
         params = _params_for(question.part(response.part))
         for skill in its_skills:
-            row = rows[skill]
-            before = row.p_mastery
-            row.p_mastery = bkt.update_score(before, response.score, params)
-            row.responses += 1
-            row.updated_at = now
+            before, count = rows[skill]
+            after = bkt.update_score(before, response.score, params)
+            rows[skill] = (after, count + 1)
             events.append(
-                MasteryEvent(
-                    learner_id=learner_id,
-                    skill=skill,
-                    p_before=before,
-                    p_after=row.p_mastery,
-                    response=response,
-                    created_at=now,
-                )
+                {
+                    "learner_id": learner_id,
+                    "skill": skill,
+                    "p_before": before,
+                    "p_after": after,
+                    "response_id": response.pk,
+                    "created_at": now,
+                }
             )
     progress_recorded_on_commit(
         user_id=learner_id,
         reason=reason,
-        changes={skill: (first_p[skill], row.p_mastery) for skill, row in rows.items()},
+        changes={skill: (first_p[skill], p) for skill, (p, _) in rows.items()},
     )
-    if rows:  # one statement however many answers and skills
-        SkillMastery.objects.bulk_update(
-            list(rows.values()), ["p_mastery", "responses", "updated_at"]
-        )
+    if rows:
+        _rows_write(learner_id, rows, now)
     unmarked = [r for r, _, _ in items if not r.evidence]
     if unmarked:
-        Response.objects.filter(pk__in=[r.pk for r in unmarked]).update(evidence=True)
-        for response in unmarked:
-            response.evidence = True
-    return MasteryEvent.objects.bulk_create(events)
+        _mark_evidence(unmarked)
+    insert_rows(MasteryEvent, events)
+    return len(events)
 
 
 def mastery_release_attempt(*, attempt: Attempt, now: datetime | None = None) -> int:
