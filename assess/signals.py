@@ -23,13 +23,18 @@ grade_released = Signal()
 
 
 def progress_recorded_on_commit(
-    *, user_id: int, reason: str, changes: dict[str, tuple[float, float]] | None = None
+    *,
+    user_id: int,
+    reason: str,
+    changes: dict[str, tuple[float, float]] | None = None,
+    quiz_id: int | None = None,
 ) -> None:
     """Send progress_recorded once the caller's transaction commits (at once outside
-    one): listeners read what was written, never a rolled-back change."""
+    one): listeners read what was written, never a rolled-back change. An attempt's end
+    ("attempt") names its quiz."""
     transaction.on_commit(
         lambda: progress_recorded.send(
-            sender="assess", user_id=user_id, reason=reason, changes=changes
+            sender="assess", user_id=user_id, reason=reason, changes=changes, quiz_id=quiz_id
         )
     )
 

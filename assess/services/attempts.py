@@ -203,8 +203,10 @@ def _close(attempt: Attempt, status: str, now: datetime) -> None:
     )
     attempt.score = result.score
     attempt.points = result.points
-    attempt.save(update_fields=["status", "finished_at", "score", "points"])
-    mastery_release_locked(attempt, now=now, questions=questions, responses=responses)
+    # The release decides on the closed attempt as it is now (in memory); one UPDATE
+    # stores the close and the release's stamp together.
+    mastery_release_locked(attempt, now=now, questions=questions, responses=responses, save=False)
+    attempt.save(update_fields=["status", "finished_at", "score", "points", "mastery_applied_at"])
     # What the close decided on, as it stands after it: the caller's review of the
     # attempt need not read it again.
     attempt.closed_rows = (questions, responses, reveals)

@@ -98,7 +98,11 @@ def _mark_evidence(responses: Sequence[Response]) -> None:
 
 
 def mastery_apply(
-    *, learner_id: int, evidence: Sequence[tuple[Response, Question]], reason: str = "mastery"
+    *,
+    learner_id: int,
+    evidence: Sequence[tuple[Response, Question]],
+    reason: str = "mastery",
+    quiz_id: int | None = None,
 ) -> int:
     """One BKT step per skill for each (response, question), in the given order; marks
     each response as evidence and logs one MasteryEvent per skill; returns the events
@@ -106,9 +110,9 @@ def mastery_apply(
     and locked, written, the responses marked, the events). Call inside a transaction.
 
     `reason` is the progress signal's: "mastery" lets a listener dismiss the change when
-    no skill crossed a threshold; an attempt's release says "attempt", which is always
-    evaluated (a passed certification exam certifies a learner already past every
-    threshold)."""
+    no skill crossed a threshold; an attempt's release says "attempt" and names its quiz
+    (`quiz_id`): the end of a track's exam is always evaluated (a passed certification
+    exam certifies a learner already past every threshold)."""
     items = [(r, q, skill_map.template_skills(q.template_slug)) for r, q in evidence]
     skills = sorted({s for _, _, ss in items for s in ss})
     if not items:
@@ -137,6 +141,7 @@ def mastery_apply(
         user_id=learner_id,
         reason=reason,
         changes={skill: (first_p[skill], p) for skill, (p, _) in rows.items()},
+        quiz_id=quiz_id,
     )
     if rows:
         _rows_write(learner_id, rows, now)
@@ -165,11 +170,17 @@ def mastery_release_attempt(*, attempt: Attempt, now: datetime | None = None) ->
 
 
 def mastery_release_locked(
-    locked: Attempt, *, now: datetime, questions: list[Question], responses: list[Response]
+    locked: Attempt,
+    *,
+    now: datetime,
+    questions: list[Question],
+    responses: list[Response],
+    save: bool = True,
 ) -> int:
     """mastery_release_attempt's decision and writes, for a caller that holds the
     attempt's lock in its transaction and read its active questions and their
-    responses already (the finish)."""
+    responses already (the finish). save=False leaves the attempt's stamp
+    (mastery_applied_at) to the caller's own save of the row."""
     if locked.mastery_applied_at is not None or locked.is_open:
         return 0
     if not grades_visible(attempt=locked, now=now):
@@ -189,15 +200,19 @@ def mastery_release_locked(
             learner_id=locked.learner_id,
             evidence=[(r, by_pk[r.question_id]) for r in counted],
             reason="attempt",
+            quiz_id=locked.quiz_id,
         )
         applied = len(counted)
     locked.mastery_applied_at = now
-    locked.save(update_fields=["mastery_applied_at"])
+    if save:
+        locked.save(update_fields=["mastery_applied_at"])
     grade_released_on_commit(
         attempt_id=locked.pk, quiz_id=locked.quiz_id, user_id=locked.learner_id
     )
     if not applied:  # mastery_apply signalled already ("attempt") when it applied answers
-        progress_recorded_on_commit(user_id=locked.learner_id, reason="attempt")
+        progress_recorded_on_commit(
+            user_id=locked.learner_id, reason="attempt", quiz_id=locked.quiz_id
+        )
     return applied
 
 

@@ -17,7 +17,7 @@ from django.db import transaction
 
 from assess.models import Question, Quiz, Slot
 from certify.models import Track
-from certify.receivers import THRESHOLDS_KEY
+from certify.receivers import THRESHOLDS_KEY, TRACK_EXAMS_KEY
 from certify.schema import TrackDataError, TrackRecord, load_track_files
 from curricula.models import Lesson
 from curricula.services import sync_fields
@@ -124,5 +124,5 @@ def tracks_load(*, data_dir: Path | str | None = None) -> TrackLoadReport:
         )
     # The progress listener's cached thresholds follow the files at once in this process
     # (other processes within its TTL).
-    cache.delete(THRESHOLDS_KEY)
+    cache.delete_many([THRESHOLDS_KEY, TRACK_EXAMS_KEY])
     return report

@@ -13,14 +13,17 @@ from django.test.utils import CaptureQueriesContext
 
 from assess.signals import progress_recorded
 from certify.models import Certificate
-from certify.receivers import may_complete, track_thresholds
+from certify.receivers import may_complete, track_exam_ids, track_thresholds
 from tests.certify.conftest import FLEET
+from tests.factories import QuizFactory
 
 pytestmark = pytest.mark.django_db
 
 
-def send(user_id: int, reason: str, changes=None) -> None:
-    progress_recorded.send(sender="assess", user_id=user_id, reason=reason, changes=changes)
+def send(user_id: int, reason: str, changes=None, quiz_id=None) -> None:
+    progress_recorded.send(
+        sender="assess", user_id=user_id, reason=reason, changes=changes, quiz_id=quiz_id
+    )
 
 
 def test_may_complete_only_when_a_skill_rises_across_a_threshold():
@@ -54,6 +57,26 @@ def test_an_exam_end_or_a_memo_approval_always_evaluates(tracks, ready_learner, 
     assert Certificate.objects.filter(holder=learner, status="valid").count() == 1
 
 
+def test_a_track_exams_end_always_evaluates(tracks, ready_learner):
+    track = tracks[FLEET]
+    learner = ready_learner(track)
+    send(learner.pk, "attempt", {}, quiz_id=track.exam_id)  # nothing applied, still a pass
+    assert Certificate.objects.filter(holder=learner, status="valid").count() == 1
+
+
+def test_another_exams_end_is_dismissed_unless_it_crosses_a_threshold(tracks, ready_learner):
+    learner = ready_learner(tracks[FLEET])
+    other = QuizFactory(mode="exam")
+    track_thresholds(), track_exam_ids()  # warm, as every finish after the first finds them
+    with CaptureQueriesContext(connection) as queries:
+        send(learner.pk, "attempt", {"any-skill": (0.2, 0.3)}, quiz_id=other.pk)
+        send(learner.pk, "attempt", None, quiz_id=other.pk)  # nothing applied (practice)
+    assert len(queries) == 0
+    assert not Certificate.objects.filter(holder=learner).exists()
+    send(learner.pk, "attempt", {"any-skill": (0.9, 0.99)}, quiz_id=other.pk)
+    assert Certificate.objects.filter(holder=learner, status="valid").count() == 1
+
+
 def test_a_failing_evaluation_is_logged_not_raised(tracks, ready_learner, monkeypatch, caplog):
     def broken(*, user_id, now=None):
         raise ValueError("a bug in the evaluation")
@@ -77,3 +100,4 @@ def test_load_tracks_refreshes_the_cached_thresholds(tracks, tmp_path):
         (tmp_path / path.name).write_text(text)
     call_command("load_tracks", "--data-dir", str(tmp_path), verbosity=0)
     assert track_thresholds() == (0.9,)
+    assert track_exam_ids() == frozenset(t.exam_id for t in tracks.values())
