@@ -34,7 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._server import ROOT, gunicorn, run_step, throwaway_database  # noqa: E402
+from bench._server import ROOT, gunicorn, run_step, settle, throwaway_database  # noqa: E402
 
 TEMPLATES = ["gb-gib", "weights-memory", "kv-cache-total", "roofline-attainable", "littles-law"]
 PASSWORD = "bench exam sign-in"  # noqa: S105 (a throwaway database's learners)
@@ -342,6 +342,7 @@ def main() -> None:
         )
         print(f"prepared in {time.monotonic() - started:.0f} s", file=sys.stderr)
         data = json.loads(fixture.read_text())
+        settle(env["DATABASE_URL"])
         with gunicorn(env, workers=args.workers, port=args.port) as base:
             if not args.cold:
                 warm_up(base, data["warm"])

@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._server import gunicorn, run_step, throwaway_database  # noqa: E402
+from bench._server import cpu_seconds, gunicorn, run_step, settle, throwaway_database  # noqa: E402
 
 LUA = """
 local entries = {ENTRIES}
@@ -206,6 +206,7 @@ def main() -> None:
             file=sys.stderr,
         )
         fixture = json.loads((work / "fixture.json").read_text())
+        settle(env["DATABASE_URL"])
         submit_lua = work / "submit.lua"
         submit_lua.write_text(
             LUA.replace("{ENTRIES}", _lua_entries(fixture["entries"])).replace(
@@ -245,7 +246,10 @@ def _drive(base: str, args, fixture, submit_lua: Path, floor_lua: Path, token_lu
     results = {label: [] for label in kinds}
     for _ in range(args.rounds):
         for label, (url, script) in kinds.items():
+            before = cpu_seconds()
             r = _wrk(url, script, seconds=args.seconds, args=(offset,), **wrk)
+            after = cpu_seconds()
+            r["cpu_ms"] = {k: (after[k] - before[k]) * 1000 / r["requests"] for k in after}
             results[label].append(r)
             if label == "submission":
                 sent_2xx += r["requests"] - r["non2xx"]
@@ -268,17 +272,21 @@ def _report(results, args, stored: int, counts, first_tries: int) -> None:
         f"\n{args.rounds} rounds x {args.seconds} s, wrk -t{args.threads} "
         f"-c{args.connections}, gunicorn {args.workers} sync workers, DEBUG=0, PostgreSQL\n"
     )
-    print("| endpoint | req/s (median) | x floor | p50 ms | p99 ms | non-2xx | socket errors |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| endpoint | req/s (median) | x floor | p50 ms | p99 ms | non-2xx | socket errors "
+        "| gunicorn CPU ms/req | PostgreSQL CPU ms/req |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, rows in results.items():
         rps = statistics.median(r["rps"] for r in rows)
         p50 = statistics.median(r["p50_us"] for r in rows) / 1000
         p99 = statistics.median(r["p99_us"] for r in rows) / 1000
         bad = sum(r["non2xx"] for r in rows)
         errors = sum(r["socket_errors"] for r in rows)
+        cpu = {k: statistics.median(r["cpu_ms"][k] for r in rows) for k in rows[0]["cpu_ms"]}
         print(
             f"| {label} | {rps:,.0f} | {rps / floor:.2f} | {p50:.1f} | {p99:.1f} | "
-            f"{bad} | {errors} |"
+            f"{bad} | {errors} | {cpu['gunicorn']:.2f} | {cpu['postgres']:.2f} |"
         )
     print(
         f"\nSubmissions: {sent:,} sent, {sent_2xx:,} answered 2xx ({created:,} of them "
