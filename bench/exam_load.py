@@ -312,6 +312,12 @@ def main() -> None:
         "--cold", action="store_true", help="no warm-up: the first starts meet cold workers"
     )
     parser.add_argument(
+        "--async-commit",
+        action="store_true",
+        help="diagnostic: every connection of the bench with synchronous_commit=off "
+        "(commits stop waiting for the WAL flush; never the service's setting)",
+    )
+    parser.add_argument(
         "--burst",
         action="store_true",
         help="locust's own arrivals: each second's 50 learners start at once",
@@ -326,6 +332,8 @@ def main() -> None:
     if args.prepare:
         prepare(args.prepare, args.learners, args.signin)
         return
+    if args.async_commit:  # libpq reads it: gunicorn's connections and the preparation's
+        os.environ["PGOPTIONS"] = "-c synchronous_commit=off"
     with throwaway_database(args.database_url, "exam_bench") as env:
         work = Path(tempfile.mkdtemp(prefix="burnin-exam-bench-"))
         fixture = work / "fixture.json"
@@ -361,6 +369,8 @@ def main() -> None:
 
 def _report(results, args, signin_line: str) -> None:
     arrivals = "in bursts of 50 each second" if args.burst else "spread over each second"
+    if args.async_commit:
+        arrivals += "; DIAGNOSTIC: synchronous_commit=off, not the service's setting"
     print(
         f"\ngunicorn {args.workers} sync workers ({'cold' if args.cold else 'warmed up'}), "
         "DEBUG=0, PostgreSQL; locust headless, "
