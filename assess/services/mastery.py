@@ -84,6 +84,18 @@ def _rows_write(learner_id: int, rows: dict[str, tuple[float, int]], now: dateti
         cursor.execute(sql, _rows_params(learner_id, rows, now))
 
 
+def _event(learner_id: int, skill: str, before: float, after: float, response_id, now) -> dict:
+    """A MasteryEvent row for insert_rows."""
+    return {
+        "learner_id": learner_id,
+        "skill": skill,
+        "p_before": before,
+        "p_after": after,
+        "response_id": response_id,
+        "created_at": now,
+    }
+
+
 def _mark_evidence(responses: Sequence[Response]) -> None:
     quote = connection.ops.quote_name
     table = quote(Response._meta.db_table)
@@ -127,16 +139,7 @@ def mastery_apply(
             before, count = rows[skill]
             after = bkt.update_score(before, response.score, params)
             rows[skill] = (after, count + 1)
-            events.append(
-                {
-                    "learner_id": learner_id,
-                    "skill": skill,
-                    "p_before": before,
-                    "p_after": after,
-                    "response_id": response.pk,
-                    "created_at": now,
-                }
-            )
+            events.append(_event(learner_id, skill, before, after, response.pk, now))
     progress_recorded_on_commit(
         user_id=learner_id,
         reason=reason,
@@ -280,14 +283,7 @@ def mastery_apply_first_try(
     insert_rows(
         MasteryEvent,
         [
-            {
-                "learner_id": learner_id,
-                "skill": skill,
-                "p_before": before,
-                "p_after": after,
-                "response_id": response.pk,
-                "created_at": now,
-            }
+            _event(learner_id, skill, before, after, response.pk, now)
             for skill, (before, after, _) in steps.items()
         ],
     )
