@@ -58,7 +58,9 @@ def assert_no_answer_in(html: str, question: Question, *, typed: bool = False) -
     one byte per parameter the answer in GB is the parameter count in billions, which a
     lesson's public example of the same model prints too.
     typed=True also drops every input's value (the learner's own text)."""
-    assert "seed" not in html.lower() and str(question.seed) not in html
+    # A CSRF token is 64 random letters and digits: it spells "seed" about once in
+    # 15,000 pages (a CI run failed so), so the word is looked for outside the tokens.
+    assert "seed" not in CSRF.sub("", html).lower() and str(question.seed) not in html
     rest = CLOCK.sub("", CSRF.sub("", html.replace(question.statement_html, "")))
     rest = ADDRESSES.sub("", rest)
     if typed:
