@@ -113,20 +113,24 @@ def insert(model, values: dict[str, Any], *, conflict: Sequence[str] = ()) -> in
     return rows[0][0] if rows else None
 
 
+def _insert_sql(meta, fields, n: int) -> str:
+    """INSERT of n rows of these fields' columns into the model's table."""
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(f.column) for f in fields)
+    marks = ", ".join(["(" + ", ".join(["%s"] * len(fields)) + ")"] * n)
+    return f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {marks}"  # noqa: S608
+
+
 def insert_rows(model, rows: Sequence[dict[str, Any]]) -> None:
     """One multi-row INSERT of `model` (every row with the same attnames, prepared by
     their fields as save() prepares them); nothing comes back."""
     if not rows:
         return
     meta = model._meta
-    quote = connection.ops.quote_name
     fields = [meta.get_field(name) for name in rows[0]]
-    columns = ", ".join(quote(f.column) for f in fields)
-    marks = ", ".join(["(" + ", ".join(["%s"] * len(fields)) + ")"] * len(rows))
     params = [f.get_db_prep_save(row[f.attname], connection) for row in rows for f in fields]
-    sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {marks}"  # noqa: S608
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(_insert_sql(meta, fields, len(rows)), params)
 
 
 def insert_objects(objs: Sequence[Any], *, key: str) -> None:
@@ -143,11 +147,9 @@ def insert_objects(objs: Sequence[Any], *, key: str) -> None:
     quote = connection.ops.quote_name
     fields = [f for f in meta.concrete_fields if not f.primary_key]
     key_field = meta.get_field(key)
-    columns = ", ".join(quote(f.column) for f in fields)
-    marks = ", ".join(["(" + ", ".join(["%s"] * len(fields)) + ")"] * len(objs))
     params = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in objs for f in fields]
     sql = (
-        f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {marks} "  # noqa: S608
+        f"{_insert_sql(meta, fields, len(objs))} "
         f"RETURNING {quote(meta.pk.column)}, {quote(key_field.column)}"
     )
     by_key = {getattr(obj, key_field.attname): obj for obj in objs}

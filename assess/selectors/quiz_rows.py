@@ -20,15 +20,11 @@ import functools
 from django.db import connection
 
 from assess.models import CourseRole, Enrolment, Quiz
+from assess.selectors.writers import IN_ENROLLED, IN_INSTRUCTED
 from config.rows import Columns, fetch
 from curricula.models import Course
 
-_RULE = (
-    "(%s OR (z.status = %s AND (z.course_id IS NULL"
-    " OR z.course_id IN (SELECT e.course_id FROM {enrolments} e WHERE e.user_id = %s)))"
-    " OR z.course_id IN (SELECT r.course_id FROM {roles} r"
-    " WHERE r.user_id = %s AND r.role = %s))"
-)
+_RULE = f"(%s OR (z.status = %s AND (z.course_id IS NULL OR {IN_ENROLLED})) OR {IN_INSTRUCTED})"
 
 
 @functools.cache

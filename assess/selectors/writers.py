@@ -26,11 +26,14 @@ from django.db import connection
 from assess.models import Attempt, CourseRole, Enrolment, Question, Quiz, Slot
 from config.rows import Columns, fetch
 
+# The quiz's (alias z) course is one the user is enrolled in (params: user id) / one
+# they instruct (params: user id, the instructor role). quiz_rows uses them too.
+IN_ENROLLED = "z.course_id IN (SELECT e.course_id FROM {enrolments} e WHERE e.user_id = %s)"
+IN_INSTRUCTED = (
+    "z.course_id IN (SELECT r.course_id FROM {roles} r WHERE r.user_id = %s AND r.role = %s)"
+)
 _WRITER_RULE = (
-    "a.learner_id = %s AND (%s OR z.course_id IS NULL"
-    " OR z.course_id IN (SELECT e.course_id FROM {enrolments} e WHERE e.user_id = %s)"
-    " OR z.course_id IN (SELECT r.course_id FROM {roles} r"
-    " WHERE r.user_id = %s AND r.role = %s))"
+    f"a.learner_id = %s AND (%s OR z.course_id IS NULL OR {IN_ENROLLED} OR {IN_INSTRUCTED})"
 )
 
 

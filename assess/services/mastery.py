@@ -73,13 +73,15 @@ def _locked_rows(learner_id: int, skills: Sequence[str], now: datetime) -> dict[
     }
 
 
+_SET_NEW = (
+    "p_mastery = excluded.p_mastery, responses = excluded.responses, "
+    "updated_at = excluded.updated_at"
+)
+
+
 def _rows_write(learner_id: int, rows: dict[str, tuple[float, int]], now: datetime) -> None:
     """Store the rows' new values (the caller holds their locks: _locked_rows)."""
-    sql = _rows_sql(
-        len(rows),
-        "p_mastery = excluded.p_mastery, responses = excluded.responses, "
-        "updated_at = excluded.updated_at",
-    )
+    sql = _rows_sql(len(rows), _SET_NEW)
     with connection.cursor() as cursor:
         cursor.execute(sql, _rows_params(learner_id, rows, now))
 
@@ -298,19 +300,10 @@ def _upsert_steps(learner_id: int, steps: dict[str, tuple], now: datetime) -> se
     """Insert or step each skill row unless its answer count moved since it was read
     (the count is the row's version: every write of a step raises it by one); returns
     the skills written."""
-    quote = connection.ops.quote_name
-    table = quote(SkillMastery._meta.db_table)
-    when = SkillMastery._meta.get_field("updated_at").get_db_prep_save(now, connection)
-    values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(steps))
-    params = []
-    for skill, (_, after, count) in steps.items():
-        params += [learner_id, skill, after, count, when]
-    # the table name from the model's metadata; every value is a bound parameter
-    sql = (
-        f"INSERT INTO {table} (learner_id, skill, p_mastery, responses, updated_at) "  # noqa: S608
-        f"VALUES {values} ON CONFLICT (learner_id, skill) DO UPDATE SET "
-        "p_mastery = excluded.p_mastery, responses = excluded.responses, "
-        f"updated_at = excluded.updated_at WHERE {table}.responses = excluded.responses - 1 "
-        "RETURNING skill"
+    sql = _rows_sql(
+        len(steps),
+        f"{_SET_NEW} WHERE m.responses = excluded.responses - 1",
+        " RETURNING skill",
     )
-    return {skill for (skill,) in fetch(sql, params)}
+    rows = {skill: (after, count) for skill, (_, after, count) in steps.items()}
+    return {skill for (skill,) in fetch(sql, _rows_params(learner_id, rows, now))}
