@@ -93,8 +93,6 @@ def _slots_after_insert(
     """
     quiz_key_share(pk=quiz.pk)
     fresh, slots = quiz_with_slots(pk=quiz.pk)
-    if fresh.course_id == quiz.course_id and Quiz.course.field.is_cached(quiz):
-        fresh.course = quiz.course  # the gate read it: keep it for the caller
     _check_startable(fresh, extension, now)
     deadline = attempt_deadline(fresh, now, extension)
     if deadline != attempt.deadline:

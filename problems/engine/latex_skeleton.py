@@ -51,7 +51,7 @@ def _fill(mathml: str, numbers: list[str]) -> str | None:
 def to_mathml(latex: str, display: str = "inline") -> str:
     """convert(latex, display=display), computed from the cached skeleton when it can
     be (the module docstring says when)."""
-    if len(_NUMBER.findall(latex)) and not _UNSAFE.search(latex):
+    if not _UNSAFE.search(latex):
         numbers: list[str] = []
 
         def stand_in(match: re.Match[str]) -> str:
@@ -59,7 +59,7 @@ def to_mathml(latex: str, display: str = "inline") -> str:
             return _STAND_IN.format(len(numbers) - 1)
 
         skeleton = _NUMBER.sub(stand_in, latex)
-        if len(numbers) <= 1000:
+        if 0 < len(numbers) <= 1000:
             filled = _fill(_skeleton_mathml(skeleton, display), numbers)
             if filled is not None:
                 return filled
