@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 
 from assess.models import Question
-from problems.engine.numbers import sig
-from tests.assess.helpers import misconception_text
+from tests.assess.helpers import misconception_text, printed_input, value_spellings
 
 
 def part_of(question: Question, index: int = 0) -> dict:
@@ -26,19 +25,6 @@ def right_text(part: dict) -> str:
 gib_slip_text = misconception_text
 
 
-def value_spellings(value: float) -> set[str]:
-    """Ways a page could print a number: repr, str, 3 to 6 significant figures, fixed
-    decimals, with and without thousands separators."""
-    out = {repr(value), str(value), f"{value:g}"}
-    for digits in (3, 4, 5, 6):
-        out.add(f"{value:.{digits}g}")
-        out.add(sig(value, digits))
-    for decimals in (1, 2, 3):
-        out.add(f"{value:.{decimals}f}")
-        out.add(f"{value:,.{decimals}f}")
-    return {s for s in out if len(s.replace(",", "").replace(".", "")) >= 3}
-
-
 # Clock times (an exam's deadline and countdown) can spell a value by chance:
 # 10:05:29.016 holds "29.0".
 CLOCK = re.compile(r"\b(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[+-]\d\d:\d\d|Z)?")
@@ -54,9 +40,9 @@ ADDRESSES = re.compile(
 def assert_no_answer_in(html: str, question: Question, *, typed: bool = False) -> None:
     """No solved value of any part in any usual spelling outside the statement (which may
     print the question's own inputs), the CSRF token, clock times, and URLs and element
-    ids; no seed at all. A spelling the statement itself prints is no leak anywhere: at
-    one byte per parameter the answer in GB is the parameter count in billions, which a
-    lesson's public example of the same model prints too.
+    ids; no seed at all. A value the statement itself prints is no leak anywhere (see
+    printed_input): a hint that shows the formula with this variant's inputs prints it
+    again, to its own number of figures.
     typed=True also drops every input's value (the learner's own text)."""
     # A CSRF token is 64 random letters and digits: it spells "seed" about once in
     # 15,000 pages (a CI run failed so), so the word is looked for outside the tokens.
@@ -66,7 +52,7 @@ def assert_no_answer_in(html: str, question: Question, *, typed: bool = False) -
     if typed:
         rest = re.sub(r'value="[^"]*"', "", rest)
     for part in question.answers:
+        if printed_input(part, question.statement_html):
+            continue
         for spelling in value_spellings(float(part["value"])):
-            if spelling in question.statement_html:
-                continue  # an input the learner's own statement prints (FP8: bytes = N)
             assert spelling not in rest, (spelling, part)
