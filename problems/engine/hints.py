@@ -14,8 +14,10 @@ in order with three cuts, so that none gives an answer away:
 
 and one check: a step whose text still names a part's answer in a form the solutions
 print numbers in (6 significant figures, with or without thousands separators, also
-10^3k times it, as 365 GB reads 365,072,220,160 bytes) is dropped. Small whole
-numbers (below 10) are not checked: "2" is in every other sentence.
+a power of ten or of 1024 times it, as 365 GB reads 365,072,220,160 bytes; a whole
+answer also as the fraction it rounds) is dropped. Below 10 an answer is matched only
+by a number printed to three figures or more: "2" is in every other sentence, while
+4.015 GB and 0.531 bytes per parameter are answers.
 
 A step that states an answer all the same gives its leading sentences before the one
 that does, or failing those the leading clauses of its first sentence. A solution of
@@ -129,38 +131,64 @@ def redact(step: str) -> str:
 _NUMBER = re.compile(
     r"(\d(?:\d|,|\{,\})*(?:\.\d+)?)(?:\s*\\times\s*10\^\{?(-?\d+)\}?)?|10\^\{?(-?\d+)\}?"
 )
-_SCALES = tuple(10.0 ** (3 * k) for k in range(-4, 5)) + tuple(1024.0**k for k in range(1, 5))
+_SCALES = tuple(10.0**k for k in range(-12, 13)) + tuple(1024.0**k for k in range(1, 5))
 
 
-def _numbers(text: str) -> list[float]:
-    """Every number printed in the text: 3,800, 65{,}536, 4.05 \times 10^{11}, 10^{9}."""
+def _significant(mantissa: str) -> int:
+    """Significant figures of a printed mantissa: 0.0312 has 3, 3,800 has 2."""
+    digits = mantissa.replace("{,}", "").replace(",", "").replace(".", "").lstrip("0")
+    return len(digits.rstrip("0")) if "." not in mantissa else len(digits)
+
+
+def _numbers(text: str) -> list[tuple[float, int]]:
+    """Every number printed in the text with its significant figures: 3,800,
+    65{,}536, 4.05 \times 10^{11}, 10^{9} (one figure)."""
     found = []
     for m in _NUMBER.finditer(text):
         if m.group(3) is not None:
-            found.append(10.0 ** int(m.group(3)))
+            found.append((10.0 ** int(m.group(3)), 1))
             continue
         value = float(m.group(1).replace("{,}", "").replace(",", ""))
-        found.append(value * 10.0 ** int(m.group(2)) if m.group(2) else value)
+        figures = _significant(m.group(1))
+        found.append((value * 10.0 ** int(m.group(2)) if m.group(2) else value, figures))
     return found
+
+
+def _near(value: float, printed: list[tuple[float, int]]) -> bool:
+    """A printed number within 4 significant figures of the value times a power of ten
+    or of 1024; below 10 only a printed number of three figures or more counts (the 4
+    of "4 bits" is not 4.015 GB, 1.99969 is 1.9997)."""
+    least = 1 if abs(value) >= 10 else 3
+    for scale in _SCALES:
+        target = abs(value) * scale
+        if any(n >= least and abs(x - target) <= 5e-4 * target for x, n in printed):
+            return True
+    return False
+
+
+def _rounds_to(value: float, printed: list[tuple[float, int]]) -> bool:
+    """A whole answer of 10 or more printed as the fraction it is rounded from: "the
+    budget holds 1,012.736 blocks" states 1,012 whole blocks."""
+    return (
+        float(value).is_integer()
+        and abs(value) >= 10
+        and any(not x.is_integer() and abs(x - abs(value)) < 1 for x, _ in printed)
+    )
 
 
 def states_answer(text: str, answers: dict[str, float | int | str]) -> bool:
     """Does the text print one of the answers? A word answer as a word (any case); a
-    number of at least 10 as itself or 10^3k or 1024^k times itself (365 GB printed as
-    365,072,220,160 bytes), to 4 significant figures. Smaller numbers are not checked:
-    "2" is in every other sentence."""
-    printed = [x for x in _numbers(text) if x]
+    number as itself or a power of ten or of 1024 times itself (365 GB printed as
+    365,072,220,160 bytes, 4.015 GB as 4.015 \times 10^{9} bytes), to 4 significant
+    figures, or a whole answer as the fraction it rounds. A number below 10 is matched
+    only by one printed to three figures or more: "2" is in every other sentence."""
+    printed = [(x, n) for x, n in _numbers(text) if x]
     for value in answers.values():
         if isinstance(value, str):
             if re.search(rf"(?<![\w-]){re.escape(value)}", text, re.I):
                 return True
-            continue
-        if abs(float(value)) < 10:
-            continue
-        for scale in _SCALES:
-            target = abs(float(value)) * scale
-            if any(abs(x - target) <= 5e-4 * target for x in printed):
-                return True
+        elif value and (_near(float(value), printed) or _rounds_to(float(value), printed)):
+            return True
     return False
 
 

@@ -3,11 +3,16 @@
 The sweep checks each hint against the solution's own words, independently of the
 engine's leak check: the last step, every bold answer statement, every equation's
 result, each numeric answer as the solutions print it (6 significant figures, with
-thousands separators), each word answer as a word.
+thousands separators), each word answer as a word. A second sweep reads every number a
+hint prints as a mantissa and power of ten, so that an answer below 10 printed in other
+units (4.015 GB as 4.015130624 x 10^9 bytes) or one part's answer used by the next
+step (0.53125 bytes per parameter) is caught too: the first sweep missed both, and a
+CI run's page leak check found them.
 """
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -18,6 +23,8 @@ from problems.engine.numbers import sig
 from problems.engine.variants import Variant
 
 SEEDS = (1, 2, 3)
+MORE_SEEDS = range(4, 40)
+PRINTED = re.compile(r"(?<![\d.])\d[\d,]*(?:\.\d+)?")
 BOLD = re.compile(r"\*\*(.+?)\*\*", re.S)
 
 
@@ -59,6 +66,39 @@ def test_every_template_has_hints_that_never_state_an_answer():
     assert not problems, "\n".join(problems)
 
 
+def _mantissa(value: float) -> float:
+    return abs(value) / 10 ** math.floor(math.log10(abs(value)))
+
+
+def _printed_as_mantissa(hint: str, value: float) -> list[str]:
+    """Numbers of three figures or more in the hint whose mantissa is the answer's to
+    4 significant figures, whatever power of ten they carry."""
+    target = _mantissa(value)
+    found = []
+    for text in PRINTED.findall(hint.replace("{,}", ",")):  # LaTeX's 8{,}192
+        digits = text.replace(",", "").replace(".", "").strip("0")
+        number = float(text.replace(",", ""))
+        if len(digits) >= 3 and number and abs(_mantissa(number) - target) <= 5e-4 * target:
+            found.append(text)
+    return found
+
+
+def test_no_hint_prints_an_answer_in_other_units_or_for_the_next_part():
+    problems = []
+    for template in registry.all_templates():
+        for seed in MORE_SEEDS:
+            variant = Variant.from_seed(template.slug, seed)
+            hints = " ".join(h.markdown for h in hints_for(variant))
+            for name, part in variant.parts.items():
+                if isinstance(part.value, str) or not part.value:
+                    continue
+                if float(part.value).is_integer() and abs(part.value) < 100:
+                    continue  # a count of GPUs or leaves: small whole numbers are everywhere
+                for text in _printed_as_mantissa(hints, float(part.value)):
+                    problems.append(f"{template.slug} seed {seed} {name}={part.value}: {text}")
+    assert not problems, "\n".join(problems)
+
+
 def test_steps_join_an_equation_to_its_prose_and_keep_fences_whole():
     md = "Intro $a = 1$.\n\n$$ x = a b = 2 \\times 3 = 6 $$\n\n```\nout\n\nmore\n```\n\nSo **6**."
     assert solution_steps(md) == [
@@ -92,7 +132,13 @@ def test_redact_cuts_results_and_bold_answers():
         ),
         # scientific notation is read as a number too
         ("Bytes: $3.6507 \\times 10^{11}$ in all. Fine.\n\nEnd.", []),
+        # an answer below 10 as bytes (4.015 GB) and as the fraction a count rounds
+        ("FP4 halves it. It is $4.015130624 \\times 10^{9}$ bytes.\n\nEnd.", ["FP4 halves it."]),
+        ("We divide the budget. That gives 1,012.736 blocks.\n\nEnd.", ["We divide the budget."]),
+        # but a small number printed to fewer than three figures is no answer
+        ("It uses 4 bits. Then 0.5 bytes.\n\nEnd.", ["It uses 4 bits. Then 0.5 bytes."]),
     ],
 )
 def test_a_step_that_states_an_answer_gives_what_comes_before_it(text, kept):
-    assert hint_steps(text, {"per_gpu": 365.07222016, "cause": "selector"}) == kept
+    answers = {"per_gpu": 365.07222016, "cause": "selector", "gb": 4.015130624, "blocks": 1012}
+    assert hint_steps(text, answers) == kept
