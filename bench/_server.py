@@ -53,6 +53,9 @@ def bench_env(database_url: str) -> dict[str, str]:
         "EMAIL_URL": "console://",
         "CELERY_BROKER_URL": "",
         "PYTHONPATH": str(ROOT),
+        # connections kept for the whole run: no reconnects timed, and cpu_between
+        # sees every backend from start to end
+        "CONN_MAX_AGE": os.environ.get("CONN_MAX_AGE", "3600"),
     }
 
 
@@ -142,13 +145,12 @@ def gunicorn(env: dict[str, str], *, workers: int, port: int = 0, extra=()) -> I
             server.kill()
 
 
-def cpu_seconds() -> dict[str, float]:
-    """CPU seconds used so far by the machine's gunicorn and PostgreSQL processes
-    (/proc; processes that ended since are not counted, so take it around a run in
-    which none do). A bench on a quiet machine reads where its cores went: the service's
-    Python, or the database."""
+def cpu_seconds() -> dict[tuple[str, int], float]:
+    """CPU seconds used so far by each of the machine's gunicorn and PostgreSQL
+    processes, keyed by (kind, pid), from /proc. A bench on a quiet machine reads where
+    its cores went: the service's Python, or the database."""
     tick = os.sysconf("SC_CLK_TCK")
-    used = {"gunicorn": 0.0, "postgres": 0.0}
+    used = {}
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
@@ -161,8 +163,21 @@ def cpu_seconds() -> dict[str, float]:
             "gunicorn" if "gunicorn" in cmd else "postgres" if cmd.startswith("postgres") else None
         )
         if kind:
-            used[kind] += (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+            used[kind, int(pid)] = (int(fields[11]) + int(fields[12])) / tick  # utime + stime
     return used
+
+
+def cpu_between(before: dict, after: dict) -> dict[str, float]:
+    """CPU seconds per kind spent between two cpu_seconds() readings, process by
+    process (one that started meanwhile counts whole). A process that ended meanwhile
+    takes its time with it, so the benches keep their database connections for the
+    whole run (CONN_MAX_AGE in bench_env): summing the totals instead once gave
+    PostgreSQL a negative figure, when 60-second connections closed mid-run and their
+    backends' hours of CPU left the sum."""
+    spent = {"gunicorn": 0.0, "postgres": 0.0}
+    for (kind, pid), seconds in after.items():
+        spent[kind] += seconds - before.get((kind, pid), 0.0)
+    return spent
 
 
 def settle(database_url: str) -> None:

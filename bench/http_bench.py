@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench._server import cpu_seconds, gunicorn, run_step, settle, throwaway_database  # noqa: E402
+from bench._server import cpu_between, cpu_seconds, gunicorn, run_step, settle, throwaway_database  # noqa: E402
 
 LUA = """
 local entries = {ENTRIES}
@@ -249,7 +249,8 @@ def _drive(base: str, args, fixture, submit_lua: Path, floor_lua: Path, token_lu
             before = cpu_seconds()
             r = _wrk(url, script, seconds=args.seconds, args=(offset,), **wrk)
             after = cpu_seconds()
-            r["cpu_ms"] = {k: (after[k] - before[k]) * 1000 / r["requests"] for k in after}
+            spent = cpu_between(before, after)
+            r["cpu_ms"] = {k: seconds * 1000 / r["requests"] for k, seconds in spent.items()}
             results[label].append(r)
             if label == "submission":
                 sent_2xx += r["requests"] - r["non2xx"]

@@ -128,14 +128,19 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         **DATABASES["default"].get("OPTIONS", {}),
     }
 elif DATABASES["default"]["ENGINE"].endswith("postgresql"):
-    # Parameters travel apart from the SQL (psycopg's server-side binding), so the
-    # statements the service repeats on every request (the answer path's reads and
-    # writes, token checks) are prepared once per connection after a few runs and
-    # PostgreSQL stops parsing and planning them again; DATABASE_SERVER_SIDE_BINDING=0
-    # goes back to psycopg's client-side binding.
-    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env_bool(
-        "DATABASE_SERVER_SIDE_BINDING", True
-    )
+    # Parameters travel apart from the SQL (psycopg's server-side binding), and a
+    # statement a connection has run `DATABASE_PREPARE_THRESHOLD` times (default 5) is
+    # prepared, so PostgreSQL stops parsing and planning the statements every request
+    # repeats (the answer path's reads and writes, token checks). Django turns
+    # preparation off unless OPTIONS asks (its psycopg backend sets prepare_threshold to
+    # None), and binding alone prepares nothing: the server's log showed every statement
+    # parsed and planned on every run. Behind a pooler in transaction mode (PgBouncer's)
+    # set DATABASE_PREPARE_THRESHOLD=off, or DATABASE_SERVER_SIDE_BINDING=0 for
+    # psycopg's client-side binding as well.
+    options = DATABASES["default"].setdefault("OPTIONS", {})
+    options["server_side_binding"] = env_bool("DATABASE_SERVER_SIDE_BINDING", True)
+    threshold = os.environ.get("DATABASE_PREPARE_THRESHOLD", "5").strip().lower()
+    options["prepare_threshold"] = None if threshold in {"off", "none", ""} else int(threshold)
     # A server that is down or restarting fails a request fast (a 503, config/unavailable.py)
     # instead of holding a worker: the connect gives up after this many seconds, and a
     # kept connection is checked before reuse (CONN_HEALTH_CHECKS, above).

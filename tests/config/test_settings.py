@@ -17,6 +17,8 @@ pytestmark = pytest.mark.db_independent
 
 OWN_ENV = {
     "DATABASE_URL",
+    "DATABASE_PREPARE_THRESHOLD",
+    "DATABASE_SERVER_SIDE_BINDING",
     "DEBUG",
     "EMAIL_URL",
     "CACHE_URL",
@@ -242,6 +244,15 @@ def test_sqlite_takes_the_write_lock_up_front_and_waits_for_it():
     }
     postgres = settings_under("DATABASES", DATABASE_URL="postgres://u@db:5432/burn")
     assert "transaction_mode" not in postgres["DATABASES"]["default"].get("OPTIONS", {})
+
+
+def test_postgresql_prepares_repeated_statements_unless_told_not_to():
+    url = "postgres://u@db:5432/burn"
+    options = settings_under("DATABASES", DATABASE_URL=url)["DATABASES"]["default"]["OPTIONS"]
+    assert options["prepare_threshold"] == 5 and options["server_side_binding"] is True
+    for off in ("off", "none"):
+        pooled = settings_under("DATABASES", DATABASE_URL=url, DATABASE_PREPARE_THRESHOLD=off)
+        assert pooled["DATABASES"]["default"]["OPTIONS"]["prepare_threshold"] is None
 
 
 def test_database_url_selects_the_engine():
