@@ -326,6 +326,13 @@ def main() -> None:
         "--parts", type=int, default=9, help="parts in an exam (9 for TEMPLATES): sets the bound"
     )
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="threads per worker: above 1, gunicorn's gthread workers (requests of one "
+        "worker overlap while they wait on PostgreSQL)",
+    )
     parser.add_argument("--port", type=int, default=0, help="0: a free port")
     parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -351,7 +358,9 @@ def main() -> None:
         print(f"prepared in {time.monotonic() - started:.0f} s", file=sys.stderr)
         data = json.loads(fixture.read_text())
         settle(env["DATABASE_URL"])
-        with gunicorn(env, workers=args.workers, port=args.port) as base:
+        threads = ("--worker-class", "gthread", "--threads", str(args.threads))
+        extra = threads if args.threads > 1 else ()
+        with gunicorn(env, workers=args.workers, port=args.port, extra=extra) as base:
             if not args.cold:
                 warm_up(base, data["warm"])
             signin_line = sign_in_phase(base, data["signin"], args.signin_concurrency)
@@ -371,8 +380,9 @@ def _report(results, args, signin_line: str) -> None:
     arrivals = "in bursts of 50 each second" if args.burst else "spread over each second"
     if args.async_commit:
         arrivals += "; DIAGNOSTIC: synchronous_commit=off, not the service's setting"
+    kind = f"gthread workers x {args.threads} threads" if args.threads > 1 else "sync workers"
     print(
-        f"\ngunicorn {args.workers} sync workers ({'cold' if args.cold else 'warmed up'}), "
+        f"\ngunicorn {args.workers} {kind} ({'cold' if args.cold else 'warmed up'}), "
         "DEBUG=0, PostgreSQL; locust headless, "
         f"50 new learners/s ({arrivals}), "
         "think time 2-8 s, one 5-question exam per learner\n"
