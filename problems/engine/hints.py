@@ -150,16 +150,19 @@ def _numbers(text: str) -> list[tuple[float, int]]:
             continue
         value = float(m.group(1).replace("{,}", "").replace(",", ""))
         figures = _significant(m.group(1))
+        if m.group(2):  # 2 \times 10^{10} bytes: how solutions convert units, however short
+            figures = max(figures, 3)
         found.append((value * 10.0 ** int(m.group(2)) if m.group(2) else value, figures))
     return found
 
 
 def _near(value: float, printed: list[tuple[float, int]]) -> bool:
-    """A printed number within 4 significant figures of the value times a power of ten
-    or of 1024; below 10 only a printed number of three figures or more counts (the 4
-    of "4 bits" is not 4.015 GB, 1.99969 is 1.9997)."""
-    least = 1 if abs(value) >= 10 else 3
+    """A printed number within 4 significant figures of the value, or of the value times
+    a power of ten or of 1024 when printed to three figures or more (so the 2 of
+    "40^2 / 2" is not 20 leaves, while 4.015130624 x 10^9 bytes is 4.015 GB). Below 10
+    the value itself also needs three figures (the 4 of "4 bits" is not 4.015 GB)."""
     for scale in _SCALES:
+        least = 1 if abs(value) >= 10 and scale == 1.0 else 3
         target = abs(value) * scale
         if any(n >= least and abs(x - target) <= 5e-4 * target for x, n in printed):
             return True
@@ -167,12 +170,13 @@ def _near(value: float, printed: list[tuple[float, int]]) -> bool:
 
 
 def _rounds_to(value: float, printed: list[tuple[float, int]]) -> bool:
-    """A whole answer of 10 or more printed as the fraction it is rounded from: "the
-    budget holds 1,012.736 blocks" states 1,012 whole blocks."""
+    """A whole answer of 10 or more printed as the fraction it is rounded from, to four
+    figures or more: "the budget holds 1,012.736 blocks" states 1,012 whole blocks,
+    while an input's "about 11.8 GB" is not 12 pods."""
     return (
         float(value).is_integer()
         and abs(value) >= 10
-        and any(not x.is_integer() and abs(x - abs(value)) < 1 for x, _ in printed)
+        and any(n >= 4 and not x.is_integer() and abs(x - abs(value)) < 1 for x, n in printed)
     )
 
 

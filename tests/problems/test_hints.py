@@ -83,12 +83,15 @@ def _printed_as_mantissa(hint: str, value: float) -> list[str]:
     return found
 
 
-def test_no_hint_prints_an_answer_in_other_units_or_for_the_next_part():
+def test_no_hint_prints_an_answer_in_other_units_or_for_the_next_part_and_each_has_one():
     problems = []
     for template in registry.all_templates():
         for seed in MORE_SEEDS:
             variant = Variant.from_seed(template.slug, seed)
-            hints = " ".join(h.markdown for h in hints_for(variant))
+            shown = hints_for(variant)
+            if not shown:  # a check too eager leaves nothing (leaf-spine, 9 seeds in 100)
+                problems.append(f"{template.slug} seed {seed}: no hint")
+            hints = " ".join(h.markdown for h in shown)
             for name, part in variant.parts.items():
                 if isinstance(part.value, str) or not part.value:
                     continue
@@ -137,8 +140,13 @@ def test_redact_cuts_results_and_bold_answers():
         ("We divide the budget. That gives 1,012.736 blocks.\n\nEnd.", ["We divide the budget."]),
         # but a small number printed to fewer than three figures is no answer
         ("It uses 4 bits. Then 0.5 bytes.\n\nEnd.", ["It uses 4 bits. Then 0.5 bytes."]),
+        # nor a short number scaled (the 2 of 40^2 / 2 is no 20 leaves), nor a short
+        # fraction beside a whole answer (about 11.8 GB is no 12 pods)
+        ("So $\\frac{40^{2}}{2}$ endpoints.\n\nEnd.", ["So $\\frac{40^{2}}{2}$ endpoints."]),
+        ("Slices of about 11.8 GB each.\n\nEnd.", ["Slices of about 11.8 GB each."]),
     ],
 )
 def test_a_step_that_states_an_answer_gives_what_comes_before_it(text, kept):
     answers = {"per_gpu": 365.07222016, "cause": "selector", "gb": 4.015130624, "blocks": 1012}
+    answers |= {"leaves": 20, "pods": 12}
     assert hint_steps(text, answers) == kept
