@@ -15,9 +15,11 @@ in order with three cuts, so that none gives an answer away:
 and one check: a step whose text still names a part's answer in a form the solutions
 print numbers in (6 significant figures, with or without thousands separators, also
 a power of ten or of 1024 times it, as 365 GB reads 365,072,220,160 bytes; a whole
-answer also as the fraction it rounds) is dropped. Below 10 an answer is matched only
-by a number printed to three figures or more: "2" is in every other sentence, while
-4.015 GB and 0.531 bytes per parameter are answers.
+answer also as the fraction it rounds) is dropped. Short numbers are in every other
+sentence, so below 10 an answer, and at any size a scaled one, is matched only by a
+number printed to three figures or more (or in scientific notation): 4.015 GB as
+4.015130624 x 10^9 bytes and 0.531 bytes per parameter are answers, the 2 of 40^2/2 is
+not 20 leaves.
 
 A step that states an answer all the same gives its leading sentences before the one
 that does, or failing those the leading clauses of its first sentence. A solution of
@@ -184,8 +186,8 @@ def states_answer(text: str, answers: dict[str, float | int | str]) -> bool:
     """Does the text print one of the answers? A word answer as a word (any case); a
     number as itself or a power of ten or of 1024 times itself (365 GB printed as
     365,072,220,160 bytes, 4.015 GB as 4.015 \times 10^{9} bytes), to 4 significant
-    figures, or a whole answer as the fraction it rounds. A number below 10 is matched
-    only by one printed to three figures or more: "2" is in every other sentence."""
+    figures, or a whole answer as the fraction it rounds; short printed numbers count
+    only where _near and _rounds_to say."""
     printed = [(x, n) for x, n in _numbers(text) if x]
     for value in answers.values():
         if isinstance(value, str):
