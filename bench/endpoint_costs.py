@@ -26,7 +26,8 @@ import time
 import uuid
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
 from bench._server import run_step, throwaway_database  # noqa: E402
 
@@ -127,8 +128,37 @@ def _profile(fn, args_list, warm: int) -> None:
         fn(*args)
     cpu.disable()
     stats = pstats.Stats(cpu, stream=sys.stderr)
+    _by_package(stats, calls=len(args_list) - half)
     stats.sort_stats("tottime").print_stats(20)
     stats.sort_stats("cumulative").print_stats(45)
+
+
+def _package(filename: str) -> str:
+    """The library or the repository's top-level package a function lives in."""
+    path = Path(filename)
+    parts = path.parts
+    if filename == "~":
+        return "builtins"
+    if "site-packages" in parts:
+        at = parts.index("site-packages") + 1
+        package = parts[at].split(".")[0]
+        # Django's own layers apart: its ORM, request handling, middleware, utils
+        return f"{package}.{parts[at + 1]}" if package == "django" else package
+    if path.is_relative_to(ROOT):
+        return path.relative_to(ROOT).parts[0]
+    return "python" if filename.startswith(("/", "<")) else filename
+
+
+def _by_package(stats, calls: int) -> None:
+    """CPU per request by where the code lives (each function's own time): which
+    library, or which of the service's packages, the request's CPU goes to."""
+    spent: dict[str, float] = {}
+    for (filename, _line, _name), (_cc, _nc, tottime, _ct, _callers) in stats.stats.items():
+        spent[_package(filename)] = spent.get(_package(filename), 0.0) + tottime
+    total = sum(spent.values())
+    print(f"\nCPU per request by package ({calls} calls, {total / calls * 1000:.2f} ms):")
+    for package, seconds in sorted(spent.items(), key=lambda kv: -kv[1])[:14]:
+        print(f"  {package:24s} {seconds / calls * 1000:6.3f} ms  {seconds / total:5.1%}")
 
 
 def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
