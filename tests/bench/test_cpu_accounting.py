@@ -1,4 +1,5 @@
-"""The HTTP bench's CPU columns: time spent between two readings, process by process."""
+"""The benches' CPU accounting: the HTTP bench's time between two readings, process by
+process, and the in-process profile's sum by package."""
 
 import pytest
 
@@ -19,3 +20,14 @@ def test_a_process_that_ended_takes_nothing_away():
     before = {("postgres", 10): 3600.0, ("postgres", 11): 1.0}
     after = {("postgres", 11): 2.5}
     assert cpu_between(before, after) == {"gunicorn": 0.0, "postgres": 1.5}
+
+
+def test_the_profile_sums_cpu_by_the_package_a_function_lives_in():
+    from bench.endpoint_costs import ROOT, _package
+
+    site = "/x/.venv/lib/python3.11/site-packages"
+    assert _package(f"{site}/django/db/models/base.py") == "django.db"
+    assert _package(f"{site}/rest_framework/fields.py") == "rest_framework"
+    assert _package(str(ROOT / "assess/services/responses.py")) == "assess"
+    assert _package("~") == "builtins"
+    assert _package("/usr/lib/python3.11/copy.py") == "python"
