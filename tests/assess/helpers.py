@@ -234,3 +234,18 @@ def assert_shown(body: dict, question_id: int, part: str) -> None:
     for node in nodes:
         [shown] = [p for p in node["parts"] if p["name"] == part]
         assert shown["answer"] == {"value": stored["value"], "unit": stored["unit"]}
+
+
+def fake_seeds(monkeypatch, seed_of):
+    """Seeds that do not depend on the attempt, so a test knows the draws in advance (a
+    redraw away from a template's public example, `again`, moves to another seed).
+    `seed_of(variant_number, draw)` gives each draw's seed."""
+    from assess.services import questions
+
+    monkeypatch.setattr(
+        questions,
+        "question_seed",
+        lambda *, attempt_id, slot_id, variant_number, draw=0, again=0: (
+            seed_of(variant_number, draw) + 7919 * again
+        ),
+    )

@@ -17,7 +17,7 @@ from assess import policy
 from assess.errors import Conflict
 from assess.models import Attempt, Question, Quiz
 from assess.scoring import Rules
-from assess.services import fresh_variants, questions
+from assess.services import fresh_variants
 from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.fresh_variants import MAX_DRAWS, is_fresh, params_key
 from assess.services.questions import (
@@ -29,6 +29,7 @@ from assess.services.questions import (
 from assess.services.reveals import part_reveal
 from problems.engine.examples import is_example
 from problems.engine.variants import Variant
+from tests.assess.helpers import fake_seeds
 from tests.factories import QuizFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -88,18 +89,6 @@ def plant(learner, variants: list[Variant]) -> None:
     )
     Question.objects.filter(attempt=attempt).exclude(variant_number=len(variants) - 1).update(
         active=False
-    )
-
-
-def fake_seeds(monkeypatch, seed_of):
-    """Seeds that do not depend on the attempt, so a test knows the draws in advance (a
-    redraw away from a template's public example, `again`, moves to another seed)."""
-    monkeypatch.setattr(
-        questions,
-        "question_seed",
-        lambda *, attempt_id, slot_id, variant_number, draw=0, again=0: (
-            seed_of(variant_number, draw) + 7919 * again
-        ),
     )
 
 
