@@ -18,9 +18,16 @@ from tests.factories import QuizFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.assess.urls")]
 SLUG = "leaf-spine-switches"  # three parts; 1 to 3 hints (1 in about 5% of seeds)
-# A seed whose variant has three hints, for the tests that ask for two: the attempt's
-# own seed (an HMAC of its ids) gave one hint in a CI run and the second was no hint.
+# Every question here is drawn from one seed whose variant has three hints: the tests
+# step through more than one, and the attempt's own seed (an HMAC of its ids) gave a
+# one-hint variant in a CI run.
 THREE_HINTS = 2
+
+
+@pytest.fixture(autouse=True)
+def three_hint_variants(monkeypatch):
+    assert len(hints_for(Variant.from_seed(SLUG, THREE_HINTS))) == 3
+    fake_seeds(monkeypatch, lambda variant_number, draw: THREE_HINTS)
 
 
 def start(api, **quiz) -> tuple[int, int, list[dict]]:
@@ -88,9 +95,7 @@ def test_a_first_try_after_a_hint_is_no_evidence_for_mastery(api):
 
 
 @pytest.mark.parametrize(("penalty", "hints", "expected"), [(0.25, 1, 0.75), (0.25, 2, 0.5)])
-def test_homework_charges_the_hint_penalty(api, monkeypatch, penalty, hints, expected):
-    fake_seeds(monkeypatch, lambda variant_number, draw: THREE_HINTS)
-    assert len(hints_for(Variant.from_seed(SLUG, THREE_HINTS))) == 3
+def test_homework_charges_the_hint_penalty(api, penalty, hints, expected):
     aid, qid, parts = start(
         api, mode=Quiz.Mode.HOMEWORK, tries_per_part=3, slots=[[SLUG]], hint_penalty=penalty
     )
