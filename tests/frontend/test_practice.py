@@ -6,6 +6,7 @@ a reveal, or the end of the attempt."""
 import pytest
 
 from assess.models import Question, Response
+from tests.assess.helpers import printed_input
 from tests.frontend.helpers import assert_no_answer_in, gib_slip_text, part_of, right_text
 
 pytestmark = pytest.mark.django_db
@@ -155,9 +156,18 @@ def test_a_practice_quiz_shows_every_question_on_one_page(login, enrolled, cours
     assert html.count("Show the answer") == 4 and "Show the answer: Limited by" in html
 
 
-def test_the_leak_check_does_catch_a_shown_answer(login, learner, practice):
+def test_the_leak_check_does_catch_a_shown_answer(login, learner, lesson, practice):
     """Control: once the policy shows the answer (here: a reveal after a wrong try) it is
-    on the page, and the check sees it; so its silence elsewhere means something."""
+    on the page, and the check sees it; so its silence elsewhere means something. Drawn
+    until the answer is no input the statement prints (INT8 weights in GB are the
+    parameter count in billions), which the check rightly lets pass anywhere."""
+    from assess.services.questions import practice_question_add
+
+    for _ in range(20):
+        question = Question.objects.get(pk=practice.question.pk)
+        if not printed_input(question.answers[0], question.statement_html):
+            break
+        practice = practice_question_add(learner=learner, lesson=lesson)
     client = login(learner)
     client.post(
         url(practice, "answer/"), {"part-weights": gib_slip_text(part_of(practice.question))}
