@@ -135,10 +135,10 @@ def _profile(fn, args_list, warm: int) -> None:
 
 def _package(filename: str) -> str:
     """The library or the repository's top-level package a function lives in."""
-    path = Path(filename)
-    parts = path.parts
     if filename == "~":
         return "builtins"
+    path = Path(filename)
+    parts = path.parts
     if "site-packages" in parts:
         at = parts.index("site-packages") + 1
         package = parts[at].split(".")[0]
@@ -154,7 +154,8 @@ def _by_package(stats, calls: int) -> None:
     library, or which of the service's packages, the request's CPU goes to."""
     spent: dict[str, float] = {}
     for (filename, _line, _name), (_cc, _nc, tottime, _ct, _callers) in stats.stats.items():
-        spent[_package(filename)] = spent.get(_package(filename), 0.0) + tottime
+        package = _package(filename)
+        spent[package] = spent.get(package, 0.0) + tottime
     total = sum(spent.values())
     print(f"\nCPU per request by package ({calls} calls, {total / calls * 1000:.2f} ms):")
     for package, seconds in sorted(spent.items(), key=lambda kv: -kv[1])[:14]:

@@ -153,8 +153,9 @@ def _numbers(text: str) -> list[tuple[float, int]]:
         value = float(m.group(1).replace("{,}", "").replace(",", ""))
         figures = _significant(m.group(1))
         if m.group(2):  # 2 \times 10^{10} bytes: how solutions convert units, however short
+            value *= 10.0 ** int(m.group(2))
             figures = max(figures, 3)
-        found.append((value * 10.0 ** int(m.group(2)) if m.group(2) else value, figures))
+        found.append((value, figures))
     return found
 
 
@@ -193,7 +194,7 @@ def states_answer(text: str, answers: dict[str, float | int | str]) -> bool:
         if isinstance(value, str):
             if re.search(rf"(?<![\w-]){re.escape(value)}", text, re.I):
                 return True
-        elif value and (_near(float(value), printed) or _rounds_to(float(value), printed)):
+        elif value and (_near(number := float(value), printed) or _rounds_to(number, printed)):
             return True
     return False
 

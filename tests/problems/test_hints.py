@@ -47,22 +47,27 @@ def _leaks(hint: str, variant: Variant) -> list[str]:
     return found
 
 
+def _variants(seeds):
+    """(slug, seed, variant) for every template and seed."""
+    for template in registry.all_templates():
+        for seed in seeds:
+            yield template.slug, seed, Variant.from_seed(template.slug, seed)
+
+
 def test_every_template_has_hints_that_never_state_an_answer():
     problems = []
-    for template in registry.all_templates():
-        for seed in SEEDS:
-            variant = Variant.from_seed(template.slug, seed)
-            hints = hints_for(variant)
-            last = solution_steps(variant.solution_markdown())[-1]
-            if not hints:
-                problems.append(f"{template.slug} seed {seed}: no hint")
-            for hint in hints:
-                assert (hint.total, hint.markdown) != (0, "")
-                leaks = _leaks(hint.markdown, variant)
-                if last.strip() in hint.markdown or leaks:
-                    problems.append(f"{template.slug} seed {seed} hint {hint.index}: {leaks}")
-            assert [h.index for h in hints] == list(range(1, len(hints) + 1))
-            assert {h.total for h in hints} <= {len(hints)}
+    for slug, seed, variant in _variants(SEEDS):
+        hints = hints_for(variant)
+        last = solution_steps(variant.solution_markdown())[-1]
+        if not hints:
+            problems.append(f"{slug} seed {seed}: no hint")
+        for hint in hints:
+            assert (hint.total, hint.markdown) != (0, "")
+            leaks = _leaks(hint.markdown, variant)
+            if last.strip() in hint.markdown or leaks:
+                problems.append(f"{slug} seed {seed} hint {hint.index}: {leaks}")
+        assert [h.index for h in hints] == list(range(1, len(hints) + 1))
+        assert {h.total for h in hints} <= {len(hints)}
     assert not problems, "\n".join(problems)
 
 
@@ -85,20 +90,18 @@ def _printed_as_mantissa(hint: str, value: float) -> list[str]:
 
 def test_no_hint_prints_an_answer_in_other_units_or_for_the_next_part_and_each_has_one():
     problems = []
-    for template in registry.all_templates():
-        for seed in MORE_SEEDS:
-            variant = Variant.from_seed(template.slug, seed)
-            shown = hints_for(variant)
-            if not shown:  # a check too eager leaves nothing (leaf-spine, 9 seeds in 100)
-                problems.append(f"{template.slug} seed {seed}: no hint")
-            hints = " ".join(h.markdown for h in shown)
-            for name, part in variant.parts.items():
-                if isinstance(part.value, str) or not part.value:
-                    continue
-                if float(part.value).is_integer() and abs(part.value) < 100:
-                    continue  # a count of GPUs or leaves: small whole numbers are everywhere
-                for text in _printed_as_mantissa(hints, float(part.value)):
-                    problems.append(f"{template.slug} seed {seed} {name}={part.value}: {text}")
+    for slug, seed, variant in _variants(MORE_SEEDS):
+        shown = hints_for(variant)
+        if not shown:  # a check too eager leaves nothing (leaf-spine, 9 seeds in 100)
+            problems.append(f"{slug} seed {seed}: no hint")
+        hints = " ".join(h.markdown for h in shown)
+        for name, part in variant.parts.items():
+            if isinstance(part.value, str) or not part.value:
+                continue
+            if float(part.value).is_integer() and abs(part.value) < 100:
+                continue  # a count of GPUs or leaves: small whole numbers are everywhere
+            for text in _printed_as_mantissa(hints, float(part.value)):
+                problems.append(f"{slug} seed {seed} {name}={part.value}: {text}")
     assert not problems, "\n".join(problems)
 
 
@@ -147,6 +150,12 @@ def test_redact_cuts_results_and_bold_answers():
     ],
 )
 def test_a_step_that_states_an_answer_gives_what_comes_before_it(text, kept):
-    answers = {"per_gpu": 365.07222016, "cause": "selector", "gb": 4.015130624, "blocks": 1012}
-    answers |= {"leaves": 20, "pods": 12}
+    answers = {
+        "per_gpu": 365.07222016,
+        "cause": "selector",
+        "gb": 4.015130624,
+        "blocks": 1012,
+        "leaves": 20,
+        "pods": 12,
+    }
     assert hint_steps(text, answers) == kept
