@@ -38,6 +38,10 @@ def _statements() -> dict:
             f"JOIN {t[Question]} q ON q.id = r.question_id "
             "WHERE r.attempt_id = %s AND q.active = %s ORDER BY r.created_at, r.id"
         ),
+        "tries": (
+            f"SELECT {r.sql} FROM {t[Response]} r "  # noqa: S608
+            "WHERE r.question_id = %s AND r.valid = %s ORDER BY r.created_at, r.id"
+        ),
         "reveals": (
             f"SELECT {v.sql} FROM {t[Reveal]} v "  # noqa: S608
             f"JOIN {t[Question]} q ON q.id = v.question_id "
@@ -59,3 +63,10 @@ def active_rows(attempt_id: int) -> tuple[list[Question], list[Response], list[R
     responses = [r.load(row) for row in fetch(st["responses"], [attempt_id, True])]
     reveals = [v.load(row) for row in fetch(st["reveals"], [attempt_id, True])]
     return questions, responses, reveals
+
+
+def question_tries(question_id: int) -> list[Response]:
+    """The question's valid responses in stored order, as committed now."""
+    st = _statements()
+    r = st["cols"][2]
+    return [r.load(row) for row in fetch(st["tries"], [question_id, True])]

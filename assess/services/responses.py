@@ -13,7 +13,9 @@ from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, Unreadabl
 from assess.models import Attempt, Question, Response, Reveal
 from assess.policy import CLOSED_MESSAGES, part_policy
 from assess.scoring import Rules
+from assess.selectors.attempt_rows import question_tries
 from assess.selectors.locked import locked_state
+from assess.services.held_answers import held_answer_store, takes_held_answers
 from assess.services.mastery import mastery_apply_first_try
 from assess.services.part_checks import check_question_of
 from config.rows import insert
@@ -69,6 +71,32 @@ def _check_part_open(
     return not earlier
 
 
+def _values(attempt, question, part, text, result, now, time_spent_ms, key) -> dict:
+    """A valid answer's row, by attname, but for its `evidence`."""
+    return {
+        "attempt_id": attempt.pk,
+        "question_id": question.pk,
+        "part": part,
+        "raw": text,
+        "parsed_value": result.parsed_value,
+        "parsed_unit": result.parsed_unit or "",
+        "valid": True,
+        "correct": result.correct,
+        "score": result.score,
+        "misconception": result.misconception or "",
+        "feedback": result.feedback,
+        "created_at": now,
+        "time_spent_ms": time_spent_ms,
+        "idempotency_key": key,
+    }
+
+
+def _stored(pk: int, values: dict, *, evidence: bool) -> Response:
+    response = Response(id=pk, evidence=evidence, **values)
+    response._state.adding = False
+    return response
+
+
 def response_submit(
     *,
     attempt: Attempt,
@@ -98,13 +126,26 @@ def response_submit(
     a new variant lock it too), so the rules are decided on what is stored. In the
     transaction a first try costs: the lock read (attempt state, the question's tries,
     whether it has reveals, the learner's rows for its skills), the INSERT, the skill
-    rows' upsert and their events; a later try, the lock read and the INSERT.
+    rows' upsert and their events; a later try, the lock read and the INSERT. An answer
+    to an exam (deferred feedback, fixed questions) is one statement outside any
+    transaction, which falls back to this path when it stores nothing
+    (services.held_answers).
     """
     now = now or timezone.now()
     check_question_of(attempt, question)
     result = None
     if question.part(part) is not None:
         result = Variant.from_params(question.template_slug, question.params).grade(part, text)
+    if result is not None and result.valid and takes_held_answers(attempt, question):
+        values = _values(attempt, question, part, text, result, now, time_spent_ms, idempotency_key)
+        pk = held_answer_store(attempt=attempt, values={**values, "evidence": False}, now=now)
+        if pk is not None:
+            response = _stored(pk, values, evidence=False)
+            return Submission(
+                response, replayed=False, responses=question_tries(question.pk), reveals=[]
+            )
+        # Nothing stored (the attempt is over, or the key was used): the general path
+        # below refuses, replays or reports the mismatch.
     skills = skill_map.template_skills(question.template_slug)
 
     with transaction.atomic():
@@ -134,31 +175,16 @@ def response_submit(
             if replay is not None:
                 return replay
             raise
-        values = {
-            "attempt_id": attempt.pk,
-            "question_id": question.pk,
-            "part": part,
-            "raw": text,
-            "parsed_value": result.parsed_value,
-            "parsed_unit": result.parsed_unit or "",
-            "valid": True,
-            "correct": result.correct,
-            "score": result.score,
-            "misconception": result.misconception or "",
-            "feedback": result.feedback,
-            "created_at": now,
-            "time_spent_ms": time_spent_ms,
-            "idempotency_key": idempotency_key,
-            "evidence": first_try,
-        }
-        pk = insert(Response, values, conflict=("attempt", "idempotency_key"))
+        values = _values(attempt, question, part, text, result, now, time_spent_ms, idempotency_key)
+        pk = insert(
+            Response, {**values, "evidence": first_try}, conflict=("attempt", "idempotency_key")
+        )
         if pk is None:  # the key was stored before: a replay (or a mismatch)
             replay = _replay(attempt, idempotency_key, question, part, text)
             if replay is None:  # its row was rolled back since: nothing stands
                 raise Conflict("This answer crossed another sent with its key; send it again.")
             return replay
-        response = Response(id=pk, **values)
-        response._state.adding = False
+        response = _stored(pk, values, evidence=first_try)
         if first_try:
             mastery_apply_first_try(
                 learner_id=attempt.learner_id,

@@ -7,10 +7,11 @@ at the end; transactional_db lets the threads see the committed setup.
 from __future__ import annotations
 
 import threading
+import time
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -57,10 +58,13 @@ def run_together(n: int, fn) -> list:
     return results
 
 
-@pytest.fixture
-def started(services_ready, transactional_db):
+@pytest.fixture(params=["practice", "exam"])
+def started(request, services_ready, transactional_db):
+    """A practice attempt (answers take the general path: a transaction, the lock, a
+    locked read) or an exam's (one guarded statement: services.held_answers)."""
     learner = UserFactory(username="racer")
-    attempt, _ = attempt_start(quiz=QuizFactory(slots=[["gb-gib"]]), learner=learner)
+    quiz = QuizFactory(mode=request.param, slots=[["gb-gib"]])
+    attempt, _ = attempt_start(quiz=quiz, learner=learner)
     question = attempt.questions.get()
     return attempt, question
 
@@ -84,6 +88,9 @@ def test_same_idempotency_key_concurrently_stores_one_response(started):
     assert len({r.response.pk for r in results}) == 1
     assert sorted(r.replayed for r in results) == [False, True, True, True]
     assert Response.objects.filter(attempt=attempt).count() == 1
+    if attempt.quiz.feedback_deferred:  # an exam's answer waits for the release
+        assert not SkillMastery.objects.exists() and not MasteryEvent.objects.exists()
+        return
     # Mastery moved once, not four times.
     assert SkillMastery.objects.get(learner=attempt.learner).responses == 1
     assert MasteryEvent.objects.count() == 1
@@ -368,3 +375,56 @@ def test_first_tries_in_two_attempts_of_one_learner_both_step_mastery(
             assert event.p_before == pytest.approx(p)
             p = event.p_after
         assert row.p_mastery == pytest.approx(p)
+
+
+@pytest.mark.parametrize("outcome", ["finished", "extended"])
+def test_an_exam_answer_waiting_on_the_lock_decides_on_the_row_as_committed(
+    services_ready, transactional_db, outcome
+):
+    """The exam's one statement (services.held_answers) waits on a writer holding the
+    attempt's row and then judges the row as that writer left it: refused when the
+    writer finished the attempt, stored when it moved a passed deadline later."""
+    learner = UserFactory(username="waiter")
+    attempt, _ = attempt_start(
+        quiz=QuizFactory(mode=Quiz.Mode.EXAM, slots=[["gb-gib"]]), learner=learner
+    )
+    question = attempt.questions.get()
+    part = question.answers[0]
+    if outcome == "extended":  # past its deadline until the writer moves it
+        Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now() - timedelta(minutes=1))
+    holding, waited = threading.Event(), {}
+
+    def act(i):
+        if i == 0:
+            with transaction.atomic():
+                Attempt.objects.select_for_update().get(pk=attempt.pk)
+                holding.set()
+                time.sleep(0.5)  # the answer's statement starts and waits meanwhile
+                if outcome == "finished":
+                    Attempt.objects.filter(pk=attempt.pk).update(status=Attempt.Status.FINISHED)
+                else:
+                    later = timezone.now() + timedelta(minutes=10)
+                    Attempt.objects.filter(pk=attempt.pk).update(deadline=later)
+            return None
+        holding.wait(timeout=10)
+        fresh = Attempt.objects.select_related("quiz").get(pk=attempt.pk)
+        started_at = time.monotonic()
+        try:
+            return response_submit(
+                attempt=fresh,
+                question=question,
+                part=part["name"],
+                text=correct_text(part),
+                idempotency_key="waits",
+            )
+        finally:
+            waited["s"] = time.monotonic() - started_at
+
+    _, submitted = run_together(2, act)
+    assert waited["s"] > 0.3  # it did wait on the row
+    stored = Response.objects.filter(attempt=attempt).count()
+    if outcome == "finished":
+        assert isinstance(submitted, Conflict) and stored == 0
+    else:
+        assert not isinstance(submitted, Exception), submitted
+        assert stored == 1 and not submitted.replayed

@@ -1,4 +1,6 @@
-"""response_submit: refusals that store nothing, idempotency, and the stored fields."""
+"""response_submit: refusals that store nothing, idempotency, and the stored fields,
+for a practice quiz (the general path) and an exam (one guarded statement first:
+services.held_answers, which hands every refusal to the general path)."""
 
 from __future__ import annotations
 
@@ -18,9 +20,15 @@ from tests.factories import QuizFactory
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(params=["practice", "exam"])
+def mode(request) -> str:
+    return request.param
+
+
 @pytest.fixture
-def started(learner):
-    attempt, _ = attempt_start(quiz=QuizFactory(slots=[["weights-memory"]]), learner=learner)
+def started(learner, mode):
+    quiz = QuizFactory(mode=mode, slots=[["weights-memory"]])
+    attempt, _ = attempt_start(quiz=quiz, learner=learner)
     question = attempt.questions.get()
     return attempt, question, question.answers[0]
 
@@ -100,8 +108,8 @@ def test_replay_returns_the_first_even_after_finish(started):
 
 
 @pytest.mark.parametrize("change", ["text", "part", "question"])
-def test_a_key_reused_for_another_answer_is_refused_and_the_first_stands(learner, change):
-    quiz = QuizFactory(slots=[["roofline-attainable"], ["roofline-attainable"]])
+def test_a_key_reused_for_another_answer_is_refused_and_the_first_stands(learner, change, mode):
+    quiz = QuizFactory(mode=mode, slots=[["roofline-attainable"], ["roofline-attainable"]])
     attempt, _ = attempt_start(quiz=quiz, learner=learner)
     q1, q2 = attempt.questions.order_by("order")
     numeric = [p for p in q1.answers if p["kind"] != "choice"]
@@ -165,3 +173,67 @@ def test_a_lost_insert_race_returns_the_winner(started, monkeypatch):
         idempotency_key="b",
     )
     assert Response.objects.count() == 2
+
+
+def _answer(attempt, question, part, key="a"):
+    return response_submit(
+        attempt=attempt,
+        question=question,
+        part=part["name"],
+        text=correct_text(part),
+        idempotency_key=key,
+    )
+
+
+@pytest.mark.parametrize("mode", ["exam"])
+def test_an_exam_answer_takes_no_transaction_and_no_locked_read(started, monkeypatch):
+    """An exam's answer is stored by one statement (services.held_answers): the general
+    path's transaction and locked read are not reached, and the result carries the
+    question's saves as stored, the new one last."""
+    attempt, question, part = started
+
+    def general_path(**kwargs):
+        raise AssertionError("the general path ran")
+
+    monkeypatch.setattr(responses, "locked_state", general_path)
+    first = _answer(attempt, question, part, key="a")
+    second = _answer(attempt, question, part, key="b")
+    assert not second.replayed and second.reveals == []
+    assert [r.pk for r in second.responses] == [first.response.pk, second.response.pk]
+    stored = Response.objects.get(pk=second.response.pk)
+    assert (stored.evidence, stored.correct, stored.raw) == (False, True, correct_text(part))
+    assert stored.created_at == second.response.created_at
+
+
+@pytest.mark.parametrize("mode", ["exam"])
+@pytest.mark.parametrize("closed", ["finished", "deadline", "key"])
+def test_an_exam_answer_the_statement_refuses_goes_the_general_way(started, monkeypatch, closed):
+    """Whatever the one statement does not store, the general path decides: a Conflict
+    for an attempt finished or past its deadline as stored, a replay for a used key."""
+    attempt, question, part = started
+    if closed == "key":
+        _answer(attempt, question, part, key="k")
+    elif closed == "finished":
+        Attempt.objects.filter(pk=attempt.pk).update(status=Attempt.Status.FINISHED)
+    else:
+        Attempt.objects.filter(pk=attempt.pk).update(deadline=timezone.now())
+    reached = []
+    real = responses.locked_state
+    monkeypatch.setattr(responses, "locked_state", lambda **kw: reached.append(1) or real(**kw))
+    if closed == "key":
+        assert _answer(attempt, question, part, key="k").replayed
+    else:
+        with pytest.raises(Conflict):
+            _answer(attempt, question, part)
+    assert reached == [1]
+    assert Response.objects.count() == (1 if closed == "key" else 0)
+
+
+@pytest.mark.parametrize("mode", ["practice"])
+def test_a_practice_answer_takes_the_general_path(started, monkeypatch):
+    """Practice questions can be replaced and their parts have tries: the locked read
+    decides them, never the exam's one statement."""
+    attempt, question, part = started
+    monkeypatch.setattr(responses, "held_answer_store", lambda **kw: pytest.fail(str(kw)))
+    assert not _answer(attempt, question, part).replayed
+    assert Response.objects.get().evidence  # a first try under immediate feedback
