@@ -102,6 +102,11 @@ class Question(models.Model):
     # decide on the question row every reader has already, without another query.
     hints = models.JSONField(default=dict, blank=True)
     hinted_at = models.DateTimeField(null=True, blank=True)
+    # How many hints its worked solution gives, counted once when the question is drawn
+    # for a quiz that offers hints (every read and answer shows the total, and cutting
+    # the hints costs more than the rest of an answer's own work); null where the quiz
+    # offers none, and for questions stored before it was kept (counted when read).
+    hint_total = models.PositiveSmallIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["attempt", "order", "variant_number"]

@@ -21,3 +21,11 @@ def question_hints(question) -> tuple[Hint, ...]:
     """Every hint of the question in order (a pure function of its slug and parameters,
     cached: a class's homework draws the same variants)."""
     return _hints(question.template_slug, json.dumps(question.params, sort_keys=True))
+
+
+def question_hint_total(question) -> int:
+    """How many hints the question has: the count stored when it was drawn, else (a
+    question stored before the count was kept) counted from its hints."""
+    if question.hint_total is not None:
+        return question.hint_total
+    return len(question_hints(question))

@@ -22,10 +22,12 @@ from assess import skills as skill_map
 from assess.errors import Conflict
 from assess.mastery import bkt
 from assess.models import Attempt, Enrolment, Question, Quiz, SkillMastery, Slot
+from assess.policy import hints_offered
 from assess.selectors import user_is_enrolled, user_is_instructor
 from assess.services.enrolments import enrolment_self
 from curricula.models import Lesson
 from problems.engine.examples import is_example
+from problems.engine.hints import hints_for
 from problems.engine.render import render_markdown
 from problems.engine.variants import Variant
 
@@ -105,8 +107,10 @@ def question_draw(
 def question_from_variant(
     *, attempt: Attempt, slot: Slot, order: int, variant_number: int, seed: int, variant: Variant
 ) -> Question:
-    """An unsaved question for a drawn variant, with its solved parts and statement."""
+    """An unsaved question for a drawn variant, with its solved parts, its statement and,
+    where its quiz offers hints, how many its solution gives (`attempt` None: a preview)."""
     statement = variant.statement_markdown()
+    offered = attempt is not None and hints_offered(quiz=attempt.quiz)
     return Question(
         attempt=attempt,
         slot=slot,
@@ -119,6 +123,7 @@ def question_from_variant(
         answers=solved_parts(variant),
         statement_markdown=statement,
         statement_html=render_markdown(statement),
+        hint_total=len(hints_for(variant)) if offered else None,
     )
 
 

@@ -18,7 +18,7 @@ from assess import selectors
 from assess.models import Attempt, Hint, Question, Quiz, Response, Reveal
 from assess.policy import CLOSED_MESSAGES, attempt_over, grades_visible, hints_offered
 from assess.scoring import Rules
-from assess.selectors.hints import question_hints
+from assess.selectors.hints import question_hint_total, question_hints
 from curricula.models import Lesson
 from frontend.hints import unit_hint
 from frontend.queries.common import answer_text, template_title
@@ -135,14 +135,18 @@ def _hint_fields(question, name: str, pp, accepts: bool, steps) -> dict:
     can = accepts and pp.can_hint
     if not (can or asked):
         return {}
-    hints = question_hints(question)
+    total = question_hint_total(question)
+    shown = ()
+    if asked:  # the texts only where some are shown: the count is stored
+        hints = question_hints(question)
+        shown = tuple(hints[s - 1] for s in asked if s <= len(hints))
     used = sum(int(n) for n in question.hints.values())
     return {
-        "can_hint": can and bool(hints),
-        "hints": tuple(hints[s - 1] for s in asked if s <= len(hints)),
-        "hint_total": len(hints),
-        "hints_left": max(0, len(hints) - used),
-        "hint_next": min(used + 1, len(hints)),
+        "can_hint": can and bool(total),
+        "hints": shown,
+        "hint_total": total,
+        "hints_left": max(0, total - used),
+        "hint_next": min(used + 1, total),
     }
 
 

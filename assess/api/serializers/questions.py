@@ -14,7 +14,7 @@ from rest_framework import serializers
 
 from assess.api.serializers.hints import QuestionHintsSerializer
 from assess.api.serializers.responses import ResponseResultSerializer
-from assess.selectors.hints import question_hints
+from assess.selectors.hints import question_hint_total
 from config.representation import PlainRepresentation
 
 STATEMENT_HTML_HELP = "The statement as HTML, maths as MathML."
@@ -158,7 +158,7 @@ class ReviewQuestionSerializer(PlainRepresentation, serializers.Serializer):
     @extend_schema_field(QuestionHintsSerializer)
     def get_hints(self, review) -> dict:
         policy = review.policy
-        total = len(question_hints(review.question)) if policy.hints_offered else None
+        total = question_hint_total(review.question) if policy.hints_offered else None
         return {"offered": policy.hints_offered, "used": policy.hints_used, "total": total}
 
     @extend_schema_field(ReviewPartSerializer(many=True))

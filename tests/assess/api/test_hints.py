@@ -13,7 +13,7 @@ import pytest
 from assess.models import Hint, MasteryEvent, Question, Quiz, Response
 from problems.engine.hints import hints_for
 from problems.engine.variants import Variant
-from tests.assess.helpers import correct_text, error_of, fake_seeds, parts_of, send
+from tests.assess.helpers import correct_text, error_of, fake_seeds, parts_of, send, wrong_text
 from tests.factories import QuizFactory
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.assess.urls")]
@@ -165,3 +165,27 @@ def test_held_evidence_released_at_the_finish_skips_answers_after_a_hint(api):
     evidence = dict(Response.objects.filter(attempt_id=aid).values_list("part", "evidence"))
     assert evidence == {a["name"]: True, b["name"]: False}
     assert set(MasteryEvent.objects.values_list("response__part", flat=True)) == {a["name"]}
+
+
+def test_the_total_is_counted_when_drawn_and_never_again(api, monkeypatch):
+    """A question drawn for a quiz with hints keeps its hint count; reads and answers
+    show it without cutting the hints again. An exam's questions keep none."""
+    from assess.selectors import hints as hint_selectors
+
+    aid, qid, parts = start(api, mode=Quiz.Mode.PRACTICE)
+    assert Question.objects.get(pk=qid).hint_total == 3
+    _, exam_qid, _ = start(api, mode=Quiz.Mode.EXAM)
+    assert Question.objects.get(pk=exam_qid).hint_total is None
+
+    monkeypatch.setattr(hint_selectors, "hints_for", lambda v: pytest.fail("hints cut again"))
+    hint_selectors._hints.cache_clear()
+    assert question_read(api, aid, qid)["hints"]["total"] == 3
+    r = send(api, aid, qid, parts[0]["name"], wrong_text(parts[0]), "k1")
+    assert r.status_code == 201, r.content
+    assert r.json()["question_state"]["hints"]["total"] == 3
+
+
+def test_a_question_stored_without_its_total_is_counted_when_read(api):
+    aid, qid, _ = start(api, mode=Quiz.Mode.PRACTICE)
+    Question.objects.filter(pk=qid).update(hint_total=None)
+    assert question_read(api, aid, qid)["hints"]["total"] == 3
