@@ -128,6 +128,8 @@ def _profile(fn, args_list, warm: int) -> None:
         fn(*args)
     cpu.disable()
     stats = pstats.Stats(cpu, stream=sys.stderr)
+    if os.environ.get("BENCH_PROFILE_STATS"):  # for pstats or snakeviz: every function
+        stats.dump_stats(os.environ["BENCH_PROFILE_STATS"])
     _by_package(stats, calls=len(args_list) - half)
     stats.sort_stats("tottime").print_stats(20)
     stats.sort_stats("cumulative").print_stats(45)

@@ -8,22 +8,24 @@ released; what can refuse it is the attempt's status and deadline as stored, and
 used before. So where response_submit's general path opens a transaction, locks the
 attempt, reads the question's tries and the learner's skill rows, inserts and commits,
 this path is one statement that commits on its own: a CTE that locks the attempt's row
-if it still takes answers, and an INSERT from it whose ON CONFLICT on the attempt's keys
-does nothing. An exam's answer was seven round trips; it is four (the token, the gated
-read of the question, this statement, the question's tries after it for the result).
+if it still takes answers, an INSERT from it whose ON CONFLICT on the attempt's keys does
+nothing, and (on PostgreSQL) the question's earlier tries for the result beside the new
+row. An exam's answer was seven round trips; it is three (the token, the gated read of
+the question, this statement). SQLite cannot put an INSERT in a CTE: there the tries are
+read by a second statement after the first.
 
-Race-safe as the general path is: the row lock queues this statement behind a finish,
-an expiry or an extension holding the attempt, and a locking read that waited re-checks
-its conditions on the row as committed (PostgreSQL's READ COMMITTED), so an answer never
-lands in an attempt that closed first; a finish that waited on this statement reads the
-answer in its next statement. The statement reads no other table, which is what makes
-one statement enough (assess.selectors.locked says why a locking read sees other tables
-as they were before its wait). SQLite has no row locks; its writers take the database in
-turn, and a single statement is its own transaction.
+Race-safe as the general path is: the statement locks the attempt's row, so a finish, an
+expiry or an extension that comes after it waits for it and then reads the answer; and
+it never waits for one that came first. A row another writer holds is skipped (SKIP
+LOCKED), the CTE gives no row, nothing is stored, and the general path queues on the
+lock and decides on the row as committed. Not waiting is what lets one statement read
+the tries too: a statement's reads are as of its start (PostgreSQL's READ COMMITTED; a
+locking read that waited re-checks only the row it locked, assess.selectors.locked says
+more), so tries read after a wait would miss what the writer it waited on committed.
 
-When it stores nothing (the attempt is over, or the key was used before), the caller
-takes the general path, which refuses, replays or reports the mismatch as it always has:
-this path only ever stores what the general path would have stored.
+When it stores nothing (the attempt is over, busy, or the key was used before), the
+caller takes the general path, which stores, refuses, replays or reports the mismatch
+as it always has: this path only ever stores what the general path would have stored.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from typing import Any
 from django.db import connection
 
 from assess.models import Attempt, Question, Response
-from config.rows import fetch, for_update_of
+from assess.selectors.attempt_rows import question_tries
+from config.rows import Columns, fetch, for_update_of
 
 
 def takes_held_answers(attempt: Attempt, question: Question) -> bool:
@@ -44,8 +47,15 @@ def takes_held_answers(attempt: Attempt, question: Question) -> bool:
     return quiz.feedback_deferred and quiz.mode != quiz.Mode.PRACTICE and question.active
 
 
+def _reads_tries_too() -> bool:
+    """Does the statement read the question's tries as well? PostgreSQL takes an INSERT
+    in a CTE (and SKIP LOCKED, without which the read could be stale: module docstring);
+    SQLite takes neither."""
+    return connection.vendor == "postgresql"
+
+
 @functools.cache
-def _statement(columns: tuple[str, ...]) -> str:
+def _statement(columns: tuple[str, ...], with_tries: bool) -> str:
     quote = connection.ops.quote_name
     meta = Response._meta
     attempts = quote(Attempt._meta.db_table)
@@ -53,20 +63,44 @@ def _statement(columns: tuple[str, ...]) -> str:
     names = ", ".join(quote(f.column) for f in fields)
     marks = ", ".join(["%s"] * len(fields))
     keys = ", ".join(quote(meta.get_field(c).column) for c in ("attempt", "idempotency_key"))
+    pk = quote(meta.pk.column)
     # identifiers from the models' metadata; every value is a bound parameter.
-    # "WHERE 1 = 1": SQLite reads an INSERT ... SELECT's ON CONFLICT as a join's without it.
+    lock = for_update_of("a") + (" SKIP LOCKED" if with_tries else "")
+    attempt = (
+        f"a AS (SELECT a.id FROM {attempts} a WHERE a.id = %s AND a.status = %s "  # noqa: S608
+        f"AND (a.deadline IS NULL OR a.deadline > %s){lock})"
+    )
+    if not with_tries:
+        # "WHERE 1 = 1": SQLite reads an INSERT ... SELECT's ON CONFLICT as a join's
+        # without it.
+        return (
+            f"WITH {attempt} INSERT INTO {quote(meta.db_table)} ({names}) "  # noqa: S608
+            f"SELECT {marks} FROM a WHERE 1 = 1 ON CONFLICT ({keys}) DO NOTHING RETURNING {pk}"
+        )
+    # The new row's id on every row, beside one earlier try each (or NULLs, for none);
+    # no row at all when nothing was stored. The SELECT does not see the CTE's INSERT.
     return (
-        f"WITH a AS (SELECT a.id FROM {attempts} a WHERE a.id = %s AND a.status = %s "  # noqa: S608
-        f"AND (a.deadline IS NULL OR a.deadline > %s){for_update_of('a')}) "
-        f"INSERT INTO {quote(meta.db_table)} ({names}) SELECT {marks} FROM a WHERE 1 = 1 "
-        f"ON CONFLICT ({keys}) DO NOTHING RETURNING {quote(meta.pk.column)}"
+        f"WITH {attempt}, n AS (INSERT INTO {quote(meta.db_table)} ({names}) "  # noqa: S608
+        f"SELECT {marks} FROM a ON CONFLICT ({keys}) DO NOTHING RETURNING {pk}) "
+        f"SELECT n.{pk}, {_tries().sql} FROM n LEFT JOIN {quote(meta.db_table)} r "
+        f"ON r.{quote(meta.get_field('question').column)} = %s "
+        f"AND r.{quote(meta.get_field('valid').column)} = %s"
     )
 
 
-def held_answer_store(*, attempt: Attempt, values: dict[str, Any], now: datetime) -> int | None:
-    """INSERT the response (values by attname, as config.rows.insert takes them) if the
-    attempt is open and before its deadline at `now`, as stored, and its key is new: the
-    new row's id, else None (nothing stored; the general path says why)."""
+@functools.cache
+def _tries() -> Columns:
+    return Columns(Response, "r")
+
+
+def held_answer_store(
+    *, attempt: Attempt, values: dict[str, Any], now: datetime
+) -> tuple[Response, list[Response]] | None:
+    """INSERT the response (values by attname, as config.rows.insert takes them, but for
+    its id) if the attempt is open and before its deadline at `now`, as stored, not held
+    by another writer, and its key is new. Returns the new response (built from `values`
+    with its new id) and the question's valid tries with it, in stored order; or None
+    when nothing was stored (the general path says why)."""
     columns = tuple(values)
     fields = [Response._meta.get_field(name) for name in columns]
     deadline = Attempt._meta.get_field("deadline").get_db_prep_value(now, connection)
@@ -76,5 +110,18 @@ def held_answer_store(*, attempt: Attempt, values: dict[str, Any], now: datetime
         deadline,
         *(f.get_db_prep_save(values[f.attname], connection) for f in fields),
     ]
-    rows = fetch(_statement(columns), params)
-    return rows[0][0] if rows else None
+    with_tries = _reads_tries_too()
+    if with_tries:
+        params += [values["question_id"], True]
+    rows = fetch(_statement(columns, with_tries), params)
+    if not rows:
+        return None
+    new = Response(id=rows[0][0], **values)
+    new._state.adding = False
+    if not with_tries:
+        tries = [r if r.pk != new.pk else new for r in question_tries(values["question_id"])]
+        return new, tries
+    columns = _tries()
+    found = 1 + columns.attnames.index(Response._meta.pk.attname)  # NULL: no earlier try
+    earlier = [columns.load(row, 1) for row in rows if row[found] is not None]
+    return new, sorted([*earlier, new], key=lambda r: (r.created_at, r.pk))

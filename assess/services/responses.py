@@ -13,7 +13,6 @@ from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, Unreadabl
 from assess.models import Attempt, Question, Response, Reveal
 from assess.policy import CLOSED_MESSAGES, part_policy
 from assess.scoring import Rules
-from assess.selectors.attempt_rows import question_tries
 from assess.selectors.locked import locked_state
 from assess.services.held_answers import held_answer_store, takes_held_answers
 from assess.services.mastery import mastery_apply_first_try
@@ -138,12 +137,10 @@ def response_submit(
         result = Variant.from_params(question.template_slug, question.params).grade(part, text)
     if result is not None and result.valid and takes_held_answers(attempt, question):
         values = _values(attempt, question, part, text, result, now, time_spent_ms, idempotency_key)
-        pk = held_answer_store(attempt=attempt, values={**values, "evidence": False}, now=now)
-        if pk is not None:
-            response = _stored(pk, values, evidence=False)
-            return Submission(
-                response, replayed=False, responses=question_tries(question.pk), reveals=[]
-            )
+        held = held_answer_store(attempt=attempt, values={**values, "evidence": False}, now=now)
+        if held is not None:
+            response, tries = held
+            return Submission(response, replayed=False, responses=tries, reveals=[])
         # Nothing stored (the attempt is over, or the key was used): the general path
         # below refuses, replays or reports the mismatch.
     skills = skill_map.template_skills(question.template_slug)

@@ -381,9 +381,10 @@ def test_first_tries_in_two_attempts_of_one_learner_both_step_mastery(
 def test_an_exam_answer_waiting_on_the_lock_decides_on_the_row_as_committed(
     services_ready, transactional_db, outcome
 ):
-    """The exam's one statement (services.held_answers) waits on a writer holding the
-    attempt's row and then judges the row as that writer left it: refused when the
-    writer finished the attempt, stored when it moved a passed deadline later."""
+    """An exam's answer behind a writer holding the attempt's row (its one statement,
+    services.held_answers, skips the row and the general path queues on it) is judged
+    on the row as that writer left it: refused when the writer finished the attempt,
+    stored when it moved a passed deadline later."""
     learner = UserFactory(username="waiter")
     attempt, _ = attempt_start(
         quiz=QuizFactory(mode=Quiz.Mode.EXAM, slots=[["gb-gib"]]), learner=learner
@@ -428,3 +429,49 @@ def test_an_exam_answer_waiting_on_the_lock_decides_on_the_row_as_committed(
     else:
         assert not isinstance(submitted, Exception), submitted
         assert stored == 1 and not submitted.replayed
+
+
+def test_an_exam_answer_behind_another_save_shows_it(services_ready, transactional_db):
+    """An exam's one statement reads the question's saves as of its start, so it never
+    waits on the attempt's row: behind a writer holding it (here another tab's save,
+    not yet committed) it stores nothing and the general path queues on the lock, then
+    reads the saves as committed. A statement that waited would answer without them."""
+    learner = UserFactory(username="second-tab")
+    attempt, _ = attempt_start(
+        quiz=QuizFactory(mode=Quiz.Mode.EXAM, slots=[["weights-memory"]]), learner=learner
+    )
+    question = attempt.questions.get()
+    first, second = question.answers[0], question.answers[-1]
+    holding, other = threading.Event(), {}
+
+    def act(i):
+        if i == 0:
+            with transaction.atomic():
+                Attempt.objects.select_for_update().get(pk=attempt.pk)
+                other["pk"] = Response.objects.create(
+                    attempt=attempt,
+                    question=question,
+                    part=first["name"],
+                    raw=wrong_text(first),
+                    valid=True,
+                    correct=False,
+                    score=0.0,
+                    idempotency_key="other-tab",
+                ).pk
+                holding.set()
+                time.sleep(0.5)  # the answer below starts meanwhile
+            return None
+        holding.wait(timeout=10)
+        fresh = Attempt.objects.select_related("quiz").get(pk=attempt.pk)
+        return response_submit(
+            attempt=fresh,
+            question=question,
+            part=second["name"],
+            text=correct_text(second),
+            idempotency_key="this-tab",
+        )
+
+    held, submitted = run_together(2, act)
+    assert held is None and not isinstance(submitted, Exception), (held, submitted)
+    assert [r.pk for r in submitted.responses] == [other["pk"], submitted.response.pk]
+    assert Response.objects.filter(attempt=attempt).count() == 2
