@@ -58,6 +58,15 @@ def run_together(n: int, fn) -> list:
     return results
 
 
+def answer_fresh(attempt, question, part: dict, text: str, key: str):
+    """The answer as a request makes it: the attempt read again in this thread (as the
+    writer gate reads it), then response_submit."""
+    fresh = Attempt.objects.select_related("quiz").get(pk=attempt.pk)
+    return response_submit(
+        attempt=fresh, question=question, part=part["name"], text=text, idempotency_key=key
+    )
+
+
 @pytest.fixture(params=["practice", "exam"])
 def started(request, services_ready, transactional_db):
     """A practice attempt (answers take the general path: a transaction, the lock, a
@@ -74,14 +83,7 @@ def test_same_idempotency_key_concurrently_stores_one_response(started):
     part = question.answers[0]
 
     def submit(i):
-        fresh = Attempt.objects.select_related("quiz").get(pk=attempt.pk)
-        return response_submit(
-            attempt=fresh,
-            question=question,
-            part=part["name"],
-            text=correct_text(part),
-            idempotency_key="same-key",
-        )
+        return answer_fresh(attempt, question, part, correct_text(part), "same-key")
 
     results = run_together(4, submit)
     assert not [r for r in results if isinstance(r, Exception)], results
@@ -115,16 +117,9 @@ def test_finish_racing_a_submission_never_loses_a_counted_answer(started):
     part = question.answers[0]
 
     def act(i):
-        fresh = Attempt.objects.select_related("quiz").get(pk=attempt.pk)
         if i == 0:
-            return attempt_finish(attempt=fresh)
-        return response_submit(
-            attempt=fresh,
-            question=question,
-            part=part["name"],
-            text=correct_text(part),
-            idempotency_key="k",
-        )
+            return attempt_finish(attempt=Attempt.objects.select_related("quiz").get(pk=attempt.pk))
+        return answer_fresh(attempt, question, part, correct_text(part), "k")
 
     finished, submitted = run_together(2, act)
     assert isinstance(finished, Attempt)
@@ -408,16 +403,9 @@ def test_an_exam_answer_waiting_on_the_lock_decides_on_the_row_as_committed(
                     Attempt.objects.filter(pk=attempt.pk).update(deadline=later)
             return None
         holding.wait(timeout=10)
-        fresh = Attempt.objects.select_related("quiz").get(pk=attempt.pk)
         started_at = time.monotonic()
         try:
-            return response_submit(
-                attempt=fresh,
-                question=question,
-                part=part["name"],
-                text=correct_text(part),
-                idempotency_key="waits",
-            )
+            return answer_fresh(attempt, question, part, correct_text(part), "waits")
         finally:
             waited["s"] = time.monotonic() - started_at
 
@@ -462,14 +450,7 @@ def test_an_exam_answer_behind_another_save_shows_it(services_ready, transaction
                 time.sleep(0.5)  # the answer below starts meanwhile
             return None
         holding.wait(timeout=10)
-        fresh = Attempt.objects.select_related("quiz").get(pk=attempt.pk)
-        return response_submit(
-            attempt=fresh,
-            question=question,
-            part=second["name"],
-            text=correct_text(second),
-            idempotency_key="this-tab",
-        )
+        return answer_fresh(attempt, question, second, correct_text(second), "this-tab")
 
     held, submitted = run_together(2, act)
     assert held is None and not isinstance(submitted, Exception), (held, submitted)
