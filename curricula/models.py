@@ -24,7 +24,9 @@ class Course(models.Model):
 
 
 class Module(models.Model):
-    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="modules")
+    course = models.ForeignKey(
+        Course, on_delete=models.CASCADE, related_name="modules", db_index=False
+    )
     # Unique per course only: every course may have its own "basic" or "capstone".
     slug = models.SlugField(max_length=100)
     title = models.CharField(max_length=200)
@@ -73,7 +75,9 @@ class LessonTemplate(models.Model):
     than a foreign key.
     """
 
-    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="template_links")
+    lesson = models.ForeignKey(
+        Lesson, on_delete=models.CASCADE, related_name="template_links", db_index=False
+    )
     template_slug = models.CharField(max_length=64, db_index=True)
     order = models.PositiveIntegerField()
 

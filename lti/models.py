@@ -30,7 +30,10 @@ class LineItem(models.Model):
     one is created, or given by the launch's AGS claim (a deep-linked link's own)."""
 
     context = models.ForeignKey(
-        "lti_tool.LtiContext", on_delete=models.CASCADE, related_name="burnin_line_items"
+        "lti_tool.LtiContext",
+        on_delete=models.CASCADE,
+        related_name="burnin_line_items",
+        db_index=False,
     )
     quiz = models.ForeignKey("assess.Quiz", on_delete=models.PROTECT, related_name="lti_line_items")
     url = models.URLField(max_length=1000)
@@ -58,7 +61,10 @@ class ScoreSync(models.Model):
         FAILED = "failed", "Failed"
 
     context = models.ForeignKey(
-        "lti_tool.LtiContext", on_delete=models.CASCADE, related_name="burnin_score_syncs"
+        "lti_tool.LtiContext",
+        on_delete=models.CASCADE,
+        related_name="burnin_score_syncs",
+        db_index=False,
     )
     quiz = models.ForeignKey("assess.Quiz", on_delete=models.PROTECT, related_name="score_syncs")
     lti_user = models.ForeignKey(

@@ -31,7 +31,7 @@ class Membership(models.Model):
         MANAGER = "manager", "Manager"
 
     organization = models.ForeignKey(
-        Organization, on_delete=models.CASCADE, related_name="memberships"
+        Organization, on_delete=models.CASCADE, related_name="memberships", db_index=False
     )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="org_memberships"
@@ -50,7 +50,9 @@ class Membership(models.Model):
 
 
 class Team(models.Model):
-    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="teams")
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="teams", db_index=False
+    )
     slug = models.SlugField(max_length=100)
     name = models.CharField(max_length=200)
     # The certification tracks this team's rotation asks for (its matrix columns);
@@ -69,7 +71,7 @@ class Team(models.Model):
 
 
 class TeamMember(models.Model):
-    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="members")
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="members", db_index=False)
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="team_memberships"
     )

@@ -13,7 +13,9 @@ class Attempt(models.Model):
         FINISHED = "finished", "Finished"
         EXPIRED = "expired", "Expired"
 
-    quiz = models.ForeignKey("assess.Quiz", on_delete=models.PROTECT, related_name="attempts")
+    quiz = models.ForeignKey(
+        "assess.Quiz", on_delete=models.PROTECT, related_name="attempts", db_index=False
+    )
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assess_attempts"
     )
@@ -80,7 +82,9 @@ class Question(models.Model):
     before the feedback policy allows.
     """
 
-    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="questions")
+    attempt = models.ForeignKey(
+        Attempt, on_delete=models.CASCADE, related_name="questions", db_index=False
+    )
     slot = models.ForeignKey("assess.Slot", on_delete=models.PROTECT, related_name="questions")
     order = models.PositiveIntegerField()
     template_slug = models.CharField(max_length=64, db_index=True)
@@ -127,9 +131,15 @@ class Response(models.Model):
     """One readable answer to one part. Unreadable answers are refused, never stored."""
 
     # Redundant with question.attempt, but it lets the database enforce one row per
-    # (attempt, idempotency key).
-    attempt = models.ForeignKey(Attempt, on_delete=models.CASCADE, related_name="responses")
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="responses")
+    # (attempt, idempotency key). Neither key has an index of its own: the unique
+    # (attempt, key) and the (question, part, created_at) index lead with them, and
+    # every answer writes this table (tests/config/test_indexes.py).
+    attempt = models.ForeignKey(
+        Attempt, on_delete=models.CASCADE, related_name="responses", db_index=False
+    )
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="responses", db_index=False
+    )
     part = models.CharField(max_length=64)
     raw = models.TextField()
     parsed_value = models.JSONField(null=True, blank=True)
@@ -165,7 +175,9 @@ class Response(models.Model):
 class Reveal(models.Model):
     """The learner asked to see a part's answer: its remaining tries are forfeit."""
 
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="reveals")
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="reveals", db_index=False
+    )
     part = models.CharField(max_length=64)
     created_at = models.DateTimeField(default=timezone.now)
 
@@ -185,7 +197,9 @@ class Hint(models.Model):
     A question has one sequence of hints (its worked solution's steps serve all its
     parts), so each step is shown once; asking again after the last records nothing."""
 
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="hint_rows")
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="hint_rows", db_index=False
+    )
     part = models.CharField(max_length=64)
     step = models.PositiveSmallIntegerField()
     created_at = models.DateTimeField(default=timezone.now)

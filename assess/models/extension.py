@@ -16,7 +16,9 @@ class Extension(models.Model):
     `extended_until` (the latest extension close) and the learner's open attempt in step.
     """
 
-    quiz = models.ForeignKey("assess.Quiz", on_delete=models.CASCADE, related_name="extensions")
+    quiz = models.ForeignKey(
+        "assess.Quiz", on_delete=models.CASCADE, related_name="extensions", db_index=False
+    )
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assess_extensions"
     )

@@ -9,7 +9,10 @@ from django.utils import timezone
 
 class SkillMastery(models.Model):
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="skill_masteries"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="skill_masteries",
+        db_index=False,
     )
     skill = models.CharField(max_length=100)
     p_mastery = models.FloatField()
@@ -29,7 +32,10 @@ class SkillMastery(models.Model):
 
 class MasteryEvent(models.Model):
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="mastery_events"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="mastery_events",
+        db_index=False,
     )
     skill = models.CharField(max_length=100)
     p_before = models.FloatField()

@@ -17,7 +17,7 @@ class Capstone(models.Model):
     """A learner's capstone brief in a course: the seed makes the brief (brief_for(seed))."""
 
     learner = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="capstones"
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="capstones", db_index=False
     )
     course = models.ForeignKey(
         "curricula.Course", on_delete=models.CASCADE, related_name="capstones"
@@ -69,7 +69,9 @@ class MemoVersion(models.Model):
         DONE = "done", "Done"
         FAILED = "failed", "Failed"
 
-    memo = models.ForeignKey(Memo, on_delete=models.CASCADE, related_name="versions")
+    memo = models.ForeignKey(
+        Memo, on_delete=models.CASCADE, related_name="versions", db_index=False
+    )
     number = models.PositiveIntegerField()
     markdown = models.TextField()
     created_at = models.DateTimeField(default=timezone.now)

@@ -204,7 +204,7 @@ class Quiz(models.Model):
 class Slot(models.Model):
     """One position in a quiz; each attempt draws one template from the pool for it."""
 
-    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="slots")
+    quiz = models.ForeignKey(Quiz, on_delete=models.CASCADE, related_name="slots", db_index=False)
     order = models.PositiveIntegerField()
     points = models.PositiveIntegerField(default=1)
     templates = models.JSONField(default=list, validators=[validate_template_pool])

@@ -66,7 +66,10 @@ class Enrolment(models.Model):
         LTI = "lti", "Launched from an LMS"
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="enrolments"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="enrolments",
+        db_index=False,
     )
     course = models.ForeignKey(
         "curricula.Course", on_delete=models.CASCADE, related_name="enrolments"
