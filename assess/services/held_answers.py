@@ -95,12 +95,11 @@ def _tries() -> Columns:
 
 def held_answer_store(
     *, attempt: Attempt, values: dict[str, Any], now: datetime
-) -> tuple[Response, list[Response]] | None:
-    """INSERT the response (values by attname, as config.rows.insert takes them, but for
-    its id) if the attempt is open and before its deadline at `now`, as stored, not held
-    by another writer, and its key is new. Returns the new response (built from `values`
-    with its new id) and the question's valid tries with it, in stored order; or None
-    when nothing was stored (the general path says why)."""
+) -> tuple[int, list[Response]] | None:
+    """INSERT the response (values by attname, as config.rows.insert takes them) if the
+    attempt is open and before its deadline at `now`, as stored, not held by another
+    writer, and its key is new. Returns the new row's id and the question's other valid
+    tries; or None when nothing was stored (the general path says why)."""
     columns = tuple(values)
     fields = [Response._meta.get_field(name) for name in columns]
     deadline = Attempt._meta.get_field("deadline").get_db_prep_value(now, connection)
@@ -116,12 +115,9 @@ def held_answer_store(
     rows = fetch(_statement(columns, with_tries), params)
     if not rows:
         return None
-    new = Response(id=rows[0][0], **values)
-    new._state.adding = False
+    pk = rows[0][0]
     if not with_tries:
-        tries = [r if r.pk != new.pk else new for r in question_tries(values["question_id"])]
-        return new, tries
+        return pk, [r for r in question_tries(values["question_id"]) if r.pk != pk]
     columns = _tries()
     found = 1 + columns.attnames.index(Response._meta.pk.attname)  # NULL: no earlier try
-    earlier = [columns.load(row, 1) for row in rows if row[found] is not None]
-    return new, sorted([*earlier, new], key=lambda r: (r.created_at, r.pk))
+    return pk, [columns.load(row, 1) for row in rows if row[found] is not None]

@@ -139,10 +139,12 @@ def response_submit(
         values = _values(attempt, question, part, text, result, now, time_spent_ms, idempotency_key)
         held = held_answer_store(attempt=attempt, values={**values, "evidence": False}, now=now)
         if held is not None:
-            response, tries = held
+            pk, earlier = held
+            response = _stored(pk, values, evidence=False)
+            tries = sorted([*earlier, response], key=lambda r: (r.created_at, r.pk))
             return Submission(response, replayed=False, responses=tries, reveals=[])
-        # Nothing stored (the attempt is over, or the key was used): the general path
-        # below refuses, replays or reports the mismatch.
+        # Nothing stored (the attempt is over or held by another writer, or the key was
+        # used): the general path below stores, refuses, replays or reports the mismatch.
     skills = skill_map.template_skills(question.template_slug)
 
     with transaction.atomic():
