@@ -113,6 +113,15 @@ def insert(model, values: dict[str, Any], *, conflict: Sequence[str] = ()) -> in
     return rows[0][0] if rows else None
 
 
+def inserted(model, pk: int, values: dict[str, Any]):
+    """The instance of a row just stored by hand-written SQL (values by attname, as
+    `insert` takes them), as the ORM holds one after save(): no second read."""
+    obj = model(**{model._meta.pk.attname: pk}, **values)
+    obj._state.adding = False
+    obj._state.db = connection.alias
+    return obj
+
+
 def _insert_sql(meta, fields, n: int) -> str:
     """INSERT of n rows of these fields' columns into the model's table."""
     quote = connection.ops.quote_name

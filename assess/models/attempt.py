@@ -127,6 +127,12 @@ class Question(models.Model):
         return next((p for p in self.answers if p["name"] == name), None)
 
 
+# One row per (attempt, idempotency key): the unique constraint whose ON CONFLICT decides
+# a replay in every INSERT of the answer path (services.responses, held_answers,
+# first_tries).
+RESPONSE_KEYS = ("attempt", "idempotency_key")
+
+
 class Response(models.Model):
     """One readable answer to one part. Unreadable answers are refused, never stored."""
 
@@ -160,9 +166,7 @@ class Response(models.Model):
     class Meta:
         ordering = ["created_at", "id"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["attempt", "idempotency_key"], name="assess_response_idempotency"
-            )
+            models.UniqueConstraint(fields=list(RESPONSE_KEYS), name="assess_response_idempotency")
         ]
         indexes = [
             models.Index(fields=["question", "part", "created_at"], name="assess_response_latest")

@@ -36,7 +36,7 @@ from typing import Any
 
 from django.db import connection
 
-from assess.models import Attempt, Question, Response
+from assess.models import RESPONSE_KEYS, Attempt, Question, Response
 from assess.selectors.attempt_rows import question_tries
 from config.rows import Columns, fetch, for_update_of
 
@@ -62,7 +62,7 @@ def _statement(columns: tuple[str, ...], with_tries: bool) -> str:
     fields = [meta.get_field(name) for name in columns]
     names = ", ".join(quote(f.column) for f in fields)
     marks = ", ".join(["%s"] * len(fields))
-    keys = ", ".join(quote(meta.get_field(c).column) for c in ("attempt", "idempotency_key"))
+    keys = ", ".join(quote(meta.get_field(c).column) for c in RESPONSE_KEYS)
     pk = quote(meta.pk.column)
     # identifiers from the models' metadata; every value is a bound parameter.
     lock = for_update_of("a") + (" SKIP LOCKED" if with_tries else "")

@@ -77,6 +77,9 @@ _SET_NEW = (
     "p_mastery = excluded.p_mastery, responses = excluded.responses, "
     "updated_at = excluded.updated_at"
 )
+# A first try's step of a skill row (alias m), written only if the row's answer count is
+# still the one it was stepped from (mastery_apply_first_try says why).
+GUARDED_STEP = f"{_SET_NEW} WHERE m.responses = excluded.responses - 1"
 
 
 def _rows_write(learner_id: int, rows: dict[str, tuple[float, int]], now: datetime) -> None:
@@ -249,6 +252,21 @@ def mastery_release_due(*, now: datetime | None = None) -> int:
     return applied
 
 
+def first_try_steps(
+    *, question: Question, part: str, score: float, read: dict[str, tuple]
+) -> dict[str, tuple[float, float, int]]:
+    """{skill: (p before, p after, answers after)} for a first try of `part` scoring
+    `score`, stepped from the rows as `read` holds them ({skill: (p_mastery,
+    responses)}; a skill missing has no row yet), in skill order (the order the rows
+    are locked in). Pure: no statement."""
+    params = _params_for(question.part(part))
+    steps = {}
+    for skill in sorted(skill_map.template_skills(question.template_slug)):
+        before, count = read.get(skill, (bkt.DEFAULT_PARAMS.p_init, 0))
+        steps[skill] = (before, bkt.update_score(before, score, params), count + 1)
+    return steps
+
+
 def mastery_apply_first_try(
     *, learner_id: int, response: Response, question: Question, read: dict[str, tuple]
 ) -> None:
@@ -259,19 +277,43 @@ def mastery_apply_first_try(
     only if its answer count is still the one read, so a row that another attempt of
     the same learner stepped meanwhile (two tabs) is never overwritten with a stale
     step. Such rows, rare, are read again under their locks and stepped from there.
-    `response` is stored already, marked as evidence."""
-    skills = sorted(skill_map.template_skills(question.template_slug))
-    if not skills:
+    `response` is stored already, marked as evidence. (On PostgreSQL the answer path
+    writes the response, the upsert and the events in one statement instead:
+    services.first_tries.)"""
+    steps = first_try_steps(question=question, part=response.part, score=response.score, read=read)
+    if not steps:
         return
-    params = _params_for(question.part(response.part))
     now = timezone.now()
-    steps = {}
-    for skill in skills:
-        before, count = read.get(skill, (bkt.DEFAULT_PARAMS.p_init, 0))
-        steps[skill] = (before, bkt.update_score(before, response.score, params), count + 1)
     written = _upsert_steps(learner_id, steps, now)
-    stale = [skill for skill in skills if skill not in written]
+    mastery_first_try_settle(
+        learner_id=learner_id,
+        response=response,
+        question=question,
+        steps=steps,
+        written=written,
+        logged=False,
+        now=now,
+    )
+
+
+def mastery_first_try_settle(
+    *,
+    learner_id: int,
+    response: Response,
+    question: Question,
+    steps: dict[str, tuple[float, float, int]],
+    written: set[str],
+    logged: bool,
+    now: datetime,
+) -> None:
+    """After a first try's guarded upsert (`written`: the skills it wrote): step again,
+    under their own locks, the rows it refused (another attempt of the learner stepped
+    them since they were read), log the events not logged yet (`logged`: the written
+    skills' events are in already) and signal the change. `steps` is updated to what
+    was stored."""
+    stale = [skill for skill in steps if skill not in written]
     if stale:
+        params = _params_for(question.part(response.part))
         for row in (
             SkillMastery.objects.select_for_update()
             .filter(learner_id=learner_id, skill__in=stale)
@@ -287,6 +329,7 @@ def mastery_apply_first_try(
         [
             _event(learner_id, skill, before, after, response.pk, now)
             for skill, (before, after, _) in steps.items()
+            if not logged or skill in stale
         ],
     )
     progress_recorded_on_commit(
@@ -300,10 +343,6 @@ def _upsert_steps(learner_id: int, steps: dict[str, tuple], now: datetime) -> se
     """Insert or step each skill row unless its answer count moved since it was read
     (the count is the row's version: every write of a step raises it by one); returns
     the skills written."""
-    sql = _rows_sql(
-        len(steps),
-        f"{_SET_NEW} WHERE m.responses = excluded.responses - 1",
-        " RETURNING skill",
-    )
+    sql = _rows_sql(len(steps), GUARDED_STEP, " RETURNING skill")
     rows = {skill: (after, count) for skill, (_, after, count) in steps.items()}
     return {skill for (skill,) in fetch(sql, _rows_params(learner_id, rows, now))}

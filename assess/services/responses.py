@@ -10,14 +10,14 @@ from django.utils import timezone
 
 from assess import skills as skill_map
 from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, UnreadableAnswer
-from assess.models import Attempt, Question, Response, Reveal
+from assess.models import RESPONSE_KEYS, Attempt, Question, Response, Reveal
 from assess.policy import CLOSED_MESSAGES, part_policy
 from assess.scoring import Rules
 from assess.selectors.locked import locked_state
+from assess.services.first_tries import first_try_store
 from assess.services.held_answers import held_answer_store, takes_held_answers
-from assess.services.mastery import mastery_apply_first_try
 from assess.services.part_checks import check_question_of
-from config.rows import insert
+from config.rows import insert, inserted
 from problems.engine.variants import Variant
 
 
@@ -91,9 +91,7 @@ def _values(attempt, question, part, text, result, now, time_spent_ms, key) -> d
 
 
 def _stored(pk: int, values: dict, *, evidence: bool) -> Response:
-    response = Response(id=pk, evidence=evidence, **values)
-    response._state.adding = False
-    return response
+    return inserted(Response, pk, {**values, "evidence": evidence})
 
 
 def response_submit(
@@ -175,20 +173,19 @@ def response_submit(
                 return replay
             raise
         values = _values(attempt, question, part, text, result, now, time_spent_ms, idempotency_key)
-        pk = insert(
-            Response, {**values, "evidence": first_try}, conflict=("attempt", "idempotency_key")
-        )
-        if pk is None:  # the key was stored before: a replay (or a mismatch)
+        if first_try:
+            response = first_try_store(
+                learner_id=attempt.learner_id,
+                question=question,
+                values={**values, "evidence": True},
+                read=state.skill_rows,
+            )
+        else:
+            pk = insert(Response, {**values, "evidence": False}, conflict=RESPONSE_KEYS)
+            response = None if pk is None else _stored(pk, values, evidence=False)
+        if response is None:  # the key was stored before: a replay (or a mismatch)
             replay = _replay(attempt, idempotency_key, question, part, text)
             if replay is None:  # its row was rolled back since: nothing stands
                 raise Conflict("This answer crossed another sent with its key; send it again.")
             return replay
-        response = _stored(pk, values, evidence=first_try)
-        if first_try:
-            mastery_apply_first_try(
-                learner_id=attempt.learner_id,
-                response=response,
-                question=question,
-                read=state.skill_rows,
-            )
     return Submission(response, replayed=False, responses=[*state.tries, response], reveals=reveals)
