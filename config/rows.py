@@ -130,16 +130,38 @@ def _insert_sql(meta, fields, n: int) -> str:
     return f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES {marks}"  # noqa: S608
 
 
-def insert_rows(model, rows: Sequence[dict[str, Any]]) -> None:
-    """One multi-row INSERT of `model` (every row with the same attnames, prepared by
-    their fields as save() prepares them); nothing comes back."""
-    if not rows:
-        return
+def insert_rows_statement(model, rows: Sequence[dict[str, Any]]) -> tuple[str, list]:
+    """(sql, params) of one multi-row INSERT of `model` (every row with the same
+    attnames, prepared by their fields as save() prepares them)."""
     meta = model._meta
     fields = [meta.get_field(name) for name in rows[0]]
     params = [f.get_db_prep_save(row[f.attname], connection) for row in rows for f in fields]
+    return _insert_sql(meta, fields, len(rows)), params
+
+
+def insert_rows(model, rows: Sequence[dict[str, Any]]) -> None:
+    """Run insert_rows_statement; nothing comes back."""
+    if rows:
+        execute_together([insert_rows_statement(model, rows)])
+
+
+def execute_together(statements: Sequence[tuple[str, Sequence]]) -> None:
+    """Run writes that need nothing from each other and return nothing, in order. On
+    PostgreSQL they are one statement, one round trip (each but the last a
+    data-modifying CTE, which runs to completion whether or not anything reads it);
+    SQLite takes no INSERT, UPDATE or DELETE in a CTE, so there one after another.
+    Within one statement the writes share a snapshot: none sees another's rows."""
+    if not statements:
+        return
     with connection.cursor() as cursor:
-        cursor.execute(_insert_sql(meta, fields, len(rows)), params)
+        if connection.vendor != "postgresql":
+            for sql, params in statements:
+                cursor.execute(sql, params)
+            return
+        *first, (last_sql, last_params) = statements
+        ctes = ", ".join(f"w{i} AS ({sql})" for i, (sql, _) in enumerate(first))
+        params = [p for _, ps in first for p in ps] + list(last_params)
+        cursor.execute(f"WITH {ctes} {last_sql}" if first else last_sql, params)
 
 
 def insert_objects(objs: Sequence[Any], *, key: str) -> None:

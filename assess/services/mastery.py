@@ -25,7 +25,7 @@ from assess.models import Attempt, MasteryEvent, Question, Quiz, Response, Skill
 from assess.policy import grades_visible
 from assess.scoring import Rules, counted_responses
 from assess.signals import grade_released_on_commit, progress_recorded_on_commit
-from config.rows import fetch, insert_rows
+from config.rows import execute_together, fetch, insert_rows, insert_rows_statement
 
 
 def unaided(response: Response, question: Question) -> bool:
@@ -82,11 +82,10 @@ _SET_NEW = (
 GUARDED_STEP = f"{_SET_NEW} WHERE m.responses = excluded.responses - 1"
 
 
-def _rows_write(learner_id: int, rows: dict[str, tuple[float, int]], now: datetime) -> None:
-    """Store the rows' new values (the caller holds their locks: _locked_rows)."""
-    sql = _rows_sql(len(rows), _SET_NEW)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, _rows_params(learner_id, rows, now))
+def _rows_write(learner_id: int, rows: dict[str, tuple[float, int]], now: datetime) -> tuple:
+    """(sql, params) storing the rows' new values (the caller holds their locks:
+    _locked_rows)."""
+    return _rows_sql(len(rows), _SET_NEW), _rows_params(learner_id, rows, now)
 
 
 def _event(learner_id: int, skill: str, before: float, after: float, response_id, now) -> dict:
@@ -101,17 +100,14 @@ def _event(learner_id: int, skill: str, before: float, after: float, response_id
     }
 
 
-def _mark_evidence(responses: Sequence[Response]) -> None:
-    quote = connection.ops.quote_name
-    table = quote(Response._meta.db_table)
+def _mark_evidence(responses: Sequence[Response]) -> tuple:
+    """(sql, params) marking the responses as evidence; marks the instances now."""
+    table = connection.ops.quote_name(Response._meta.db_table)
     marks = ", ".join(["%s"] * len(responses))
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table} SET evidence = %s WHERE id IN ({marks})",  # noqa: S608
-            [True, *(r.pk for r in responses)],
-        )
     for response in responses:
         response.evidence = True
+    sql = f"UPDATE {table} SET evidence = %s WHERE id IN ({marks})"  # noqa: S608
+    return sql, [True, *(r.pk for r in responses)]
 
 
 def mastery_apply(
@@ -123,8 +119,10 @@ def mastery_apply(
 ) -> int:
     """One BKT step per skill for each (response, question), in the given order; marks
     each response as evidence and logs one MasteryEvent per skill; returns the events
-    logged. Four statements however many responses and skills there are (the rows read
-    and locked, written, the responses marked, the events). Call inside a transaction.
+    logged. However many responses and skills there are: the rows read and locked, then
+    the rows written, the responses marked and the events logged, one statement on
+    PostgreSQL (config.rows.execute_together), three on SQLite. Call inside a
+    transaction.
 
     `reason` is the progress signal's: "mastery" lets a listener dismiss the change when
     no skill crossed a threshold; an attempt's release says "attempt" and names its quiz
@@ -151,12 +149,13 @@ def mastery_apply(
         changes={skill: (first_p[skill], p) for skill, (p, _) in rows.items()},
         quiz_id=quiz_id,
     )
-    if rows:
-        _rows_write(learner_id, rows, now)
     unmarked = [r for r, _, _ in items if not r.evidence]
-    if unmarked:
-        _mark_evidence(unmarked)
-    insert_rows(MasteryEvent, events)
+    writes = [
+        *([_rows_write(learner_id, rows, now)] if rows else []),
+        *([_mark_evidence(unmarked)] if unmarked else []),
+        *([insert_rows_statement(MasteryEvent, events)] if events else []),
+    ]
+    execute_together(writes)
     return len(events)
 
 
