@@ -23,7 +23,7 @@ from datetime import datetime
 from django.db import connection
 
 from assess.models import Attempt, Question, Quiz, Response, Reveal, SkillMastery, Slot
-from config.rows import Columns, fetch, for_update_of
+from config.rows import ANY_CONFLICT, Columns, fetch, for_update_of, insert
 
 
 @dataclass(frozen=True)
@@ -128,22 +128,44 @@ def attempt_locked(*, pk: int) -> Attempt:
     return cols.load(rows[0])
 
 
-def quiz_key_share(*, pk: int) -> None:
-    """Inside the caller's transaction, once its attempt row is in: a key-share lock on
-    the quiz row, held to the commit, so no edit, unpublish or close (which lock the quiz
-    FOR UPDATE, then count its attempts: services.quizzes.guards) commits in between,
-    and one that committed first is what the caller reads next, in a statement of its
-    own (the module docstring says why not in this one).
+@functools.cache
+def _attempt_insert_statement(columns: tuple[str, ...]) -> str:
+    quote = connection.ops.quote_name
+    meta = Attempt._meta
+    names = ", ".join(quote(meta.get_field(name).column) for name in columns)
+    marks = ", ".join(["%s"] * len(columns))
+    pk = quote(meta.pk.column)
+    # identifiers from the models' metadata; every value is a bound parameter
+    return (
+        f"WITH n AS (INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks}) "  # noqa: S608
+        f"ON CONFLICT DO NOTHING RETURNING {pk}), "
+        f"k AS (SELECT z.id FROM {quote(Quiz._meta.db_table)} z WHERE z.id = %s FOR KEY SHARE) "
+        f"SELECT n.{pk} FROM n LEFT JOIN k ON TRUE"
+    )
 
-    Taking it explicitly matters: the attempt's foreign key would take the same lock,
-    but Django declares foreign keys DEFERRABLE INITIALLY DEFERRED on PostgreSQL, so
-    that check (and its lock) happens only at the commit, after the quiz was read.
-    Starts of one quiz share the lock and do not wait for each other. SQLite: writers
-    take the database in turn, nothing to add."""
+
+def attempt_insert_sharing_quiz(values: dict) -> int | None:
+    """Inside the caller's transaction: INSERT a new attempt's row (values by attname),
+    unless it breaks a unique constraint (None: a racing start won), and hold a
+    key-share lock on its quiz row to the commit, so no edit, unpublish or close (which
+    lock the quiz FOR UPDATE, then count its attempts: services.quizzes.guards) commits
+    in between, and one that committed first is what the caller reads next, in a
+    statement of its own (the module docstring says why not in this one). Returns the
+    new row's id.
+
+    Taking the lock explicitly matters: the attempt's foreign key would take the same
+    lock, but Django declares foreign keys DEFERRABLE INITIALLY DEFERRED on PostgreSQL,
+    so that check (and its lock) happens only at the commit, after the quiz was read.
+    On PostgreSQL the INSERT and the lock are one statement: whichever runs first,
+    nothing else sees the row before the commit, and the edit waits for that commit
+    either way. Starts of one quiz share the lock and do not wait for each other.
+    SQLite: writers take the database in turn, nothing to add."""
     if connection.vendor != "postgresql":
-        return
-    table = connection.ops.quote_name(Quiz._meta.db_table)
-    fetch(f"SELECT 1 FROM {table} WHERE id = %s FOR KEY SHARE", [pk])  # noqa: S608
+        return insert(Attempt, values, conflict=ANY_CONFLICT)
+    fields = [Attempt._meta.get_field(name) for name in values]
+    params = [f.get_db_prep_save(values[f.attname], connection) for f in fields]
+    rows = fetch(_attempt_insert_statement(tuple(values)), [*params, values["quiz_id"]])
+    return rows[0][0] if rows else None
 
 
 @functools.cache
@@ -161,7 +183,7 @@ def _quiz_slots_statement() -> tuple[str, Columns, Columns]:
 def quiz_with_slots(*, pk: int) -> tuple[Quiz, list[Slot]]:
     """(quiz, its slots in order), each slot's quiz the one quiz instance: one statement
     (the quiz row with its slots outer-joined, so a quiz with none still comes back), as
-    a start reads them once its attempt row is in (quiz_key_share says why then).
+    a start reads them once its attempt row is in (attempt_insert_sharing_quiz says why then).
     Raises Quiz.DoesNotExist if the quiz is gone."""
     sql, quiz_cols, slot_cols = _quiz_slots_statement()
     rows = fetch(sql, [pk])

@@ -17,15 +17,15 @@ from assess.scoring import Rules, attempt_score
 from assess.selectors.access import extension_of
 from assess.selectors.attempt_rows import active_rows
 from assess.selectors.locked import (
+    attempt_insert_sharing_quiz,
     attempt_locked,
     attempts_locked,
-    quiz_key_share,
     quiz_with_slots,
 )
 from assess.services.fresh_variants import fresh_questions
 from assess.services.mastery import mastery_release_locked
 from assess.services.questions import question_build
-from config.rows import ANY_CONFLICT, insert, insert_objects
+from config.rows import insert_objects, inserted
 
 
 def attempt_deadline(
@@ -79,19 +79,18 @@ def _slots_after_insert(
     *, quiz: Quiz, attempt: Attempt, extension, now: datetime
 ) -> tuple[Quiz, list[Slot]]:
     """(quiz, slots): the quiz's slots, read with the quiz row itself once the attempt
-    row is in.
+    row is in and the quiz's key-share lock held (both taken by one statement:
+    selectors.locked.attempt_insert_sharing_quiz).
 
     The check before the transaction read a quiz that an edit, an unpublish or a close
     (assess.services.quizzes, which lock the quiz row FOR UPDATE and then count its
-    attempts) may have changed since. The key-share lock taken here (quiz_key_share)
-    keeps any such change from committing from now until this transaction does, and one
-    that committed first is seen: the row read next is the one the attempt will live
-    under, checked again (Conflict rolls the attempt back), and the deadline recomputed
-    if the dates moved. Two queries on PostgreSQL: the lock, then the slots with the
-    quiz joined to them (selectors.locked.quiz_with_slots;
+    attempts) may have changed since. The lock keeps any such change from committing
+    from then until this transaction does, and one that committed first is seen: the
+    row read here is the one the attempt will live under, checked again (Conflict rolls
+    the attempt back), and the deadline recomputed if the dates moved. One query: the
+    slots with the quiz joined to them (selectors.locked.quiz_with_slots;
     tests/services/test_quiz_lifecycle_races.py).
     """
-    quiz_key_share(pk=quiz.pk)
     fresh, slots = quiz_with_slots(pk=quiz.pk)
     _check_startable(fresh, extension, now)
     deadline = attempt_deadline(fresh, now, extension)
@@ -157,7 +156,7 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
         # A racing first start (no row to lock yet) that committed first breaks a unique
         # constraint (one open attempt; the attempt's number): nothing is inserted, and
         # this start resumes that one.
-        pk = insert(Attempt, values, conflict=ANY_CONFLICT)
+        pk = attempt_insert_sharing_quiz(values)
         if pk is None:
             winner = Attempt.objects.filter(
                 quiz=quiz, learner=learner, status=Attempt.Status.OPEN
@@ -168,8 +167,7 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
                 )
             winner.quiz = quiz
             return winner, False
-        attempt = Attempt(id=pk, **values)
-        attempt._state.adding = False
+        attempt = inserted(Attempt, pk, values)
         attempt.learner = learner
         fresh, slots = _slots_after_insert(quiz=quiz, attempt=attempt, extension=extension, now=now)
         attempt.quiz = fresh

@@ -52,10 +52,11 @@ def check_managed_here(quiz: Quiz) -> None:
 
 def lock_counting_attempts(quiz: Quiz) -> tuple[Quiz, int]:
     """(the quiz row locked FOR UPDATE, its number of attempts): call inside
-    transaction.atomic. Starting an attempt inserts its row, then takes a key-share lock
-    on the quiz (selectors.locked.quiz_key_share) that FOR UPDATE waits for, so the count
-    includes every start that holds the lock and no start commits until the change does
-    (the start then re-reads the quiz: services.attempts._slots_after_insert)."""
+    transaction.atomic. Starting an attempt inserts its row and takes a key-share lock
+    on the quiz (selectors.locked.attempt_insert_sharing_quiz) that FOR UPDATE waits
+    for, so the count includes every start that holds the lock and no start commits
+    until the change does (the start then re-reads the quiz:
+    services.attempts._slots_after_insert)."""
     locked = Quiz.objects.select_for_update().get(pk=quiz.pk)
     return locked, Attempt.objects.filter(quiz_id=quiz.pk).count()
 
