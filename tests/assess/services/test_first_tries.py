@@ -29,6 +29,14 @@ def _question(learner, slug="weights-memory"):
     return attempt, attempt.questions.get()
 
 
+def _submit(attempt, question, text: str, key: str):
+    """Answer the question's first part through the service."""
+    part = question.answers[0]["name"]
+    return response_submit(
+        attempt=attempt, question=question, part=part, text=text, idempotency_key=key
+    )
+
+
 def _values(attempt, question, part: str, key: str, *, correct: bool) -> dict:
     return {
         "attempt_id": attempt.pk,
@@ -80,13 +88,7 @@ def test_a_row_stepped_since_it_was_read_is_stepped_again_from_what_is_stored(le
     its stored value, its event logged once, from there."""
     first_attempt, first_question = _question(learner)
     part = first_question.answers[0]
-    response_submit(
-        attempt=first_attempt,
-        question=first_question,
-        part=part["name"],
-        text=wrong_text(part),
-        idempotency_key="other-tab",
-    )
+    _submit(first_attempt, first_question, wrong_text(part), "other-tab")
     stored = {r.skill: r.p_mastery for r in SkillMastery.objects.filter(learner=learner)}
     attempt, question = _question(learner)
     with transaction.atomic():
@@ -113,23 +115,11 @@ def test_a_used_key_writes_nothing_not_even_mastery(learner):
     attempt, _ = attempt_start(quiz=quiz, learner=learner)
     q1, q2 = attempt.questions.order_by("order")
     part = q1.answers[0]
-    response_submit(
-        attempt=attempt,
-        question=q1,
-        part=part["name"],
-        text=correct_text(part),
-        idempotency_key="once",
-    )
+    _submit(attempt, q1, correct_text(part), "once")
     before = list(SkillMastery.objects.filter(learner=learner).values_list("skill", "responses"))
     events = MasteryEvent.objects.count()
     with pytest.raises(IdempotencyMismatch):
-        response_submit(
-            attempt=attempt,
-            question=q2,
-            part=part["name"],
-            text=correct_text(part),
-            idempotency_key="once",
-        )
+        _submit(attempt, q2, correct_text(part), "once")
     with transaction.atomic():
         assert (
             first_try_store(
