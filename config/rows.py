@@ -85,13 +85,17 @@ def fetch(sql: str, params: Sequence) -> list[tuple]:
 ANY_CONFLICT = ("*",)  # `conflict=` for: whichever unique constraint the row would break
 
 
-def insert(model, values: dict[str, Any], *, conflict: Sequence[str] = ()) -> int | None:
-    """INSERT one row of `model` (values by field attname, each prepared by its field as
-    save() prepares it) and return its new primary key. With `conflict` (the fields of
-    a unique constraint, or ANY_CONFLICT) a row that would break it is not inserted and
-    None comes back: ON CONFLICT DO NOTHING decides, in the statement itself, what a
-    look-up beforehand would have decided under a lock (and no savepoint is needed to
-    survive the IntegrityError)."""
+def ctes_take_writes() -> bool:
+    """Does the database take INSERT, UPDATE and DELETE inside a WITH (data-modifying
+    CTEs)? PostgreSQL does, and there writes that need nothing from the database in
+    between are sent as one statement; SQLite does not, and runs them one by one."""
+    return connection.vendor == "postgresql"
+
+
+def insert_statement(
+    model, values: dict[str, Any], *, conflict: Sequence[str] = ()
+) -> tuple[str, list]:
+    """(sql, params) of `insert`'s statement, for a caller that puts it in a CTE."""
     meta = model._meta
     quote = connection.ops.quote_name
     fields = [meta.get_field(name) for name in values]  # attnames: "attempt_id", not "attempt"
@@ -109,7 +113,17 @@ def insert(model, values: dict[str, Any], *, conflict: Sequence[str] = ()) -> in
         f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({marks})"  # noqa: S608
         f"{on_conflict} RETURNING {pk}"
     )
-    rows = fetch(sql, params)
+    return sql, params
+
+
+def insert(model, values: dict[str, Any], *, conflict: Sequence[str] = ()) -> int | None:
+    """INSERT one row of `model` (values by field attname, each prepared by its field as
+    save() prepares it) and return its new primary key. With `conflict` (the fields of
+    a unique constraint, or ANY_CONFLICT) a row that would break it is not inserted and
+    None comes back: ON CONFLICT DO NOTHING decides, in the statement itself, what a
+    look-up beforehand would have decided under a lock (and no savepoint is needed to
+    survive the IntegrityError)."""
+    rows = fetch(*insert_statement(model, values, conflict=conflict))
     return rows[0][0] if rows else None
 
 
@@ -154,7 +168,7 @@ def execute_together(statements: Sequence[tuple[str, Sequence]]) -> None:
     if not statements:
         return
     with connection.cursor() as cursor:
-        if connection.vendor != "postgresql":
+        if not ctes_take_writes():
             for sql, params in statements:
                 cursor.execute(sql, params)
             return

@@ -23,7 +23,15 @@ from datetime import datetime
 from django.db import connection
 
 from assess.models import Attempt, Question, Quiz, Response, Reveal, SkillMastery, Slot
-from config.rows import ANY_CONFLICT, Columns, fetch, for_update_of, insert
+from config.rows import (
+    ANY_CONFLICT,
+    Columns,
+    ctes_take_writes,
+    fetch,
+    for_update_of,
+    insert,
+    insert_statement,
+)
 
 
 @dataclass(frozen=True)
@@ -128,22 +136,6 @@ def attempt_locked(*, pk: int) -> Attempt:
     return cols.load(rows[0])
 
 
-@functools.cache
-def _attempt_insert_statement(columns: tuple[str, ...]) -> str:
-    quote = connection.ops.quote_name
-    meta = Attempt._meta
-    names = ", ".join(quote(meta.get_field(name).column) for name in columns)
-    marks = ", ".join(["%s"] * len(columns))
-    pk = quote(meta.pk.column)
-    # identifiers from the models' metadata; every value is a bound parameter
-    return (
-        f"WITH n AS (INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks}) "  # noqa: S608
-        f"ON CONFLICT DO NOTHING RETURNING {pk}), "
-        f"k AS (SELECT z.id FROM {quote(Quiz._meta.db_table)} z WHERE z.id = %s FOR KEY SHARE) "
-        f"SELECT n.{pk} FROM n LEFT JOIN k ON TRUE"
-    )
-
-
 def attempt_insert_sharing_quiz(values: dict) -> int | None:
     """Inside the caller's transaction: INSERT a new attempt's row (values by attname),
     unless it breaks a unique constraint (None: a racing start won), and hold a
@@ -160,11 +152,18 @@ def attempt_insert_sharing_quiz(values: dict) -> int | None:
     nothing else sees the row before the commit, and the edit waits for that commit
     either way. Starts of one quiz share the lock and do not wait for each other.
     SQLite: writers take the database in turn, nothing to add."""
-    if connection.vendor != "postgresql":
+    if not ctes_take_writes():
         return insert(Attempt, values, conflict=ANY_CONFLICT)
-    fields = [Attempt._meta.get_field(name) for name in values]
-    params = [f.get_db_prep_save(values[f.attname], connection) for f in fields]
-    rows = fetch(_attempt_insert_statement(tuple(values)), [*params, values["quiz_id"]])
+    quote = connection.ops.quote_name
+    sql, params = insert_statement(Attempt, values, conflict=ANY_CONFLICT)
+    quizzes = quote(Quiz._meta.db_table)
+    pk = quote(Attempt._meta.pk.column)
+    # identifiers from the models' metadata; every value is a bound parameter
+    rows = fetch(
+        f"WITH n AS ({sql}), k AS (SELECT z.id FROM {quizzes} z WHERE z.id = %s "  # noqa: S608
+        f"FOR KEY SHARE) SELECT n.{pk} FROM n LEFT JOIN k ON TRUE",
+        [*params, values["quiz_id"]],
+    )
     return rows[0][0] if rows else None
 
 

@@ -35,32 +35,22 @@ from assess.services.mastery import (
     mastery_apply_first_try,
     mastery_first_try_settle,
 )
-from config.rows import fetch, insert, inserted
-
-
-def _in_one_statement() -> bool:
-    """PostgreSQL takes INSERTs in CTEs; SQLite does not."""
-    return connection.vendor == "postgresql"
+from config.rows import ctes_take_writes, fetch, insert, insert_statement, inserted
 
 
 @functools.cache
-def _statement(columns: tuple[str, ...], n_skills: int) -> str:
+def _mastery_part(n_skills: int) -> str:
+    """The statement after the response's INSERT (CTE n): the steps, the rows' upsert
+    and the events, and what comes back."""
     quote = connection.ops.quote_name
-    meta = Response._meta
-    fields = [meta.get_field(name) for name in columns]
-    names = ", ".join(quote(f.column) for f in fields)
-    marks = ", ".join(["%s"] * len(fields))
-    keys = ", ".join(quote(meta.get_field(c).column) for c in RESPONSE_KEYS)
-    pk = quote(meta.pk.column)
+    pk = quote(Response._meta.pk.column)
     rows = quote(SkillMastery._meta.db_table)
     events = quote(MasteryEvent._meta.db_table)
     steps = ", ".join(["(%s::text, %s::float8, %s::float8, %s::integer)"] * n_skills)
     # identifiers from the models' metadata; every value is a bound parameter.
     # The rows are upserted in skill order, the order every writer locks them in.
     return (
-        f"WITH n AS (INSERT INTO {quote(meta.db_table)} ({names}) VALUES ({marks}) "  # noqa: S608
-        f"ON CONFLICT ({keys}) DO NOTHING RETURNING {pk}), "
-        f"v (skill, p_before, p_after, responses) AS (VALUES {steps}), "
+        f"v (skill, p_before, p_after, responses) AS (VALUES {steps}), "  # noqa: S608
         f"w AS (INSERT INTO {rows} AS m (learner_id, skill, p_mastery, responses, updated_at) "
         "SELECT %s::bigint, v.skill, v.p_after, v.responses, %s FROM v CROSS JOIN n "
         f"ORDER BY v.skill ON CONFLICT (learner_id, skill) DO UPDATE SET {GUARDED_STEP} "
@@ -83,23 +73,22 @@ def first_try_store(
     steps = first_try_steps(
         question=question, part=values["part"], score=values["score"], read=read
     )
-    if not (steps and _in_one_statement()):
+    if not (steps and ctes_take_writes()):
         pk = insert(Response, values, conflict=RESPONSE_KEYS)
         if pk is None:
             return None
         response = inserted(Response, pk, values)
         mastery_apply_first_try(
-            learner_id=learner_id, response=response, question=question, read=read
+            learner_id=learner_id, response=response, question=question, steps=steps
         )
         return response
     now = timezone.now()
-    fields = [Response._meta.get_field(name) for name in values]
     when = SkillMastery._meta.get_field("updated_at").get_db_prep_save(now, connection)
-    params: list = [f.get_db_prep_save(values[f.attname], connection) for f in fields]
+    sql, params = insert_statement(Response, values, conflict=RESPONSE_KEYS)
     for skill, (before, after, count) in steps.items():
         params += [skill, before, after, count]
     params += [learner_id, when, learner_id, when]
-    rows = fetch(_statement(tuple(values), len(steps)), params)
+    rows = fetch(f"WITH n AS ({sql}), {_mastery_part(len(steps))}", params)
     if not rows:
         return None
     response = inserted(Response, rows[0][0], values)

@@ -38,7 +38,7 @@ from django.db import connection
 
 from assess.models import RESPONSE_KEYS, Attempt, Question, Response
 from assess.selectors.attempt_rows import question_tries
-from config.rows import Columns, fetch, for_update_of
+from config.rows import Columns, ctes_take_writes, fetch, for_update_of
 
 
 def takes_held_answers(attempt: Attempt, question: Question) -> bool:
@@ -51,7 +51,7 @@ def _reads_tries_too() -> bool:
     """Does the statement read the question's tries as well? PostgreSQL takes an INSERT
     in a CTE (and SKIP LOCKED, without which the read could be stale: module docstring);
     SQLite takes neither."""
-    return connection.vendor == "postgresql"
+    return ctes_take_writes()
 
 
 @functools.cache

@@ -267,19 +267,21 @@ def first_try_steps(
 
 
 def mastery_apply_first_try(
-    *, learner_id: int, response: Response, question: Question, read: dict[str, tuple]
+    *,
+    learner_id: int,
+    response: Response,
+    question: Question,
+    steps: dict[str, tuple[float, float, int]],
 ) -> None:
     """mastery_apply for the answer path's one first try, in two statements: one upsert
-    of the template's skill rows and one INSERT of their events. `read` holds the rows
-    as the caller read them ({skill: (p_mastery, responses)}; a skill missing has no
-    row yet) under the attempt's lock, not under the rows' own: the upsert writes a row
-    only if its answer count is still the one read, so a row that another attempt of
-    the same learner stepped meanwhile (two tabs) is never overwritten with a stale
-    step. Such rows, rare, are read again under their locks and stepped from there.
-    `response` is stored already, marked as evidence. (On PostgreSQL the answer path
-    writes the response, the upsert and the events in one statement instead:
-    services.first_tries.)"""
-    steps = first_try_steps(question=question, part=response.part, score=response.score, read=read)
+    of the template's skill rows and one INSERT of their events. `steps` are the rows'
+    steps (first_try_steps) from the rows as the caller read them under the attempt's
+    lock, not under the rows' own: the upsert writes a row only if its answer count is
+    still the one read, so a row that another attempt of the same learner stepped
+    meanwhile (two tabs) is never overwritten with a stale step. Such rows, rare, are
+    read again under their locks and stepped from there. `response` is stored already,
+    marked as evidence. (On PostgreSQL the answer path writes the response, the upsert
+    and the events in one statement instead: services.first_tries.)"""
     if not steps:
         return
     now = timezone.now()
