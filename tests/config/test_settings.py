@@ -265,4 +265,4 @@ def test_database_url_selects_the_engine():
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
-    assert proc.stdout.split() == ["django.db.backends.postgresql", "burn"], proc.stderr
+    assert proc.stdout.split() == ["config.postgresql", "burn"], proc.stderr
