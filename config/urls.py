@@ -15,8 +15,11 @@ urlpatterns = [
         name="api-docs",
     ),
     path("api/hardware/", include("hardware_db.urls")),
-    path("api/", include("curricula.urls")),
+    # The attempts' routes first: they take almost every request of an exam, and
+    # resolving walks the patterns in order (an include whose prefix matches but whose
+    # routes do not costs the walk through all of them). No two includes share a route.
     path("api/", include("assess.api.urls")),
+    path("api/", include("curricula.urls")),
     path("api/", include("certify.api.urls")),
     path("api/", include("lti.api.urls")),
     re_path(r"^api(?:/[\s\S]*)?$", ApiNotFound.as_view(), name="api-not-found"),

@@ -10,6 +10,30 @@ from assess.api import views
 app_name = "assess"
 
 urlpatterns = [
+    # An exam's requests first, answers foremost (9 of an exam's 12 requests): URLs
+    # resolve by walking the patterns in order, and none of these shares a route.
+    path(
+        "attempts/<int:pk>/responses/",
+        views.AttemptResponsesView.as_view(),
+        name="attempt-responses",
+    ),
+    path("attempts/<int:pk>/", views.AttemptDetailView.as_view(), name="attempt-detail"),
+    path("attempts/<int:pk>/finish/", views.AttemptFinishView.as_view(), name="attempt-finish"),
+    path(
+        "attempts/<int:pk>/questions/<int:qid>/new-variant/",
+        views.NewVariantView.as_view(),
+        name="question-new-variant",
+    ),
+    path(
+        "attempts/<int:pk>/questions/<int:qid>/reveal/",
+        views.RevealView.as_view(),
+        name="question-reveal",
+    ),
+    path(
+        "attempts/<int:pk>/questions/<int:qid>/hints/",
+        views.HintView.as_view(),
+        name="question-hints",
+    ),
     path("auth/token/", views.TokenView.as_view(), name="token"),
     path("quizzes/", views.QuizListView.as_view(), name="quiz-list"),
     path("quizzes/<int:pk>/", views.QuizDetailView.as_view(), name="quiz-detail"),
@@ -27,28 +51,6 @@ urlpatterns = [
         "quizzes/<int:pk>/extensions/<int:learner_id>/",
         views.QuizExtensionDetailView.as_view(),
         name="quiz-extension-detail",
-    ),
-    path("attempts/<int:pk>/", views.AttemptDetailView.as_view(), name="attempt-detail"),
-    path(
-        "attempts/<int:pk>/responses/",
-        views.AttemptResponsesView.as_view(),
-        name="attempt-responses",
-    ),
-    path("attempts/<int:pk>/finish/", views.AttemptFinishView.as_view(), name="attempt-finish"),
-    path(
-        "attempts/<int:pk>/questions/<int:qid>/new-variant/",
-        views.NewVariantView.as_view(),
-        name="question-new-variant",
-    ),
-    path(
-        "attempts/<int:pk>/questions/<int:qid>/reveal/",
-        views.RevealView.as_view(),
-        name="question-reveal",
-    ),
-    path(
-        "attempts/<int:pk>/questions/<int:qid>/hints/",
-        views.HintView.as_view(),
-        name="question-hints",
     ),
     path("me/mastery/", views.MyMasteryView.as_view(), name="my-mastery"),
     path("courses/<slug:slug>/enrol/", views.CourseEnrolView.as_view(), name="course-enrol"),
