@@ -269,15 +269,17 @@ def _count_responses(env) -> int:
 def _report(results, args, stored: int, counts, first_tries: int) -> None:
     sent_2xx, created, sent = counts
     floor = statistics.median(r["rps"] for r in results["floor (no auth)"])
+    token_floor = statistics.median(r["rps"] for r in results["floor (token)"])
     print(
         f"\n{args.rounds} rounds x {args.seconds} s, wrk -t{args.threads} "
         f"-c{args.connections}, gunicorn {args.workers} sync workers, DEBUG=0, PostgreSQL\n"
     )
     print(
-        "| endpoint | req/s (median) | x floor | p50 ms | p99 ms | non-2xx | socket errors "
+        "| endpoint | req/s (median) | x floor | x token floor | p50 ms | p99 ms | non-2xx "
+        "| socket errors "
         "| gunicorn CPU ms/req | PostgreSQL CPU ms/req |"
     )
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, rows in results.items():
         rps = statistics.median(r["rps"] for r in rows)
         p50 = statistics.median(r["p50_us"] for r in rows) / 1000
@@ -286,7 +288,8 @@ def _report(results, args, stored: int, counts, first_tries: int) -> None:
         errors = sum(r["socket_errors"] for r in rows)
         cpu = {k: statistics.median(r["cpu_ms"][k] for r in rows) for k in rows[0]["cpu_ms"]}
         print(
-            f"| {label} | {rps:,.0f} | {rps / floor:.2f} | {p50:.1f} | {p99:.1f} | "
+            f"| {label} | {rps:,.0f} | {rps / floor:.2f} | {rps / token_floor:.2f} | "
+            f"{p50:.1f} | {p99:.1f} | "
             f"{bad} | {errors} | {cpu['gunicorn']:.2f} | {cpu['postgres']:.2f} |"
         )
     print(
