@@ -11,6 +11,7 @@ from assess.api.schema import NamedChoiceField
 from certify.models import Certificate
 from certify.requirements import Status
 from config.fields import StrictCharField
+from config.request_serializers import FlatRequest
 
 CERT_STATES = Certificate.Status.choices
 STANDINGS = [(s.value, s.value) for s in Status]
@@ -180,7 +181,7 @@ class CheckSerializer(serializers.Serializer):
     status = standing_status_field(source="standing.status")
 
 
-class CheckQuerySerializer(serializers.Serializer):
+class CheckQuerySerializer(FlatRequest, serializers.Serializer):
     user = serializers.CharField(
         help_text="The username to check: yourself, or (for a manager) a member of an "
         "organisation you manage. Anyone else, or an unknown name, is a 404."
@@ -260,7 +261,7 @@ class PublicCertificateSerializer(serializers.Serializer):
         return display_name(certificate.holder)
 
 
-class RevokeInputSerializer(serializers.Serializer):
+class RevokeInputSerializer(FlatRequest, serializers.Serializer):
     reason = StrictCharField(
         max_length=2000,
         help_text="Why the certificate is revoked (required; the holder reads it).",

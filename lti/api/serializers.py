@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from assess.api.schema import NamedChoiceField
 from config.fields import StrictIntegerField
+from config.request_serializers import FlatRequest
 from lti.models import ScoreSync
 
 MAX_RESEND_IDS = 1000
@@ -67,7 +68,7 @@ class ScoreSyncSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField(help_text="The row's last change.")
 
 
-class ScoreSyncQuerySerializer(serializers.Serializer):
+class ScoreSyncQuerySerializer(FlatRequest, serializers.Serializer):
     state = state_field(
         required=False, help_text="Only rows of this state; absent: every row. " + STATE_HELP
     )

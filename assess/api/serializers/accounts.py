@@ -7,12 +7,13 @@ from rest_framework.authtoken.serializers import AuthTokenSerializer
 
 from assess.models import Enrolment
 from config.fields import StrictCharField
+from config.request_serializers import FlatRequest
 
 USERNAME_MAX = 150  # Django's username length
 PASSWORD_MAX = 4096  # longer is no password anyone types, and costs hashing time
 
 
-class TokenRequestSerializer(AuthTokenSerializer):
+class TokenRequestSerializer(FlatRequest, AuthTokenSerializer):
     """Credentials to exchange for a token; wrong ones are a 400 with code
     `authorization`."""
 
@@ -55,7 +56,7 @@ class EnrolmentSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
-class EnrolmentInputSerializer(serializers.Serializer):
+class EnrolmentInputSerializer(FlatRequest, serializers.Serializer):
     username = StrictCharField(
         max_length=USERNAME_MAX, help_text="The learner's username; 400 if there is none."
     )

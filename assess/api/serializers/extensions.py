@@ -10,6 +10,7 @@ from rest_framework import serializers
 from assess.models import Extension
 from assess.services.extensions import MAX_EXTRA_TIME
 from config.fields import StrictIntegerField
+from config.request_serializers import FlatRequest
 
 EXTRA_TIME_HELP = (
     "Minutes added to the quiz's time limit for each of this learner's attempts, an "
@@ -55,7 +56,7 @@ class ExtensionSerializer(serializers.ModelSerializer):
         return extension.granted_by.get_username() if extension.granted_by else None
 
 
-class ExtensionInputSerializer(serializers.Serializer):
+class ExtensionInputSerializer(FlatRequest, serializers.Serializer):
     """The whole extension (an upsert): give extra time, a later close, or both."""
 
     extra_time_minutes = StrictIntegerField(

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from config.fields import StrictCharField
 from config.representation import PlainRepresentation
+from config.request_serializers import FlatRequest
 
 
-class HintInputSerializer(serializers.Serializer):
-    part = serializers.CharField(
+class HintInputSerializer(FlatRequest, serializers.Serializer):
+    part = StrictCharField(
         max_length=64, help_text="The `name` of the part the hint is asked from."
     )
 

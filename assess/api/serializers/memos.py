@@ -19,6 +19,7 @@ from assess.models import Memo, MemoDecision, MemoVersion
 from assess.services.memos import MAX_MEMO_CHARS, adjusted_score
 from config.api_errors import FlatErrorsListSerializer
 from config.fields import StrictCharField, StrictFloatField
+from config.request_serializers import FlatRequest
 
 MAX_COMMENT = 5000
 MAX_ADJUSTMENT_COMMENT = 2000
@@ -174,7 +175,7 @@ class CapstoneBriefSerializer(serializers.Serializer):
 # ------------------------------------------------------------------------- requests
 
 
-class MemoInputSerializer(serializers.Serializer):
+class MemoInputSerializer(FlatRequest, serializers.Serializer):
     markdown = StrictCharField(
         max_length=MAX_MEMO_CHARS,
         trim_whitespace=False,

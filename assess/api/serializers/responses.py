@@ -7,6 +7,7 @@ from rest_framework import serializers
 
 from config.fields import StrictCharField, StrictIntegerField
 from config.representation import PlainRepresentation
+from config.request_serializers import FlatRequest
 
 MAX_ID = 2**63 - 1  # the largest primary key the databases store
 MAX_KEY = 100
@@ -22,7 +23,7 @@ IDEMPOTENCY_HELP = (
 )
 
 
-class ResponseInputSerializer(serializers.Serializer):
+class ResponseInputSerializer(FlatRequest, serializers.Serializer):
     question = StrictIntegerField(
         min_value=1, max_value=MAX_ID, help_text="The question's `id`, from this attempt."
     )
@@ -83,5 +84,5 @@ class ResponseResultSerializer(PlainRepresentation, serializers.Serializer):
         return data
 
 
-class RevealInputSerializer(serializers.Serializer):
+class RevealInputSerializer(FlatRequest, serializers.Serializer):
     part = StrictCharField(max_length=64, help_text="The `name` of the part to reveal.")
