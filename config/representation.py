@@ -15,7 +15,9 @@ It handles the field kinds these payloads use (plain fields with `source`, `*`,
 SerializerMethodField); a class declaring a nested serializer as a field, or a
 write-only field, keeps DRF's own to_representation. Reading an attribute that is
 missing (where DRF would apply a default or skip the field) also falls back to DRF's
-path for that instance, so the edge cases keep DRF's behaviour exactly.
+path for that instance, so the edge cases keep DRF's behaviour exactly. A list of them
+(`many=True` in a method field) is written by `represent_many`, one child instance and
+no ListSerializer.
 """
 
 from __future__ import annotations
@@ -67,3 +69,12 @@ class PlainRepresentation:
                 return super().to_representation(instance)  # DRF's defaults and skips
             out[key] = None if value is None else how.to_representation(value)
         return out
+
+
+def represent_many(cls, items, context: dict | None = None) -> list:
+    """`cls(items, many=True, context=context).data`, written by one child instance
+    instead of a ListSerializer around it (its construction cost twice the writing of a
+    two-item list: 20 against 9 µs). `items` is any iterable (a list, a queryset; not a
+    related manager, which ListSerializer would call `.all()` on)."""
+    child = cls(context=context or {})
+    return [child.to_representation(item) for item in items]

@@ -8,7 +8,7 @@ import datetime as dt
 
 from rest_framework import serializers
 
-from config.representation import PlainRepresentation
+from config.representation import PlainRepresentation, represent_many
 
 
 class _Leaf(PlainRepresentation, serializers.Serializer):
@@ -61,3 +61,17 @@ def test_a_nested_serializer_field_keeps_drfs_path():
         }
     }
     assert _Nested().to_representation(obj)["inner"]["n"] == 2
+
+
+def test_a_list_is_written_as_drfs_list_serializer_writes_it():
+    items = [
+        {"a": {"b": n}, "when": dt.datetime(2026, 1, n, tzinfo=dt.UTC), "maybe": None, "tags": []}
+        for n in (1, 2, 3)
+    ]
+    context = {"suffix": "q"}
+    drf = _Leaf(items, many=True, context=context).data
+    assert represent_many(_Leaf, items, context) == drf
+    assert represent_many(_Leaf, iter(items), context) == drf  # any iterable, read once
+    assert represent_many(_Leaf, [], context) == []
+    # no context: the methods see an empty one, as DRF's would
+    assert represent_many(_Leaf, items[:1]) == _Leaf(items[:1], many=True).data

@@ -10,7 +10,7 @@ from assess.api.serializers.questions import QuestionSerializer, ReviewQuestionS
 from assess.api.serializers.quizzes import MODE_HELP
 from assess.api.serializers.responses import ResponseResultSerializer
 from assess.models import Attempt, Quiz
-from config.representation import PlainRepresentation
+from config.representation import PlainRepresentation, represent_many
 
 STATUS_HELP = (
     "`open` takes answers until its deadline; `finished` by the learner; `expired` "
@@ -38,7 +38,7 @@ class AttemptStartSerializer(PlainRepresentation, serializers.Serializer):
 
     @extend_schema_field(QuestionSerializer(many=True))
     def get_questions(self, attempt) -> list[dict]:
-        return QuestionSerializer(self.context["questions"], many=True).data
+        return represent_many(QuestionSerializer, self.context["questions"])
 
 
 class AnswerResultSerializer(ResponseResultSerializer):
@@ -116,7 +116,7 @@ class AttemptReviewSerializer(PlainRepresentation, serializers.Serializer):
     @extend_schema_field(ReviewQuestionSerializer(many=True))
     def get_questions(self, review) -> list[dict]:
         context = {**self.context, "visible": review.visible}
-        return ReviewQuestionSerializer(review.questions, many=True, context=context).data
+        return represent_many(ReviewQuestionSerializer, review.questions, context)
 
 
 class AttemptSummarySerializer(serializers.ModelSerializer):

@@ -15,7 +15,7 @@ from rest_framework import serializers
 from assess.api.serializers.hints import QuestionHintsSerializer
 from assess.api.serializers.responses import ResponseResultSerializer
 from assess.selectors.hints import question_hint_total
-from config.representation import PlainRepresentation
+from config.representation import PlainRepresentation, represent_many
 
 STATEMENT_HTML_HELP = "The statement as HTML, maths as MathML."
 STATEMENT_MARKDOWN_HELP = (
@@ -49,7 +49,7 @@ class QuestionSerializer(PlainRepresentation, serializers.Serializer):
 
     @extend_schema_field(PartSerializer(many=True))
     def get_parts(self, question) -> list[dict]:
-        return PartSerializer(question.answers, many=True).data
+        return represent_many(PartSerializer, question.answers)
 
 
 class PracticeQuestionSerializer(serializers.Serializer):
@@ -164,11 +164,11 @@ class ReviewQuestionSerializer(PlainRepresentation, serializers.Serializer):
     @extend_schema_field(ReviewPartSerializer(many=True))
     def get_parts(self, review) -> list[dict]:
         context = {**self.context, "policy": review.policy}
-        return ReviewPartSerializer(review.question.answers, many=True, context=context).data
+        return represent_many(ReviewPartSerializer, review.question.answers, context)
 
     @extend_schema_field(ResponseResultSerializer(many=True))
     def get_responses(self, review) -> list[dict]:
-        return ResponseResultSerializer(review.responses, many=True, context=self.context).data
+        return represent_many(ResponseResultSerializer, review.responses, self.context)
 
     @extend_schema_field(
         serializers.FloatField(
