@@ -4,10 +4,10 @@ Why: a DRF serializer deep-copies its declared fields when an instance first rea
 `fields` (Serializer.get_fields), so that an instance may change its fields without
 touching its class's. Deep-copying a field runs its constructor again with the original
 arguments: reading an answer's body (five fields) took 105-134 µs with DRF's copies and
-takes 50-60 µs with these, timed alone. The request serializers here never change their fields,
-and what a field holds of its own instance is set by bind() on the copy (its name,
-parent, label, source), so a shallow copy per instance keeps every instance's binding
-apart for a fraction of the cost; the class's declared fields stay unbound.
+takes 50-60 µs with these, timed alone. The request serializers here never change their
+fields, and what a field holds of its own instance is set by bind() on the copy (its
+name, parent, label, source), so a shallow copy per instance keeps every instance's
+binding apart for a fraction of the cost; the class's declared fields stay unbound.
 
 Only a flat serializer takes it: one declaring a nested serializer, or a field holding
 another field (ListField's child, a relation's child_relation), keeps DRF's deep copy,
