@@ -181,15 +181,34 @@ def cpu_between(before: dict, after: dict) -> dict[str, float]:
 
 
 def settle(database_url: str) -> None:
-    """After a bench's preparation, before anything is timed: VACUUM ANALYZE and a
-    CHECKPOINT, as pgbench vacuums before it runs. The preparation writes thousands of
-    rows (learners, tokens, enrolments) into fresh tables; left alone, autovacuum's
-    analyze of them and the checkpoint of their WAL land in the first timed run (one run
-    of 100 learners saw its starts' p50 go from 20 ms to 490 ms)."""
+    """After a bench's preparation, before anything is timed: VACUUM ANALYZE the tables
+    that hold rows, then a CHECKPOINT, as pgbench vacuums before it runs. The
+    preparation writes thousands of rows (learners, tokens, enrolments) into fresh
+    tables; left alone, autovacuum's analyze of them and the checkpoint of their WAL
+    land in the first timed run (one run of 100 learners saw its starts' p50 go from
+    20 ms to 490 ms).
+
+    A table still empty is left unvacuumed, as a new service's tables are until
+    autovacuum first analyzes them. Vacuumed, it is recorded as empty (reltuples 0), and
+    a statement prepared while it is (the service's own after five runs on a connection,
+    each foreign key's check on its first) keeps a plan that scans it whole as the run
+    fills it: the responses table was read whole on every answer and every foreign-key
+    check of a mastery event (83-95 pages a statement, after 15 s of answers). Never
+    vacuumed, the planner guesses 10 pages or more and takes the indexes; what the run
+    grows is analyzed as autovacuum would (bench._autovacuum).
+    `tests/bench/test_database_upkeep.py`."""
     import psycopg
+    from psycopg import sql
 
     with psycopg.connect(database_url, autocommit=True) as conn:
-        conn.execute("VACUUM ANALYZE")
+        for schema, name in conn.execute(TABLES).fetchall():
+            table = sql.Identifier(schema, name)
+            if conn.execute(sql.SQL("SELECT EXISTS (SELECT FROM {})").format(table)).fetchone()[0]:
+                conn.execute(sql.SQL("VACUUM ANALYZE {}").format(table))
         # a role that may not checkpoint: the vacuum still settles the tables
         with contextlib.suppress(psycopg.errors.InsufficientPrivilege):
             conn.execute("CHECKPOINT")
+
+
+# The database's own tables (not the catalogs').
+TABLES = "SELECT schemaname, relname FROM pg_stat_user_tables"

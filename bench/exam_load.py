@@ -34,6 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._autovacuum import autovacuum  # noqa: E402
 from bench._server import ROOT, gunicorn, run_step, settle, throwaway_database  # noqa: E402
 
 TEMPLATES = ["gb-gib", "weights-memory", "kv-cache-total", "roofline-attainable", "littles-law"]
@@ -360,7 +361,10 @@ def main() -> None:
         settle(env["DATABASE_URL"])
         threads = ("--worker-class", "gthread", "--threads", str(args.threads))
         extra = threads if args.threads > 1 else ()
-        with gunicorn(env, workers=args.workers, port=args.port, extra=extra) as base:
+        with (
+            autovacuum(env["DATABASE_URL"]),
+            gunicorn(env, workers=args.workers, port=args.port, extra=extra) as base,
+        ):
             if not args.cold:
                 warm_up(base, data["warm"])
             signin_line = sign_in_phase(base, data["signin"], args.signin_concurrency)

@@ -32,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench._autovacuum import autovacuum  # noqa: E402
 from bench._server import cpu_between, cpu_seconds, gunicorn, run_step, settle, throwaway_database  # noqa: E402
 
 LUA = """
@@ -221,7 +222,10 @@ def main() -> None:
                 AUTH=f'wrk.headers["Authorization"] = "Token {fixture["floor_token"]}"'
             )
         )
-        with gunicorn(env, workers=args.workers, port=args.port) as base:
+        with (
+            autovacuum(env["DATABASE_URL"]),
+            gunicorn(env, workers=args.workers, port=args.port) as base,
+        ):
             _smoke(f"{base}/bench/floor/", None, b"{}")
             _smoke(f"{base}/bench/floor-token/", fixture["floor_token"], b"{}")
             results, counts = _drive(base, args, fixture, submit_lua, floor_lua, token_lua)
