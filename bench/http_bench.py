@@ -176,7 +176,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
     parser.add_argument("--learners", type=int, default=96)
-    parser.add_argument("--slots", type=int, default=160)
+    # enough first tries for 3 x 15 s at 600 answers a second: none runs out into later tries
+    parser.add_argument("--slots", type=int, default=320)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=15)
     parser.add_argument("--connections", type=int, default=32)
