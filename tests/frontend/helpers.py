@@ -28,7 +28,9 @@ gib_slip_text = misconception_text
 # Clock times (an exam's deadline and countdown) can spell a value by chance:
 # 10:05:29.016 holds "29.0".
 CLOCK = re.compile(r"\b(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:[+-]\d\d:\d\d|Z)?")
-CSRF = re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"')
+# The CSRF token, in a form's hidden field or in the body's htmx headers (a CI run's
+# lesson page failed on a token spelling "seed" there).
+CSRF = re.compile(r'name="csrfmiddlewaretoken" value="[^"]*"|"X-CSRFToken": "[^"]*"')
 # Attributes that hold URLs and element ids, where row ids can spell a value by chance
 # (/attempts/312/ holds the "312" of a 312.47 GiB answer); never an answer's place.
 ADDRESSES = re.compile(

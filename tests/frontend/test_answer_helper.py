@@ -20,6 +20,12 @@ def test_a_token_that_spells_seed_is_no_leak():
     assert_no_answer_in(html, _question(123456789012345))
 
 
+def test_the_token_in_the_htmx_headers_is_no_leak_either():
+    # every page's <body> carries it for htmx's posts (a CI run's lesson page failed so)
+    html = """<body hx-headers='{"X-CSRFToken": "abcSeEdxyz"}'>"""
+    assert_no_answer_in(html, _question(123456789012345))
+
+
 def test_the_word_and_the_number_outside_a_token_are():
     with pytest.raises(AssertionError):
         assert_no_answer_in("<p>seed</p>", _question(123456789012345))
