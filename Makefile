@@ -41,7 +41,7 @@ format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# Every benchmark in one run (about 13 min): needs PostgreSQL (BENCH_DATABASE_URL, default
+# Every benchmark in one run (about 10 min): needs PostgreSQL (BENCH_DATABASE_URL, default
 # the local server), Redis (BENCH_BROKER_URL) and wrk; see bench/README.md.
 BENCH_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/burnin)
 BENCH_BROKER_URL ?= redis://127.0.0.1:6379/14
