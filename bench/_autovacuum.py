@@ -27,21 +27,14 @@ from contextlib import contextmanager
 
 # Each user table with what autovacuum's rule says of it now, by the server's settings.
 DUE = """
-WITH s AS (
-  SELECT name, setting::float AS v FROM pg_settings WHERE name LIKE 'autovacuum_%'
-), t AS (
-  SELECT st.schemaname, st.relname, st.n_dead_tup, st.n_ins_since_vacuum,
-         st.n_mod_since_analyze, greatest(c.reltuples, 0) AS tuples
-  FROM pg_stat_user_tables st JOIN pg_class c ON c.oid = st.relid
-)
-SELECT t.schemaname, t.relname,
-  t.n_dead_tup > (SELECT v FROM s WHERE name = 'autovacuum_vacuum_threshold')
-    + (SELECT v FROM s WHERE name = 'autovacuum_vacuum_scale_factor') * t.tuples
-  OR t.n_ins_since_vacuum > (SELECT v FROM s WHERE name = 'autovacuum_vacuum_insert_threshold')
-    + (SELECT v FROM s WHERE name = 'autovacuum_vacuum_insert_scale_factor') * t.tuples,
-  t.n_mod_since_analyze > (SELECT v FROM s WHERE name = 'autovacuum_analyze_threshold')
-    + (SELECT v FROM s WHERE name = 'autovacuum_analyze_scale_factor') * t.tuples
-FROM t
+SELECT st.schemaname, st.relname,
+  st.n_dead_tup > current_setting('autovacuum_vacuum_threshold')::float
+    + current_setting('autovacuum_vacuum_scale_factor')::float * greatest(c.reltuples, 0)
+  OR st.n_ins_since_vacuum > current_setting('autovacuum_vacuum_insert_threshold')::float
+    + current_setting('autovacuum_vacuum_insert_scale_factor')::float * greatest(c.reltuples, 0),
+  st.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float
+    + current_setting('autovacuum_analyze_scale_factor')::float * greatest(c.reltuples, 0)
+FROM pg_stat_user_tables st JOIN pg_class c ON c.oid = st.relid
 """
 
 

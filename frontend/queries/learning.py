@@ -23,10 +23,9 @@ from curricula import selectors as curricula_selectors
 from curricula.models import Course, Lesson, Module
 from frontend import charts
 from frontend.queries.common import template_title
-from problems.engine.examples import EXAMPLE_SEED  # one fixed variant per template
+from problems.engine.examples import example  # one fixed variant per template
 from problems.engine.misconception_names import misconception_name
 from problems.engine.render import render_markdown
-from problems.engine.variants import Variant
 
 # ----------------------------------------------------------------------------- mastery
 
@@ -132,7 +131,7 @@ class WorkedExample:
 @lru_cache(maxsize=256)
 def worked_example(template_slug: str) -> WorkedExample:
     """The example of one template: pure (no database), so cached per process."""
-    variant = Variant.from_seed(template_slug, EXAMPLE_SEED)
+    variant = example(template_slug)
     return WorkedExample(
         template_slug=template_slug,
         template_title=variant.template.title,

@@ -24,23 +24,35 @@ from problems.engine.variants import Variant
 EXAMPLE_SEED = 1
 
 
+@lru_cache(maxsize=512)
+def example(slug: str) -> Variant:
+    """The template's example variant, built once: its parameters, answers and printed
+    text are read from it."""
+    return Variant.from_seed(slug, EXAMPLE_SEED)
+
+
+def _measured(variant: Variant) -> list:
+    """The numeric parts only: a choice or a whole number shared with the example says
+    little (many variants answer "memory" or 8), and redrawing every such variant would
+    skew a template's answers away from its example's."""
+    return [p for p in variant.parts.values() if str(p.kind) == "numeric"]
+
+
 def _answers(variant: Variant) -> dict:
-    """The measured (numeric) answers only: a choice or a whole number shared with the
-    example says little (many variants answer "memory" or 8), and redrawing every such
-    variant would skew a template's answers away from its example's."""
-    return {n: p.value for n, p in variant.parts.items() if str(p.kind) == "numeric"}
+    """The measured answers, part by part."""
+    return {p.name: p.value for p in _measured(variant)}
 
 
 @lru_cache(maxsize=512)
 def example_params(slug: str) -> dict:
     """The example's parameters, as a question would store them."""
-    return Variant.from_seed(slug, EXAMPLE_SEED).params.model_dump(mode="json")
+    return example(slug).params.model_dump(mode="json")
 
 
 @lru_cache(maxsize=512)
 def example_answers(slug: str) -> dict:
     """The example's solved values, part by part: what its page prints."""
-    return _answers(Variant.from_seed(slug, EXAMPLE_SEED))
+    return _answers(example(slug))
 
 
 # A number as Markdown prints it (thousands separators gone) and the unit after it, in
@@ -69,7 +81,7 @@ def _printed() -> dict[str, tuple[list[float], list[float]]]:
     any may be a lesson's first), by unit: (low ends, high ends), sorted by low end."""
     spans: dict[str, list[tuple[float, float]]] = {}
     for slug in registry.slugs():
-        variant = Variant.from_seed(slug, EXAMPLE_SEED)
+        variant = example(slug)
         text = variant.statement_markdown() + "\n" + variant.solution_markdown()
         for unit, low, high in quantities(text):
             spans.setdefault(unit, []).append((low, high))
@@ -83,8 +95,8 @@ def prints_an_answer(variant: Variant) -> bool:
     """Some example prints one of the variant's measured answers in its unit: a number
     of four or more figures that the answer rounds to, followed by the part's unit."""
     printed = _printed()
-    for part in variant.parts.values():
-        if str(part.kind) != "numeric" or part.unit not in printed:
+    for part in _measured(variant):
+        if part.unit not in printed:
             continue
         lows, highs = printed[part.unit]
         v = float(part.value)

@@ -7,7 +7,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from assess.models import Attempt, Question
-from frontend.queries.learning import EXAMPLE_SEED, worked_example
+from frontend.queries.learning import worked_example
+from problems.engine.examples import EXAMPLE_SEED
 from problems.engine.variants import Variant
 from tests.factories import LessonFactory
 
