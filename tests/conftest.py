@@ -4,6 +4,7 @@
 """
 
 import pytest
+from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration
 
 from tests.factories import CourseRoleFactory, UserFactory
 
@@ -16,6 +17,25 @@ def instructor(course):
 @pytest.fixture
 def staff(db):
     return UserFactory(username="admin", is_staff=True)
+
+
+@pytest.fixture
+def lms_context(db):
+    """One LMS course (context) of one registered LMS, for instructor scoping."""
+    registration = LtiRegistration.objects.create(
+        name="Example LMS",
+        issuer="https://lms.example.org",
+        client_id="burnin-client",
+        auth_url="https://lms.example.org/auth",
+        token_url="https://lms.example.org/token",
+        keyset_url="https://lms.example.org/jwks.json",
+    )
+    deployment = LtiDeployment.objects.create(
+        registration=registration, deployment_id="deployment-1", is_active=True
+    )
+    return LtiContext.objects.create(
+        deployment=deployment, id_on_platform="course-a", title="LMS course A"
+    )
 
 
 @pytest.fixture(autouse=True)

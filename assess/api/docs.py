@@ -421,13 +421,16 @@ MEMO_DECIDE = (
     "with a comment and any criterion adjusted: each adjustment names a criterion "
     "`code` of that version's review, sets its points between 0 and the criterion's "
     "`max_points`, and says why. Several decisions may be made; the latest counts.\n\n"
-    "For the course's instructors and staff: the memo's learner gets 403, anyone else "
-    "404. 409 while the latest version's review is not done. 400 on "
+    "For the course's instructors and staff, never the memo's author: nobody decides "
+    "on their own memo, whatever their role (403, as for any learner of it); anyone "
+    "else gets 404. 409 while the latest version's review is not done. 400 on "
     "`adjustments.N.criterion` for a criterion the review does not have, on "
     "`adjustments.N.points` for points out of range, on `adjustments.N.comment` without "
     "a comment."
 )
-C403_INSTRUCTOR = "Only the course's instructors (and staff) decide on its memos."
+C403_INSTRUCTOR = (
+    "Only the course's instructors (and staff) decide on its memos, and none on their own."
+)
 C409_UNREVIEWED = "The memo's latest version has no finished review yet."
 
 _MEMO_TEXT = (

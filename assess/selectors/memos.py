@@ -50,9 +50,18 @@ def memo_get_for_instructor(*, user, pk: int) -> Memo:
     return qs.get(pk=pk)
 
 
+def memo_is_taught_by(*, user, memo_id: int) -> bool:
+    """The user reads the memo as its learner's instructor (or is staff): who may
+    decide on it, the author aside (assess.selectors.duties). One query."""
+    if user.is_staff:
+        return Memo.objects.filter(pk=memo_id).exists()
+    return Memo.objects.filter(_instructs(user), pk=memo_id).exists()
+
+
 def memo_queue_for_instructor(*, user) -> QuerySet[Memo]:
-    """Memos of the courses the user instructs, those waiting for a decision first."""
-    qs = _memos(texts=False)
+    """Memos of the courses the user instructs, those waiting for a decision first; not
+    their own (someone else decides on it: assess.selectors.duties)."""
+    qs = _memos(texts=False).exclude(capstone__learner=user)
     if not user.is_staff:
         qs = qs.filter(_instructs(user))
     waiting_first = Case(When(status=Memo.Status.IN_REVIEW, then=Value(0)), default=Value(1))

@@ -29,6 +29,7 @@ from assess.selectors import (
     learner_of_instructor,
     user_can_manage_quiz,
 )
+from assess.selectors.duties import Judgement, refuse_own_work
 from assess.services.attempts import attempt_deadline
 from audit.models import AuditEvent
 from audit.services import audit_record
@@ -135,6 +136,7 @@ def extension_grant(
     latest of any learner's."""
     now = now or timezone.now()
     _check_manager(user, quiz)
+    refuse_own_work(actor=user, subject_id=learner.pk, judgement=Judgement.EXTENSION)
     _validate(
         user=user, quiz=quiz, learner=learner, extra_time=extra_time, closes_at=closes_at, now=now
     )
@@ -175,6 +177,7 @@ def extension_revoke(*, user, quiz: Quiz, learner, now: datetime | None = None) 
     revoke mean nothing to a learner mid-attempt."""
     now = now or timezone.now()
     _check_manager(user, quiz)
+    refuse_own_work(actor=user, subject_id=learner.pk, judgement=Judgement.EXTENSION)
     with transaction.atomic():
         locked = _lock_quiz(quiz)
         # Only an extension the user may see: to an instructor scoped to an LMS course,

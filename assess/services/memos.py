@@ -21,7 +21,9 @@ from django.utils import timezone
 from assess.errors import Conflict, InvalidInput, NotPermitted
 from assess.memo_review.brief import Brief, brief_for
 from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion
-from assess.selectors import user_is_enrolled, user_is_instructor
+from assess.selectors import user_is_enrolled
+from assess.selectors.duties import Judgement, refuse_own_work
+from assess.selectors.memos import memo_is_taught_by
 from assess.services.enrolments import enrolment_self
 from assess.signals import progress_recorded_on_commit
 from config.celery import try_delay
@@ -223,6 +225,18 @@ def _check_adjustments(review: dict, adjustments: list[dict]) -> list[dict]:
     return clean
 
 
+def memo_decider_check(*, instructor, memo: Memo) -> None:
+    """Raises NotPermitted unless the user may decide on the memo: its learner's
+    instructor (the memo gate, which keeps an instructor scoped to an LMS course to its
+    members) or staff, and never its author (assess.selectors.duties). memo_decide asks
+    it; the API asks it before reading a body, so a refusal is a 403, not a 400."""
+    if not memo_is_taught_by(user=instructor, memo_id=memo.pk):
+        raise NotPermitted("Only the course's instructors decide on its memos.")
+    refuse_own_work(
+        actor=instructor, subject_id=memo.capstone.learner_id, judgement=Judgement.MEMO_DECISION
+    )
+
+
 @transaction.atomic
 def memo_decide(
     *,
@@ -235,10 +249,9 @@ def memo_decide(
 ) -> MemoDecision:
     """An instructor approves the latest reviewed version or asks for changes, adjusting
     any criterion with a comment. Not on a version still in review, nor on a memo already
-    approved (Conflict): an approval is what certification will stand on."""
-    course_id = memo.capstone.course_id
-    if not (instructor.is_staff or user_is_instructor(user=instructor, course_id=course_id)):
-        raise NotPermitted("Only the course's instructors decide on its memos.")
+    approved (Conflict): an approval is what certification will stand on. Who may
+    decide is memo_decider_check's rule."""
+    memo_decider_check(instructor=instructor, memo=memo)
     if decision not in MemoDecision.Decision.values:
         raise InvalidInput("Decide approve or request_changes.", field="decision")
     memo = Memo.objects.select_for_update().get(pk=memo.pk)

@@ -32,9 +32,10 @@ VERIFY = (
 )
 REVOKE = (
     "Revoke a certificate, giving the reason (the holder reads it). A manager of the "
-    "holder's organisation, or staff. The holder may read their certificate but not "
-    "revoke it (403); anyone else gets 404, as for an unknown id. Revocation is final: "
-    "revoking a revoked certificate is a 409. Answers the certificate as revoked."
+    "holder's organisation, or staff, but never the holder: nobody revokes their own "
+    "certificate, whatever their role (403); anyone else gets 404, as for an unknown "
+    "id. Revocation is final: revoking a revoked certificate is a 409. Answers the "
+    "certificate as revoked."
 )
 TEAMS = (
     "The teams of the organisations you manage (staff: every team), each with the "
@@ -60,7 +61,9 @@ CHECK = (
     "404 too. A missing or empty `user` or `track` is a 400 whose `attr` names it."
 )
 
-C403_REVOKE = "You hold the certificate: a holder may read it but not revoke it."
+C403_REVOKE = (
+    "Only a manager of the holder's organisation (or staff) revokes, and never the holder."
+)
 C409_REVOKE = "The certificate is already revoked; revocation is final."
 C404_CHECK = (
     "No such track, or no such person you may ask about (an unknown username and a "

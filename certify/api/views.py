@@ -13,11 +13,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from assess.api.views.base import AssessAPIView
-from assess.errors import Conflict, NotPermitted
+from assess.errors import Conflict
 from certify import selectors
 from certify.api import docs
 from certify.api import serializers as s
-from certify.services.certificates import certificate_revoke
+from certify.services.certificates import certificate_revoke, certificate_revoker_check
 from config.api_errors import AutoSchema, error_responses
 from config.pagination import Pagination, paginate
 from orgs import selectors as orgs
@@ -105,8 +105,7 @@ class CertificateRevokeView(AssessAPIView):
     )
     def post(self, request, pk: str):
         certificate = selectors.certificate_get_for_user(user=request.user, pk=pk)  # the gate
-        if not orgs.user_manages(manager=request.user, user_id=certificate.holder_id):
-            raise NotPermitted(docs.C403_REVOKE)  # before the body: 403, not 400
+        certificate_revoker_check(actor=request.user, certificate=certificate)  # before the body
         data = s.RevokeInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         now = timezone.now()

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from assess.errors import InvalidInput, NotPermitted
+from assess.selectors.duties import Judgement, refuse_own_work
 from audit.models import AuditEvent
 from audit.services import audit_record
 from certify.models import Certificate, Track
@@ -103,13 +104,22 @@ def certificates_issue_due(*, user_id: int, now: datetime | None = None) -> list
     return issued
 
 
+def certificate_revoker_check(*, actor, certificate: Certificate) -> None:
+    """Raises NotPermitted unless the actor may revoke: a manager of the holder's
+    organisation or staff, and never the holder (assess.selectors.duties)."""
+    if not (actor.is_staff or user_manages(manager=actor, user_id=certificate.holder_id)):
+        raise NotPermitted("Only a manager of the holder's organisation revokes a certificate.")
+    refuse_own_work(
+        actor=actor, subject_id=certificate.holder_id, judgement=Judgement.CERTIFICATE_REVOCATION
+    )
+
+
 def certificate_revoke(
     *, actor, certificate: Certificate, reason: str, now: datetime | None = None
 ) -> Certificate:
-    """A manager of the holder's organisation (or staff) revokes, with a reason. Final:
-    revoking again changes nothing but is not an error."""
-    if not (actor.is_staff or user_manages(manager=actor, user_id=certificate.holder_id)):
-        raise NotPermitted("Only a manager of the holder's organisation revokes a certificate.")
+    """A manager of the holder's organisation (or staff), never the holder, revokes,
+    with a reason. Final: revoking again changes nothing but is not an error."""
+    certificate_revoker_check(actor=actor, certificate=certificate)
     reason = (reason or "").strip()
     if not reason:
         raise InvalidInput("Give the reason for the revocation.", field="reason")

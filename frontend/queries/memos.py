@@ -18,6 +18,7 @@ from django.core.paginator import Page, Paginator
 from assess.memo_review.memo import FIGURES, SECTIONS, parse_memo
 from assess.models import Capstone, Memo, MemoDecision, MemoVersion
 from assess.selectors import memos as memo_selectors
+from assess.selectors.duties import is_own_work
 from assess.services.memos import adjusted_score, capstone_brief, capstone_course
 from frontend.memo_markdown import memo_html
 from problems.engine.render import render_markdown
@@ -262,6 +263,7 @@ class DecisionPage:
     versions: list[MemoVersion]
     decisions: list[MemoDecision]
     current: VersionReview | None
+    own: bool  # the reader wrote it: no decision form (assess.selectors.duties)
 
 
 def decision_page(*, user, pk: int) -> DecisionPage:
@@ -274,4 +276,5 @@ def decision_page(*, user, pk: int) -> DecisionPage:
         versions=list(reversed(versions)),
         decisions=list(reversed(memo.decisions.all())),
         current=version_review(memo, versions[-1]) if versions else None,
+        own=is_own_work(actor=user, subject_id=memo.capstone.learner_id),
     )

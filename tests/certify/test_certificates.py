@@ -20,6 +20,7 @@ from assess.services.fresh_variants import params_key
 from assess.services.memos import memo_decide
 from assess.services.questions import question_draw, question_from_variant
 from assess.services.responses import response_submit
+from audit.models import AuditEvent
 from certify.models import Certificate
 from certify.selectors import standing_for, standings, track_rules
 from certify.services.certificates import (
@@ -29,7 +30,7 @@ from certify.services.certificates import (
     certificates_remind,
 )
 from certify.tasks import expire_and_remind
-from orgs.models import Membership
+from orgs.models import Membership, Organization
 from orgs.services import member_add, organization_create
 from tests.assess.helpers import correct_text
 from tests.certify.conftest import FLEET, SERVING, approve_memo, finished_exam
@@ -404,3 +405,24 @@ def test_a_pass_from_before_the_revocation_does_not_reissue_at_once(tracks, org_
     assert certificates_issue_due(user_id=holder.pk, now=now + timedelta(hours=2)) == []
     s = standing_for(user=holder, track=track, now=now + timedelta(hours=2)).standing
     assert not s.certified and s.status == "revoked"
+
+
+def test_no_one_revokes_their_own_certificate(org_people):
+    """Separation of duties: a holder who is also a manager of their organisation, or
+    staff, still may not revoke their own certificate; another manager may."""
+    certificate, holder, manager, _ = org_people
+    member_add(
+        organization=Organization.objects.get(slug="acme"),
+        user=holder,
+        role=Membership.Role.MANAGER,
+    )
+    holder.is_staff = True
+    holder.save(update_fields=["is_staff"])
+    with pytest.raises(NotPermitted, match="your own certificate"):
+        certificate_revoke(actor=holder, certificate=certificate, reason="mine")
+    certificate.refresh_from_db()
+    assert certificate.status == Certificate.Status.VALID
+    assert not AuditEvent.objects.filter(action=AuditEvent.Action.CERTIFICATE_REVOKE).exists()
+    certificate_revoke(actor=manager, certificate=certificate, reason="theirs")
+    certificate.refresh_from_db()
+    assert certificate.status == Certificate.Status.REVOKED

@@ -7,7 +7,6 @@ from datetime import timedelta
 
 import pytest
 from django.test import Client
-from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration
 
 from assess.models import Quiz
 from assess.services.attempts import attempt_start
@@ -107,22 +106,3 @@ def exam_attempt(exam, enrolled):
     """Started as the page would: only an enrolled learner may take the course's exam."""
     attempt, _ = attempt_start(quiz=exam, learner=enrolled)
     return attempt
-
-
-@pytest.fixture
-def lms_context(db):
-    """One LMS course (context) of one registered LMS, for instructor scoping."""
-    registration = LtiRegistration.objects.create(
-        name="Example LMS",
-        issuer="https://lms.example.org",
-        client_id="burnin-client",
-        auth_url="https://lms.example.org/auth",
-        token_url="https://lms.example.org/token",
-        keyset_url="https://lms.example.org/jwks.json",
-    )
-    deployment = LtiDeployment.objects.create(
-        registration=registration, deployment_id="deployment-1", is_active=True
-    )
-    return LtiContext.objects.create(
-        deployment=deployment, id_on_platform="course-a", title="LMS course A"
-    )

@@ -451,3 +451,24 @@ def test_no_decision_form_before_the_review_is_done(login, instructor, queued):
     html = login(instructor).get(f"/teach/memos/{queued.memo_id}/").content.decode()
     assert "has no finished review yet" in html and 'name="decision"' not in html
     assert "hx-get" in html  # the instructor's page follows the review too
+
+
+def test_an_instructor_neither_queues_nor_decides_on_their_own_memo(
+    login, instructor, course, django_capture_on_commit_callbacks
+):
+    """Separation of duties on the pages: an instructor's own memo is not in their
+    queue, its decision page says another instructor decides and offers no form, and a
+    post decides nothing; a colleague sees it queued with the form."""
+    with django_capture_on_commit_callbacks(execute=True):
+        version = memo_submit(learner=instructor, markdown=_memo_text(instructor))
+    client = login(instructor)
+    path = f"/teach/memos/{version.memo_id}/"
+    assert path not in client.get("/teach/memos/").content.decode()
+    html = client.get(path).content.decode()
+    assert "your own memo" in html and 'class="decision-form"' not in html
+    response = client.post(path, {"decision": "approve", "version": "1"})
+    assert response.status_code == 400 and "your own memo" in response.content.decode()
+    assert not MemoDecision.objects.exists()
+    colleague = login(CourseRoleFactory(user__username="colleague", course=course).user)
+    assert path in colleague.get("/teach/memos/").content.decode()
+    assert 'class="decision-form"' in colleague.get(path).content.decode()

@@ -296,3 +296,22 @@ def test_the_pages_label_their_inputs_and_tables(login, manager, team, certifica
         assert a.tags.count("h1") == 1, url
         assert a.tags.count("table") == a.tags.count("caption"), url
         assert html.count("<table") == html.count('<div class="scroll"><table'), url
+
+
+def test_a_manager_holding_a_certificate_cannot_revoke_it(login, org, team, certificate, manager):
+    """Separation of duties on the page: the team matrix offers a manager no revoke form
+    for their own certificate, and a post is refused (403); another manager may."""
+    holder = certificate.holder
+    member_add(organization=org, user=holder, role=Membership.Role.MANAGER)
+    client = login(holder)
+    html = client.get(f"/teams/{team.pk}/").content.decode()
+    assert f"/certificates/{certificate.pk}/revoke/" not in html
+    assert "another manager revokes it" in html
+    url = f"/certificates/{certificate.pk}/revoke/"
+    assert client.post(url, {"reason": "mine"}).status_code == 403
+    certificate.refresh_from_db()
+    assert certificate.status == "valid"
+    assert (
+        f"/certificates/{certificate.pk}/revoke/"
+        in login(manager).get(f"/teams/{team.pk}/").content.decode()
+    )

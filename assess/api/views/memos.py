@@ -12,12 +12,12 @@ from assess.api import docs
 from assess.api import serializers as s
 from assess.api.views.base import AssessAPIView, service_validation
 from assess.errors import Conflict, NotPermitted
-from assess.selectors import user_is_instructor
 from assess.selectors.memos import memo_for_learner, memo_get_for_user, memo_list_for_user
 from assess.services.memos import (
     capstone_brief,
     capstone_get_or_create,
     memo_decide,
+    memo_decider_check,
     memo_submit,
     memo_version_add,
 )
@@ -135,11 +135,7 @@ class MemoDecisionView(AssessAPIView):
     )
     def post(self, request, pk: int):
         memo = memo_get_for_user(user=request.user, pk=pk)
-        course_id = memo.capstone.course_id
-        if not (
-            request.user.is_staff or user_is_instructor(user=request.user, course_id=course_id)
-        ):
-            raise NotPermitted("Only the course's instructors decide on its memos.")
+        memo_decider_check(instructor=request.user, memo=memo)  # before the body: 403
         data = s.MemoDecisionInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data

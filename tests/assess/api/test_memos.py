@@ -513,3 +513,20 @@ def test_the_documented_examples_fit_the_schema():
         for example in op["requestBody"]["content"][JSON]["examples"].values():
             assert set(example["value"]) <= set(component["properties"]), (path, example)
             assert set(component.get("required", [])) <= set(example["value"]), (path, example)
+
+
+def test_nobody_decides_on_their_own_memo(client_for, teacher, staff, course, post):
+    """The probe's path: an instructor (or staff) posts a memo, then posts a decision on
+    it: 403 before the body is read, and nothing is decided; a colleague may."""
+    for client in (teacher, client_for(staff)):
+        r = post(client, MEMOS, {"markdown": "## Assumptions\nMine."})
+        assert r.status_code == 201, r.content
+        memo_id = r.json()["id"]
+        for body in ({"decision": "approve"}, {}):
+            r = post(client, f"{MEMOS}{memo_id}/decision/", body)
+            assert "your own memo" in error_of(r, 403)["detail"]
+        assert not MemoDecision.objects.filter(memo_id=memo_id).exists()
+        assert Memo.objects.get(pk=memo_id).status == Memo.Status.IN_REVIEW
+    colleague = client_for(CourseRoleFactory(course=course).user)
+    r = post(colleague, f"{MEMOS}{memo_id}/decision/", {"decision": "approve"})
+    assert r.status_code == 201 and r.json()["status"] == "approved"

@@ -278,3 +278,20 @@ def test_the_database_refuses_an_empty_or_negative_extension(learner):
     for bad in ({}, {"extra_time": timedelta(minutes=-1)}):
         with pytest.raises(IntegrityError), transaction.atomic():
             Extension.objects.create(quiz=quiz, learner=learner, **bad)
+
+
+def test_no_one_grants_or_revokes_their_own_extension(instructor, staff, learner, course):
+    """Separation of duties: an instructor enrolled in their own course, or staff,
+    cannot give themselves (or take back) extra time; a colleague can."""
+    quiz = exam(course, closes_at=timezone.now() + HOUR)
+    for user in (instructor, staff):
+        EnrolmentFactory(user=user, course=course)
+        with pytest.raises(NotPermitted, match="for yourself"):
+            extension_grant(user=user, quiz=quiz, learner=user, extra_time=HOUR)
+        assert not Extension.objects.filter(learner=user).exists()
+    colleague = CourseRoleFactory(course=course).user
+    extension_grant(user=colleague, quiz=quiz, learner=instructor, extra_time=HOUR)
+    with pytest.raises(NotPermitted, match="for yourself"):
+        extension_revoke(user=instructor, quiz=quiz, learner=instructor)
+    assert Extension.objects.filter(learner=instructor).exists()
+    assert extension_revoke(user=colleague, quiz=quiz, learner=instructor)

@@ -330,3 +330,30 @@ def test_a_review_that_raises_is_marked_failed_with_the_reason(
     assert version.review_status == "failed"
     assert "ValueError: the parser fell over" in version.review_error
     assert version.review is None and version.score is None
+
+
+def test_no_one_decides_on_their_own_memo(instructor, staff, course, submit):
+    """Separation of duties: an instructor of the course, or staff, who writes a memo
+    cannot approve it (nor ask for changes); another instructor can."""
+    for author in (instructor, staff):
+        version = submit(author)
+        for decision in ("approve", "request_changes"):
+            with pytest.raises(NotPermitted, match="your own memo"):
+                svc.memo_decide(instructor=author, memo=version.memo, decision=decision)
+        assert not MemoDecision.objects.filter(memo=version.memo).exists()
+        assert Memo.objects.get(pk=version.memo.pk).status == Memo.Status.IN_REVIEW
+    colleague = CourseRoleFactory(course=course).user
+    svc.memo_decide(instructor=colleague, memo=version.memo, decision="approve")
+    assert Memo.objects.get(pk=version.memo.pk).status == Memo.Status.APPROVED
+
+
+def test_an_instructor_decides_only_on_memos_of_learners_they_teach(
+    learner, course, submit, lms_context
+):
+    """The service applies the memo gate itself (not only the views): an instructor
+    scoped to an LMS course whose members do not include the learner may not decide."""
+    version = submit(learner)
+    scoped = CourseRoleFactory(course=course, lti_context=lms_context).user
+    with pytest.raises(NotPermitted):
+        svc.memo_decide(instructor=scoped, memo=version.memo, decision="approve")
+    assert not MemoDecision.objects.exists()
