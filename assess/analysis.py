@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from assess.models import Attempt, Question, Quiz, Response
 
@@ -53,20 +53,24 @@ def item_analysis(*, quiz: Quiz, attempts: QuerySet[Attempt] | None = None) -> l
     given: the instructor's, from selectors.attempts_for_instructor, so an instructor
     scoped to an LMS course aggregates only its learners' attempts.
 
+    Only closed (finished or expired) attempts count: an open attempt's answers are not
+    final, and under deferred feedback their correctness is hidden from everyone until
+    the policy releases it, an instructor who takes the quiz included.
+
     An item is correct in an attempt when every part's latest response is correct;
-    discrimination is its point-biserial correlation with the attempt's score, over the
-    finished and expired attempts.
+    discrimination is its point-biserial correlation with the attempt's score.
     """
     scope = {"attempt__quiz": quiz}
     if attempts is not None:
         scope["attempt__in"] = attempts.order_by().values("pk")
+    closed = ~Q(attempt__status=Attempt.Status.OPEN)
     questions = list(
-        Question.objects.filter(**scope).values(
+        Question.objects.filter(closed, **scope).values(
             "id", "template_slug", "active", "answers", "attempt__status", "attempt__score"
         )
     )
     responses = list(
-        Response.objects.filter(**scope)
+        Response.objects.filter(closed, **scope)
         .order_by("created_at", "id")
         .values("question_id", "part", "correct", "misconception", "time_spent_ms")
     )
@@ -79,9 +83,7 @@ def item_analysis(*, quiz: Quiz, attempts: QuerySet[Attempt] | None = None) -> l
 
     sample: dict[str, tuple[list[bool], list[float]]] = defaultdict(lambda: ([], []))
     for q in questions:
-        if not q["active"] or q["attempt__status"] == Attempt.Status.OPEN:
-            continue
-        if q["attempt__score"] is None:
+        if not q["active"] or q["attempt__score"] is None:
             continue
         ok = all(latest_correct.get((q["id"], p["name"]), False) for p in q["answers"])
         xs, ys = sample[q["template_slug"]]

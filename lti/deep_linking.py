@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.http import HttpResponse
 from django.templatetags.static import static
 from django.utils.html import escape
+from lti_tool.models import LtiDeployment
 from pylti1p3.deep_link_resource import DeepLinkResource
 from pylti1p3.exception import LtiException
 from pylti1p3.lineitem import LineItem
@@ -28,14 +29,26 @@ def _owner_key(launch_id: str) -> str:
     return f"{launch_id}-user"
 
 
-def deep_link_keep(request, message_launch: HardenedMessageLaunch, user) -> str:
-    """Keeps the validated launch in the (signed-in) session; returns its id."""
+def _deployment_key(launch_id: str) -> str:
+    return f"{launch_id}-deployment"
+
+
+def deep_link_keep(request, message_launch: HardenedMessageLaunch, user, deployment) -> str:
+    """Keeps the validated launch in the (signed-in) session, with the deployment it came
+    from (what it may place depends on it); returns its id."""
     launch_id = message_launch.get_launch_id()
     message_launch.get_session_service().save_launch_data(
         launch_id, message_launch.get_launch_data()
     )
     request.session[_owner_key(launch_id)] = user.pk
+    request.session[_deployment_key(launch_id)] = deployment.pk
     return launch_id
+
+
+def deep_link_deployment(request, launch_id: str) -> LtiDeployment | None:
+    """The active deployment the kept launch came from (None once it was deactivated)."""
+    pk = request.session.get(_deployment_key(launch_id))
+    return LtiDeployment.objects.active().filter(pk=pk).first() if pk is not None else None
 
 
 def deep_link_restore(request, launch_id: str) -> HardenedMessageLaunch | None:
@@ -53,7 +66,7 @@ def deep_link_restore(request, launch_id: str) -> HardenedMessageLaunch | None:
 
 
 def deep_link_forget(request, launch_id: str) -> None:
-    for key in (launch_id, _owner_key(launch_id)):
+    for key in (launch_id, _owner_key(launch_id), _deployment_key(launch_id)):
         request.session.pop(key, None)
 
 

@@ -102,3 +102,53 @@ class ScoreSync(models.Model):
 
     def __str__(self):
         return f"{self.lti_user} on quiz {self.quiz_id}: {self.state}"
+
+
+class DeploymentCourse(models.Model):
+    """A Burn-in course an LMS deployment is authorised for, set by staff in the admin
+    (LTI Dynamic Registration will set the same list). A launch from the deployment may
+    open only the quizzes of its listed courses, and only such a launch grants a course
+    role or an enrolment: otherwise anyone who can make a course in a registered LMS
+    could name any quiz and become an instructor of its Burn-in course."""
+
+    deployment = models.ForeignKey(
+        "lti_tool.LtiDeployment", on_delete=models.CASCADE, related_name="burnin_courses"
+    )
+    course = models.ForeignKey(
+        "curricula.Course", on_delete=models.CASCADE, related_name="lti_deployments"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["deployment", "course"], name="lti_one_row_per_deployment_course"
+            )
+        ]
+        verbose_name = "authorised course"
+
+    def __str__(self):
+        return f"{self.deployment} -> {self.course}"
+
+
+class DeploymentQuiz(models.Model):
+    """A staff quiz with no course that the deployment may launch, because its own deep
+    linking placed it (recorded when the signed response is made). A quiz with no
+    course grants no role, but it is still only launchable where it was placed."""
+
+    deployment = models.ForeignKey(
+        "lti_tool.LtiDeployment", on_delete=models.CASCADE, related_name="burnin_quizzes"
+    )
+    quiz = models.ForeignKey("assess.Quiz", on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["deployment", "quiz"], name="lti_one_row_per_deployment_quiz"
+            )
+        ]
+        verbose_name = "deep-linked quiz with no course"
+
+    def __str__(self):
+        return f"{self.deployment} -> quiz {self.quiz_id}"

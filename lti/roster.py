@@ -5,8 +5,10 @@ An instructor's launch that carries the NRPS claim queues a sync of its context 
 most one per context every ROSTER_INTERVAL). The sync reads every page of the
 membership container, updates django-lti's memberships, and gives each active learner a
 Burn-in user (the same one their own launch would link) enrolled (source "lti") in the
-course of every quiz linked from that LMS course. Nothing is removed: a member who left
-the LMS course keeps their attempts and grades; their membership is marked inactive.
+course of every quiz linked from that LMS course, while the deployment is still
+authorised for that course (lti.selectors.deployment_may_launch). Nothing is removed: a
+member who left the LMS course keeps their attempts and grades; their membership is
+marked inactive.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from assess.services.enrolments import enrolment_lti
 from config.celery import try_delay
 from lti.models import ResourceLinkQuiz
 from lti.platform_client import SCOPE_NRPS, Permanent, call
+from lti.selectors import authorised_course_ids
 from lti.services import burnin_user, is_teaching
 
 MEMBERSHIPS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
@@ -102,7 +105,8 @@ def roster_sync(*, context: LtiContext) -> RosterReport:
     courses = {
         rlq.quiz.course
         for rlq in ResourceLinkQuiz.objects.filter(
-            resource_link__context=context, quiz__course__isnull=False
+            resource_link__context=context,
+            quiz__course__in=authorised_course_ids(deployment=context.deployment_id),
         ).select_related("quiz__course")
     }
     enrolled = inactive = 0

@@ -7,21 +7,47 @@ from django.db.models.functions import Concat, Lower, Trim
 
 from assess.models import Quiz
 from assess.selectors.access import course_list_for_instructor, lti_context_filter_for_instructor
-from lti.models import ScoreSync
+from curricula.models import Course
+from lti.models import DeploymentCourse, DeploymentQuiz, ScoreSync
 
 # The instructor's order of a quiz's LMS scores: what needs attention first.
 _STATE_ORDER = (ScoreSync.State.FAILED, ScoreSync.State.PENDING, ScoreSync.State.SENT)
 
 
-def linkable_quizzes(*, user) -> QuerySet[Quiz]:
-    """Quizzes the user may place in an LMS course by deep linking: those of the courses
-    they instruct (every course for staff) and the staff-made ones with no course (open
-    to every signed-in user anyway). Each carries `total_points`, the line item's
-    scoreMaximum, which must be above zero: a quiz without questions is left out.
-    Adaptive lesson practice is reached through its lesson, never linked."""
+def deployment_may_launch(*, deployment, quiz: Quiz) -> bool:
+    """The one rule of what an LMS deployment may open: a quiz of a course staff
+    authorised it for (DeploymentCourse), or a quiz with no course that its own deep
+    linking placed (DeploymentQuiz). One query; nothing else is launchable from it."""
+    if quiz.course_id is not None:
+        return DeploymentCourse.objects.filter(
+            deployment=deployment, course_id=quiz.course_id
+        ).exists()
+    return DeploymentQuiz.objects.filter(deployment=deployment, quiz=quiz).exists()
+
+
+def authorised_course_ids(*, deployment) -> QuerySet:
+    return DeploymentCourse.objects.filter(deployment=deployment).values("course_id")
+
+
+def authorised_courses(*, deployment) -> QuerySet[Course]:
+    return Course.objects.filter(pk__in=authorised_course_ids(deployment=deployment)).order_by(
+        "order", "slug"
+    )
+
+
+def linkable_quizzes(*, user, deployment) -> QuerySet[Quiz]:
+    """Quizzes the user may place in an LMS course of the deployment by deep linking:
+    those of the courses they instruct (every course for staff) that the deployment is
+    authorised for, and the staff-made ones with no course (open to every signed-in user
+    anyway; placing one authorises the deployment for it). Each carries `total_points`,
+    the line item's scoreMaximum, which must be above zero: a quiz without questions is
+    left out. Adaptive lesson practice is reached through its lesson, never linked."""
+    authorised = Q(course__in=course_list_for_instructor(user=user)) & Q(
+        course__in=authorised_course_ids(deployment=deployment)
+    )
     return (
         Quiz.objects.filter(adaptive=False)
-        .filter(Q(course__in=course_list_for_instructor(user=user)) | Q(course__isnull=True))
+        .filter(authorised | Q(course__isnull=True))
         .annotate(total_points=Sum("slots__points"))
         .filter(total_points__gt=0)
         .select_related("course")

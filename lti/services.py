@@ -1,18 +1,21 @@
 """What a validated launch writes: django-lti's rows, the Burn-in user behind the
 platform user, the course role or enrolment, the resource link's quiz, and the attempt.
 
-Context -> course: Burn-in courses are not created from LMS contexts. The quiz a link
-opens belongs to a course, and a launch from any LMS context enrols the learner in *that*
-course (source "lti"), or makes an instructor one of its instructors *scoped to that LMS
-context* (CourseRole.lti_context): they see only the course's learners who are members
-of it (assess.selectors.access), never those of another LMS course linking the same
-quiz, nor those who study on Burn-in directly. django-lti keeps the context per
-(deployment, context id), and the membership per context, so one quiz linked from two
-LMS courses keeps two LMS rosters and two scoped instructor groups, both feeding the one
-Burn-in course. A teaching launch with no context claim cannot be scoped: it gets no
-course role (the launch still signs the user in; lti.views lands them on the course's
-page).
-A quiz with no course (staff-made) is open to every signed-in user and needs neither.
+Context -> course: Burn-in courses are not created from LMS contexts. A deployment opens
+only the quizzes of the courses staff authorised it for (lti.selectors.
+deployment_may_launch, asked by lti.views before anything is written: otherwise a 403).
+The quiz a link opens belongs to a course, and a launch from any LMS context of the
+deployment enrols the learner in *that* course (source "lti"), or makes an instructor
+one of its instructors *scoped to that LMS context* (CourseRole.lti_context): they see
+only the course's learners who are members of it (assess.selectors.access), never those
+of another LMS course linking the same quiz, nor those who study on Burn-in directly.
+django-lti keeps the context per (deployment, context id), and the membership per
+context, so one quiz linked from two LMS courses keeps two LMS rosters and two scoped
+instructor groups, both feeding the one Burn-in course. A teaching launch with no
+context claim cannot be scoped: it gets no course role (the launch still signs the user
+in; lti.views lands them on the course's page).
+A quiz with no course (staff-made) is open to every signed-in user and needs neither
+role nor enrolment; a deployment opens one only once its own deep linking placed it.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from assess.models import CourseRole, Quiz
 from assess.services.attempts import attempt_start
 from assess.services.enrolments import enrolment_lti
 from lti.grades import line_item_remember
-from lti.models import ResourceLinkQuiz
+from lti.models import DeploymentQuiz, ResourceLinkQuiz
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 TEACHING_ROLES = {ContextRole.INSTRUCTOR, ContextRole.CONTENT_DEVELOPER, ContextRole.ADMINISTRATOR}
@@ -181,3 +184,11 @@ def deep_link_begin(*, lti_launch: LtiLaunch):
     launch of the link they create."""
     with transaction.atomic():
         return _record_launch(lti_launch)
+
+
+def deep_link_placed(*, deployment, quiz: Quiz) -> None:
+    """A quiz with no course placed by the deployment's deep linking becomes launchable
+    from it (lti.selectors.deployment_may_launch); a course's quiz needs its course on
+    the deployment's authorised list, which staff set, and placing it changes nothing."""
+    if quiz.course_id is None:
+        DeploymentQuiz.objects.get_or_create(deployment=deployment, quiz=quiz)

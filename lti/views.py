@@ -25,6 +25,7 @@ from pylti1p3.exception import LtiException, OIDCException
 from assess.errors import Conflict
 from assess.selectors import user_can_manage_quiz
 from lti.deep_linking import (
+    deep_link_deployment,
     deep_link_forget,
     deep_link_keep,
     deep_link_response_jwt,
@@ -34,11 +35,28 @@ from lti.deep_linking import (
 from lti.framing import FRAME_ORIGINS, lti_frameable, origins_of
 from lti.launch import DEEP_LINKING_REQUEST, RESOURCE_LINK_REQUEST, HardenedMessageLaunch
 from lti.oidc import oidc_login
-from lti.selectors import instructs_a_course, linkable_quizzes
-from lti.services import NoQuiz, deep_link_begin, is_teaching, launch_complete, launch_quiz
+from lti.selectors import (
+    authorised_courses,
+    deployment_may_launch,
+    instructs_a_course,
+    linkable_quizzes,
+)
+from lti.services import (
+    NoQuiz,
+    deep_link_begin,
+    deep_link_placed,
+    is_teaching,
+    launch_complete,
+    launch_quiz,
+)
 from lti.tool_config import ReadOnlyToolConfig
 
 log = logging.getLogger(__name__)
+
+NOT_AUTHORISED = (
+    "This LMS connection is not authorised for the Burn-in course of this quiz. A Burn-in "
+    "administrator can add the course to the connection's authorised courses."
+)
 
 
 def _page(status: int, title: str, detail: str) -> HttpResponse:
@@ -89,6 +107,9 @@ def launch(request):
         return _deep_linking_launch(request, message_launch, lti_launch)
     try:
         quiz = launch_quiz(lti_launch)
+        if not deployment_may_launch(deployment=lti_launch.deployment, quiz=quiz):
+            log.info("LTI launch refused: quiz %s not authorised for its deployment", quiz.pk)
+            return _page(403, "Launch refused", NOT_AUTHORISED)
         result = launch_complete(lti_launch=lti_launch, quiz=quiz)
     except NoQuiz as exc:
         return _page(400, "No quiz for this link", str(exc))
@@ -133,7 +154,7 @@ def _deep_linking_launch(request, message_launch, lti_launch) -> HttpResponse:
         return _page(403, "Deep linking refused", "Only instructors can add Burn-in quizzes.")
     user = deep_link_begin(lti_launch=lti_launch)
     _sign_in(request, user, lti_launch)
-    launch_id = deep_link_keep(request, message_launch, user)
+    launch_id = deep_link_keep(request, message_launch, user, lti_launch.deployment)
     return _see_other(reverse("lti-deep-link", args=[launch_id]))
 
 
@@ -144,16 +165,22 @@ def deep_link(request, launch_id: str):
     the platform with the signed response (an auto-submitting form to its return URL)
     and uses the launch up. Another session or user: 404."""
     message_launch = deep_link_restore(request, launch_id)
-    if message_launch is None:
+    deployment = deep_link_deployment(request, launch_id) if message_launch else None
+    if deployment is None:
         return _page(404, "No deep-linking request", "Start again from your LMS.")
-    quizzes = linkable_quizzes(user=request.user)
+    quizzes = linkable_quizzes(user=request.user, deployment=deployment)
     if request.method == "POST":
         choice = request.POST.get("quiz", "")
         quiz = quizzes.filter(pk=int(choice)).first() if choice.isdigit() else None
         if quiz is None:
             return _page(400, "Choose a quiz", "Pick one of the listed quizzes.")
         token = deep_link_response_jwt(message_launch, quiz, _launch_url(request))
+        deep_link_placed(deployment=deployment, quiz=quiz)
         deep_link_forget(request, launch_id)
         return deep_link_response_page(message_launch, token)
-    context = {"quizzes": quizzes, "instructs": instructs_a_course(user=request.user)}
+    context = {
+        "quizzes": quizzes,
+        "instructs": instructs_a_course(user=request.user),
+        "authorised": authorised_courses(deployment=deployment),
+    }
     return render(request, "lti/deep_link_picker.html", context)

@@ -128,9 +128,10 @@ ATTEMPT_START = (
     "is lesson practice (started from its lesson)."
 )
 ITEMS = (
-    "Item analysis per problem template: responses, share correct, discrimination over "
-    "finished attempts, misconceptions named, median time. For the quiz's instructors "
-    "and staff; 404 for everyone else."
+    "Item analysis per problem template over closed (finished or expired) attempts "
+    "only: an open attempt's answers count nowhere until it closes. Responses, share "
+    "correct, discrimination, misconceptions named, median time. For the quiz's "
+    "instructors and staff; 404 for everyone else."
 )
 EXTENSIONS = (
     "The quiz's per-learner extensions (extra time on the time limit, a later close for "

@@ -12,7 +12,7 @@ from django.db.models.functions import Coalesce
 
 from assess import selectors
 from assess.analysis import item_analysis
-from assess.models import Enrolment, Quiz
+from assess.models import Attempt, Enrolment, Quiz
 from curricula import selectors as curricula_selectors
 from curricula.models import Course
 from frontend import charts
@@ -94,7 +94,7 @@ def items_page(*, user, pk: int) -> ItemsPage:
         quiz=quiz,
         items=items,
         titles=titles,
-        attempts=attempts.count(),
+        attempts=attempts.exclude(status=Attempt.Status.OPEN).count(),  # what is counted
         correct_chart=correct,
         discrimination_chart=discrimination,
         lms=score_sync_counts(user=user, quiz=quiz),

@@ -152,14 +152,14 @@ def answered_exam(exam):
 def test_item_analysis_charts_and_names_misconceptions(login, instructor, answered_exam):
     html = login(instructor).get(f"/teach/quizzes/{answered_exam.pk}/items/").content.decode()
     assert 'class="chart correct"' in html and 'class="chart discrimination"' in html
-    assert "3 attempts" in html
+    assert "3 closed attempts" in html
     assert '<span title="gb-vs-gib">GB and GiB mixed up</span> × 2' in html  # words; code on hover
     assert 'data-value="0.333333"' in html  # 1 of 3 correct on weights-memory
 
 
 def test_item_analysis_before_any_attempt(login, instructor, exam):
     html = login(instructor).get(f"/teach/quizzes/{exam.pk}/items/").content.decode()
-    assert "No questions have been drawn" in html
+    assert "No attempt at this quiz has closed yet" in html
 
 
 def test_progress_table_and_csv_export(login, instructor, answered_exam, lesson):

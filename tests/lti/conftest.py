@@ -22,6 +22,7 @@ from django.test import Client
 from jwt.algorithms import RSAAlgorithm
 from lti_tool.models import Key, LtiDeployment, LtiRegistration
 
+from lti.models import DeploymentCourse
 from tests.factories import CourseFactory, QuizFactory
 
 ISS = "https://lms.example.org"
@@ -231,8 +232,10 @@ def register_lms(
     keyset_url: str = KEYSET_URL,
     auth_url: str | None = None,
     token_url: str | None = None,
+    courses=(),
 ) -> LtiRegistration:
-    """An LMS registration with one active deployment, as an admin makes them."""
+    """An LMS registration with one active deployment authorised for `courses`, as an
+    admin makes them."""
     registration = LtiRegistration.objects.create(
         name=name,
         issuer=issuer,
@@ -241,15 +244,18 @@ def register_lms(
         token_url=token_url or issuer + "/token",
         keyset_url=keyset_url,
     )
-    LtiDeployment.objects.create(
+    made = LtiDeployment.objects.create(
         registration=registration, deployment_id=deployment, is_active=True
     )
+    for course in courses:
+        DeploymentCourse.objects.create(deployment=made, course=course)
     return registration
 
 
 @pytest.fixture
-def registration(db, tool_key):
-    return register_lms()
+def registration(db, tool_key, course):
+    """The LMS, its deployment authorised for `course` (the quiz's)."""
+    return register_lms(courses=[course])
 
 
 @pytest.fixture

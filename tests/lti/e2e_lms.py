@@ -106,7 +106,7 @@ def auth(request):
     who = STATE.launch
     launch = Launch(DjangoRequest(request), Conf())
     launch.set_user_data(who["sub"], who["roles"], full_name=who.get("name"))
-    launch.set_launch_context_claim(CONTEXT, context_title="LMS course 1")
+    launch.set_launch_context_claim(who.get("context", CONTEXT), context_title="LMS course")
     if who.get("deep_link"):
         launch.set_dl(f"{STATE.lms_url}/deep-link/return", accept_types={"ltiResourceLink"})
     else:

@@ -17,15 +17,22 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
-from lti_tool.models import LtiContext, LtiUser
+from lti_tool.models import LtiContext, LtiDeployment, LtiUser
 from rest_framework.test import APIClient
 
 from assess.models import Attempt, CourseRole, Enrolment, Extension, Question
-from assess.services.attempts import attempt_start
-from lti.models import ScoreSync
+from assess.services.attempts import attempt_finish, attempt_start
+from lti.models import DeploymentCourse, ScoreSync
 from tests.assess.helpers import answer
 from tests.factories import CourseRoleFactory, QuizFactory, UserFactory
-from tests.lti.conftest import CLAIM, INSTRUCTOR, KEYSET_URL, Platform, register_lms
+from tests.lti.conftest import (
+    CLAIM,
+    DEPLOYMENT,
+    INSTRUCTOR,
+    KEYSET_URL,
+    Platform,
+    register_lms,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -70,6 +77,7 @@ def platform_b(platform, quiz, tool_key, monkeypatch):
         client_id=CLIENT_B,
         deployment=DEPLOYMENT_B,
         keyset_url=KEYSET_B,
+        courses=[quiz.course],
     )
     other = PlatformB(Client(enforce_csrf_checks=True), quiz)
 
@@ -204,7 +212,13 @@ def test_course_enrolments_are_scoped(world, course):
     assert wide["count"] == 3
 
 
+def _finish_all(world) -> None:
+    for key in ("a", "b", "direct"):
+        attempt_finish(attempt=world[f"attempt_{key}"])
+
+
 def test_item_analysis_counts_only_in_scope_attempts(world, quiz):
+    _finish_all(world)
     url = f"/api/quizzes/{quiz.pk}/items/"
     mine = api_for(world["teacher_a"]).get(url).json()["results"]
     assert sum(i["responses"] for i in mine) == 1
@@ -225,7 +239,9 @@ def test_pages_show_only_in_scope_learners(world, quiz, course):
         assert world["direct"].username not in html, url
     items = client.get(reverse("quiz-items", args=[quiz.pk]))
     assert items.status_code == 200
-    assert items.context["page"].attempts == 1
+    assert items.context["page"].attempts == 0  # open attempts count once they close
+    _finish_all(world)
+    assert client.get(reverse("quiz-items", args=[quiz.pk])).context["page"].attempts == 1
     index = client.get(reverse("teach")).context["page"]
     assert {q.pk: q.n_attempts for q in index.quizzes} == {quiz.pk: 1}
     wide = page_for(world["course_wide"]).get(reverse("course-progress", args=[course.slug]))
@@ -305,4 +321,7 @@ def test_a_scoped_instructor_makes_no_course_wide_change(world, course):
 def test_the_deep_linking_picker_offers_the_scoped_instructors_course(world, quiz):
     from lti.selectors import linkable_quizzes
 
-    assert quiz in linkable_quizzes(user=world["teacher_a"])
+    deployment = LtiDeployment.objects.get(deployment_id=DEPLOYMENT)
+    assert quiz in linkable_quizzes(user=world["teacher_a"], deployment=deployment)
+    DeploymentCourse.objects.filter(deployment=deployment).delete()
+    assert quiz not in linkable_quizzes(user=world["teacher_a"], deployment=deployment)

@@ -15,12 +15,15 @@ import pytest
 import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from django.apps import apps as django_apps
 from django.core.cache import cache
 from lti_tool.models import Key, LtiDeployment, LtiRegistration
 
-from assess.models import Attempt
+from assess.models import Attempt, CourseRole, Memo, MemoDecision
 from assess.services.attempts import attempt_finish
+from assess.services.memos import CAPSTONE_COURSE, memo_submit
 from assess.services.responses import response_submit
+from lti.models import DeploymentCourse
 from tests.assess.helpers import correct_text
 from tests.factories import CourseFactory, QuizFactory
 from tests.lti import e2e_lms
@@ -56,7 +59,7 @@ def key_pair() -> tuple[str, str]:
 
 
 @pytest.fixture
-def lms(live_server, settings):
+def lms(live_server, settings, quiz):
     settings.ROOT_URLCONF = "tests.lti.e2e_lms"
     cache.clear()
     port = urlsplit(live_server.url).port
@@ -78,9 +81,10 @@ def lms(live_server, settings):
         token_url=f"{STATE.lms_url}/token",
         keyset_url=f"{STATE.lms_url}/jwks",
     )
-    LtiDeployment.objects.create(
+    deployment = LtiDeployment.objects.create(
         registration=registration, deployment_id=DEPLOYMENT, is_active=True
     )
+    DeploymentCourse.objects.create(deployment=deployment, course=quiz.course)
     return STATE
 
 
@@ -202,3 +206,49 @@ def test_a_platform_key_rotation_keeps_launches_working(lms, quiz):
     second = launch(browser(), sub="lms-user-2", roles=[LEARNER], link="link-1", quiz_id=quiz.pk)
     assert second.status_code == 303, second.text
     assert Attempt.objects.count() == 2
+
+
+@pytest.fixture
+def capstone_quiz():
+    """A quiz of the capstone's course, which this LMS's deployment is not authorised for."""
+    return QuizFactory(course=CourseFactory(slug=CAPSTONE_COURSE), title="Capstone check")
+
+
+def _tables() -> dict[str, int]:
+    return {m._meta.label: m.objects.count() for m in django_apps.get_models()}
+
+
+def test_self_approval_through_an_lms_course_of_ones_own_is_refused(lms, quiz, capstone_quiz):
+    """The probe's path, end to end: a learner who can make a course in a registered
+    LMS launches as its Instructor with a quiz of a course the deployment was never
+    authorised for. Refused (403) before anything is written: no user, no role, no
+    session. Then, were staff to authorise that course, the launch makes them a scoped
+    instructor, and still they cannot decide on their own memo."""
+    me = browser()
+    who = dict(sub="sly-learner", roles=[INSTRUCTOR], context="my-own-course", link="mine")
+    before = _tables()
+    refused = launch(me, quiz_id=capstone_quiz.pk, **who)
+    assert refused.status_code == 403 and "not authorised" in refused.text
+    assert _tables() == before
+    assert "sessionid" not in me.cookies
+
+    deployment = LtiDeployment.objects.get(deployment_id=DEPLOYMENT)
+    DeploymentCourse.objects.create(deployment=deployment, course=capstone_quiz.course)
+    assert launch(me, quiz_id=capstone_quiz.pk, **who).status_code == 303
+    role = CourseRole.objects.get(course=capstone_quiz.course)
+    assert role.lti_context.id_on_platform == "my-own-course"
+    memo = memo_submit(learner=role.user, markdown="## Assumptions\nMine.").memo
+    path = f"{STATE.tool_url}/teach/memos/{memo.pk}/"
+    page = me.get(path)
+    assert page.status_code == 200 and "your own memo" in page.text
+    token = me.cookies.get("csrftoken") or re.search(
+        r'name="csrfmiddlewaretoken" value="([^"]+)"', page.text
+    ).group(1)
+    decided = me.post(
+        path,
+        data={"csrfmiddlewaretoken": token, "decision": "approve", "version": "1"},
+        headers={"Referer": path},
+    )
+    assert decided.status_code == 400 and "your own memo" in decided.text
+    memo.refresh_from_db()
+    assert memo.status != Memo.Status.APPROVED and not MemoDecision.objects.exists()

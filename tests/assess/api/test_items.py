@@ -77,3 +77,30 @@ def test_discrimination_is_null_without_spread(client_for, staff):
     assert row["proportion_correct"] == 1.0
     assert row["discrimination"] is None
     assert row["median_time_spent_ms"] is None
+
+
+def test_an_open_attempt_counts_nowhere_until_it_closes(client_for, instructor, course):
+    """A deferred-feedback exam taken by an instructor of the course: the item analysis
+    must not tell them whether their own open answer is right (it was: responses 1,
+    proportion_correct 1.0), nor show anyone an open attempt's answers; at the finish
+    the attempt counts."""
+    from assess.models import Enrolment
+
+    quiz = QuizFactory(mode=Quiz.Mode.EXAM, course=course, slots=[["gb-gib"]])
+    Enrolment.objects.create(user=instructor, course=course, source=Enrolment.Source.SELF)
+    attempt, _ = attempt_start(quiz=quiz, learner=instructor)
+    question = attempt.questions.get()
+    part = question.answers[0]
+    response_submit(
+        attempt=attempt,
+        question=question,
+        part=part["name"],
+        text=correct_text(part),
+        idempotency_key="own",
+    )
+    url = f"/api/quizzes/{quiz.pk}/items/"
+    teacher = client_for(instructor)
+    assert [(r["responses"], r["proportion_correct"]) for r in rows_of(teacher.get(url))] == []
+    attempt_finish(attempt=attempt)
+    [row] = rows_of(teacher.get(url))
+    assert (row["responses"], row["proportion_correct"], row["questions"]) == (1, 1.0, 1)

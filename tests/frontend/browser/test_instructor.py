@@ -79,7 +79,7 @@ def test_instructor_builds_a_quiz_and_reads_its_item_analysis(page, shot, sign_i
     quiz.refresh_from_db()
     page.get_by_role("link", name="Item analysis").click()
     page.wait_for_url("**/items/")
-    assert page.get_by_text("No questions have been drawn").is_visible()
+    assert page.get_by_text("No attempt at this quiz has closed yet").is_visible()
 
     for i, right in enumerate([True, True, False, False]):
         answer_as(f"learner{i}", quiz, right)

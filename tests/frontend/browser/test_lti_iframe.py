@@ -152,15 +152,17 @@ def lms_server(make_lms):
         thread.join()
 
 
-def _register(lms_origin: str) -> None:
-    """The LMS's registration and deployment, as tests/lti/conftest.py makes them, with
-    the LMS's origin as issuer; its key set is Platform.serve_keyset's URL."""
+def _register(lms_origin: str, course) -> None:
+    """The LMS's registration and deployment (authorised for `course`), as
+    tests/lti/conftest.py makes them, with the LMS's origin as issuer; its key set is
+    Platform.serve_keyset's URL."""
     Key.objects.generate()
     register_lms(
         name="Iframe LMS",
         issuer=lms_origin,
         auth_url=lms_origin + "/lms/auth",
         token_url=lms_origin + "/lms/token",
+        courses=[course],
     )
 
 
@@ -179,7 +181,7 @@ def test_a_learner_launched_in_an_lms_iframe_answers_a_question(lti_page, live_s
 
     with lms_server(lambda origin: IframeLms(origin, tool, platform)) as lms:
         assert urlsplit(lms.origin).hostname == "127.0.0.1"  # another site than the tool
-        _register(lms.origin)
+        _register(lms.origin, quiz.course)
         page.goto(lms.origin + "/lms/course")
         frame = page.frame_locator("#tool")
         frame.get_by_role("heading", name="Memory drill").wait_for()
