@@ -13,6 +13,14 @@ class Conflict(AssessError):
     """The attempt's or quiz's state forbids this now (HTTP 409)."""
 
 
+class TooSoon(AssessError):
+    """Allowed, but not yet: `retry_after` seconds from now (HTTP 429 with Retry-After)."""
+
+    def __init__(self, message: str, retry_after: int):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class UnreadableAnswer(AssessError):
     """The reader could not read the answer; nothing was stored (HTTP 400)."""
 

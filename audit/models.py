@@ -9,6 +9,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from config.constraints import choice_check
+
 
 class AppendOnly(Exception):
     """An audit event was about to be changed or deleted."""
@@ -22,23 +24,26 @@ class AuditQuerySet(models.QuerySet):
         raise AppendOnly("Audit events are never deleted.")
 
 
+class AuditAction(models.TextChoices):
+    QUIZ_CREATE = "quiz.create"
+    QUIZ_UPDATE = "quiz.update"
+    QUIZ_DUPLICATE = "quiz.duplicate"
+    QUIZ_PUBLISH = "quiz.publish"
+    QUIZ_UNPUBLISH = "quiz.unpublish"
+    QUIZ_CLOSE = "quiz.close"
+    REGRADE = "responses.regrade"
+    EXTENSION_GRANT = "extension.grant"
+    EXTENSION_REVOKE = "extension.revoke"
+    CERTIFICATE_REVOKE = "certificate.revoke"
+    ENROLMENT_ADD = "enrolment.add"
+    ENROLMENT_REMOVE = "enrolment.remove"
+    TEAM_MEMBER_ADD = "team_member.add"
+    TEAM_MEMBER_REMOVE = "team_member.remove"
+    TOKEN_REVOKE = "token.revoke"  # noqa: S105 - an action code, not a secret
+
+
 class AuditEvent(models.Model):
-    class Action(models.TextChoices):
-        QUIZ_CREATE = "quiz.create"
-        QUIZ_UPDATE = "quiz.update"
-        QUIZ_DUPLICATE = "quiz.duplicate"
-        QUIZ_PUBLISH = "quiz.publish"
-        QUIZ_UNPUBLISH = "quiz.unpublish"
-        QUIZ_CLOSE = "quiz.close"
-        REGRADE = "responses.regrade"
-        EXTENSION_GRANT = "extension.grant"
-        EXTENSION_REVOKE = "extension.revoke"
-        CERTIFICATE_REVOKE = "certificate.revoke"
-        ENROLMENT_ADD = "enrolment.add"
-        ENROLMENT_REMOVE = "enrolment.remove"
-        TEAM_MEMBER_ADD = "team_member.add"
-        TEAM_MEMBER_REMOVE = "team_member.remove"
-        TOKEN_REVOKE = "token.revoke"  # noqa: S105 - an action code, not a secret
+    Action = AuditAction
 
     # SET_NULL: deleting a user keeps what they did; actor_label still says who.
     actor = models.ForeignKey(
@@ -62,6 +67,7 @@ class AuditEvent(models.Model):
     class Meta:
         ordering = ["-at", "-id"]
         indexes = [models.Index(fields=["target_type", "target_id"])]
+        constraints = [choice_check("action", AuditAction, name="audit_event_action_valid")]
 
     def __str__(self) -> str:
         who = self.actor_label or "system"

@@ -14,6 +14,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from config.constraints import choice_check
+
 
 def new_certificate_id() -> str:
     """22 URL-safe characters: 128 bits from the OS's CSPRNG, not guessable."""
@@ -49,11 +51,14 @@ class Track(models.Model):
         return self.title
 
 
+class CertificateStatus(models.TextChoices):
+    VALID = "valid", "Valid"
+    EXPIRED = "expired", "Expired"
+    REVOKED = "revoked", "Revoked"
+
+
 class Certificate(models.Model):
-    class Status(models.TextChoices):
-        VALID = "valid", "Valid"
-        EXPIRED = "expired", "Expired"
-        REVOKED = "revoked", "Revoked"
+    Status = CertificateStatus
 
     id = models.CharField(
         primary_key=True, max_length=32, default=new_certificate_id, editable=False
@@ -93,6 +98,7 @@ class Certificate(models.Model):
             models.CheckConstraint(
                 condition=Q(expires_at__gt=models.F("issued_at")), name="certify_expiry"
             ),
+            choice_check("status", CertificateStatus, name="certify_certificate_status_valid"),
         ]
         indexes = [models.Index(fields=["status", "expires_at"], name="certify_expiry_scan")]
 

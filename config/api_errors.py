@@ -8,15 +8,16 @@ ObjectDoesNotExist and ValidationError) so that pages, commands and tasks can ca
 too; this handler is the one place that turns them into statuses:
 
     ObjectDoesNotExist -> 404     NotPermitted -> 403      Conflict -> 409
+    TooSoon -> 429 `throttled` with Retry-After
     InvalidInput, Django ValidationError -> 400 (validation_error)
     IdempotencyMismatch -> 422    UnreadableAnswer -> 400 with "valid": false
     OperationalError, InterfaceError (the database unreachable) -> 503
         `service_unavailable` with Retry-After (config/unavailable.py; nothing was saved)
 
-drf-standardized-errors documents 400/401/403/404/405/406/415/429/500 on every
-operation by itself where the view can raise them; 409 and 422 (and 403 on views that
-any signed-in user may call, where only the service knows the rule) are declared per
-operation with `error_responses()`, and an operation that may refuse an unreadable
+drf-standardized-errors documents 400/401/403/404/405/406/415/429/500 on every operation
+by itself where the view can raise them; 409, 422 and a service's 429 (and 403 on views
+that any signed-in user may call, where only the service knows the rule) are declared
+per operation with `error_responses()`, and an operation that may refuse an unreadable
 answer uses `UnreadableAnswerSchema` so its 400 documents `valid`.
 """
 
@@ -34,6 +35,7 @@ from drf_standardized_errors.openapi import AutoSchema as StandardizedAutoSchema
 from drf_standardized_errors.openapi_serializers import (
     ClientErrorEnum,
     ErrorResponse403Serializer,
+    ErrorResponse429Serializer,
     ValidationErrorEnum,
 )
 from drf_standardized_errors.openapi_utils import InputDataField
@@ -43,7 +45,7 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.fields import empty
 from rest_framework.settings import api_settings
 
-from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, NotPermitted
+from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, NotPermitted, TooSoon
 from assess.errors import UnreadableAnswer as UnreadableAnswerError
 from config.authentication import TokenExpired
 from config.pagination import Pagination
@@ -75,6 +77,17 @@ class UnreadableAnswer(exceptions.ValidationError):
         super().__init__({"answer": [detail]}, code=self.default_code)
 
 
+class TooSoonError(exceptions.APIException):
+    """A service's rate rule (assess.errors.TooSoon): allowed again in `wait` seconds."""
+
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_code = "throttled"  # the library's one 429 code, as its throttles send
+
+    def __init__(self, detail: str, wait: int):
+        super().__init__(detail)
+        self.wait = wait  # the library's handler sends `wait` as Retry-After
+
+
 class DatabaseUnavailable(exceptions.APIException):
     """The database could not be reached; the request's transaction rolled back."""
 
@@ -100,6 +113,8 @@ class ApiExceptionHandler(ExceptionHandler):
             return ConflictError(str(exc))
         if isinstance(exc, IdempotencyMismatch):
             return IdempotencyKeyReused(str(exc))
+        if isinstance(exc, TooSoon):
+            return TooSoonError(str(exc), exc.retry_after)
         if isinstance(exc, UnreadableAnswerError):
             return UnreadableAnswer(str(exc))
         if isinstance(exc, InvalidInput):
@@ -176,11 +191,13 @@ _DESCRIPTIONS = {
     "a closed part, no attempts left); `errors[0].detail` says which.",
     422: "The idempotency key was already used for a different request; the first "
     "result stands. Send a new key for a new answer.",
+    429: "Too soon: nothing was stored. Send it again after the `Retry-After` header's seconds.",
 }
 _SERIALIZERS = {
     403: ErrorResponse403Serializer,
     409: ErrorResponse409Serializer,
     422: ErrorResponse422Serializer,
+    429: ErrorResponse429Serializer,
 }
 
 

@@ -6,6 +6,8 @@ these models carry no save() logic of their own.
 
 from django.db import models
 
+from config.constraints import choice_check
+
 
 class Course(models.Model):
     slug = models.SlugField(max_length=100, unique=True)
@@ -43,11 +45,14 @@ class Module(models.Model):
         return f"{self.course.title} / {self.title}"
 
 
+class LessonStatus(models.TextChoices):
+    READY = "ready", "Ready"
+    # Conceptual lessons no core template tests yet; coverage tolerates these gaps.
+    PLANNED = "planned", "Planned"
+
+
 class Lesson(models.Model):
-    class Status(models.TextChoices):
-        READY = "ready", "Ready"
-        # Conceptual lessons no core template tests yet; coverage tolerates these gaps.
-        PLANNED = "planned", "Planned"
+    Status = LessonStatus
 
     module = models.ForeignKey(Module, on_delete=models.CASCADE, related_name="lessons")
     # Unique across courses because lesson URLs and template metadata omit the course.
@@ -63,6 +68,7 @@ class Lesson(models.Model):
 
     class Meta:
         ordering = ["module", "order"]
+        constraints = [choice_check("status", LessonStatus, name="curricula_lesson_status_valid")]
 
     def __str__(self) -> str:
         return self.title

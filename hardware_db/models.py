@@ -7,6 +7,7 @@ The YAML files under hardware_db/data/ are the source of truth; rows here are wr
 
 from django.db import models
 
+from config.constraints import choice_check
 from hardware_db import schema
 
 
@@ -34,11 +35,14 @@ class SourcedRecord(models.Model):
         return self.slug
 
 
+class LinkKind(models.TextChoices):
+    SCALE_UP = "scale-up", "Scale-up"
+    SCALE_OUT = "scale-out", "Scale-out"
+    HOST = "host", "Host"
+
+
 class Link(SourcedRecord):
-    class Kind(models.TextChoices):
-        SCALE_UP = "scale-up", "Scale-up"
-        SCALE_OUT = "scale-out", "Scale-out"
-        HOST = "host", "Host"
+    Kind = LinkKind
 
     name = models.CharField(max_length=200)
     kind = models.CharField(max_length=16, choices=Kind.choices)
@@ -47,7 +51,10 @@ class Link(SourcedRecord):
     bw_bytes_per_s_bidirectional = models.BigIntegerField()
 
     class Meta(SourcedRecord.Meta):
-        pass
+        constraints = [
+            *SourcedRecord.Meta.constraints,
+            choice_check("kind", LinkKind, name="hardware_db_link_kind_valid"),
+        ]
 
 
 class Accelerator(SourcedRecord):
@@ -102,6 +109,11 @@ class Server(SourcedRecord):
         pass
 
 
+class ModelArchType(models.TextChoices):
+    DENSE = "dense", "Dense"
+    MOE = "moe", "Mixture of experts"
+
+
 class ModelArchitecture(SourcedRecord):
     # The architecture figures copied from the data file: one list for loader and API.
     DATA_FIELDS = (
@@ -131,9 +143,7 @@ class ModelArchitecture(SourcedRecord):
         "v_head_dim",
     )
 
-    class ArchType(models.TextChoices):
-        DENSE = "dense", "Dense"
-        MOE = "moe", "Mixture of experts"
+    ArchType = ModelArchType
 
     name = models.CharField(max_length=200)
     arch_type = models.CharField(max_length=8, choices=ArchType.choices)
@@ -162,6 +172,10 @@ class ModelArchitecture(SourcedRecord):
 
     class Meta(SourcedRecord.Meta):
         verbose_name = "model architecture"
+        constraints = [
+            *SourcedRecord.Meta.constraints,
+            choice_check("arch_type", ModelArchType, name="hardware_db_model_arch_type_valid"),
+        ]
 
     def kv_bytes_per_token(self, bytes_per_element: float) -> float:
         """Same rule as catalog.ModelArch.kv_bytes_per_token (MLA caches a latent, not K/V)."""

@@ -6,6 +6,8 @@ resource link opens: that is stored here, once, on the link's first launch."""
 from django.conf import settings
 from django.db import models
 
+from config.constraints import choice_check
+
 
 class ResourceLinkQuiz(models.Model):
     """The quiz a resource link opens. Keyed by django-lti's LtiResourceLink, which is
@@ -48,6 +50,12 @@ class LineItem(models.Model):
         return self.url
 
 
+class ScoreSyncState(models.TextChoices):
+    PENDING = "pending", "Pending"
+    SENT = "sent", "Sent"
+    FAILED = "failed", "Failed"
+
+
 class ScoreSync(models.Model):
     """What the LMS gradebook should hold for one learner (an LMS user) on one quiz in one
     LMS context, and whether it does: pending (to send, or being retried), sent, or
@@ -55,10 +63,7 @@ class ScoreSync(models.Model):
     longer in the course; otherwise retries ran out). Only a changed score is sent again;
     `timestamp` rises with each new score, as AGS requires."""
 
-    class State(models.TextChoices):
-        PENDING = "pending", "Pending"
-        SENT = "sent", "Sent"
-        FAILED = "failed", "Failed"
+    State = ScoreSyncState
 
     context = models.ForeignKey(
         "lti_tool.LtiContext",
@@ -89,6 +94,7 @@ class ScoreSync(models.Model):
 
     class Meta:
         constraints = [
+            choice_check("state", ScoreSyncState, name="lti_score_sync_state_valid"),
             models.UniqueConstraint(
                 fields=["context", "quiz", "lti_user"], name="lti_one_score_sync_per_learner"
             ),
@@ -112,7 +118,10 @@ class DeploymentCourse(models.Model):
     could name any quiz and become an instructor of its Burn-in course."""
 
     deployment = models.ForeignKey(
-        "lti_tool.LtiDeployment", on_delete=models.CASCADE, related_name="burnin_courses"
+        "lti_tool.LtiDeployment",
+        on_delete=models.CASCADE,
+        related_name="burnin_courses",
+        db_index=False,  # the unique constraint's index leads with it
     )
     course = models.ForeignKey(
         "curricula.Course", on_delete=models.CASCADE, related_name="lti_deployments"
@@ -137,7 +146,10 @@ class DeploymentQuiz(models.Model):
     course grants no role, but it is still only launchable where it was placed."""
 
     deployment = models.ForeignKey(
-        "lti_tool.LtiDeployment", on_delete=models.CASCADE, related_name="burnin_quizzes"
+        "lti_tool.LtiDeployment",
+        on_delete=models.CASCADE,
+        related_name="burnin_quizzes",
+        db_index=False,  # the unique constraint's index leads with it
     )
     quiz = models.ForeignKey("assess.Quiz", on_delete=models.CASCADE, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -12,6 +12,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from config.constraints import choice_check
+
 
 class Organization(models.Model):
     slug = models.SlugField(max_length=100, unique=True)
@@ -25,10 +27,13 @@ class Organization(models.Model):
         return self.name
 
 
+class MembershipRole(models.TextChoices):
+    MEMBER = "member", "Member"
+    MANAGER = "manager", "Manager"
+
+
 class Membership(models.Model):
-    class Role(models.TextChoices):
-        MEMBER = "member", "Member"
-        MANAGER = "manager", "Manager"
+    Role = MembershipRole
 
     organization = models.ForeignKey(
         Organization, on_delete=models.CASCADE, related_name="memberships", db_index=False
@@ -42,7 +47,8 @@ class Membership(models.Model):
     class Meta:
         ordering = ["organization", "user"]
         constraints = [
-            models.UniqueConstraint(fields=["organization", "user"], name="orgs_membership_once")
+            models.UniqueConstraint(fields=["organization", "user"], name="orgs_membership_once"),
+            choice_check("role", MembershipRole, name="orgs_membership_role_valid"),
         ]
 
     def __str__(self) -> str:

@@ -411,11 +411,26 @@ MEMO_VERSION_ADD = (
     "Resubmit: a new version of your memo (201, the memo with it), reviewed afresh; the "
     "memo goes back to `in_review`. Earlier versions and their reviews are kept. The "
     "memo's learner only: its instructors and staff get 403, anyone else 404. 409 once "
-    "the memo is approved. 400 on `markdown` when it is missing, blank, too long or "
-    "holds a NUL character.\n\n" + _REVIEW
+    "the memo is approved or holds 30 versions (the most a memo may have). 429, with "
+    "Retry-After, when the memo's last version arrived less than a minute ago (one new "
+    "version a minute). 400 on `markdown` when it is missing, blank, too long or holds "
+    "a NUL character.\n\n" + _REVIEW
 )
 C403_AUTHOR = "Only the memo's learner adds versions to it."
 C409_APPROVED = "The memo is approved: it takes no more versions."
+C409_VERSION = (
+    "The memo is approved, or already holds 30 versions (the most a memo may have); the "
+    "detail says which. Either way it takes no more versions."
+)
+C429_VERSION = (
+    "A version of this memo arrived less than a minute ago: nothing was stored. Send it "
+    "again after the `Retry-After` header's seconds."
+)
+MEMO_VERSIONS = (
+    "The memo's versions, oldest first, a page at a time (`?page_size=1` for one version "
+    "a page), each with its Markdown, its review state and, once done, its review: for "
+    "clients that want versions one by one rather than all in GET /api/memos/{id}/. " + _MEMO_ROLES
+)
 MEMO_DECIDE = (
     "An instructor's decision on the memo's latest version (201, the memo with it): "
     "`approve` (final: no more versions) or `request_changes` (the learner resubmits), "

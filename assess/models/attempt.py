@@ -6,12 +6,17 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from config.constraints import choice_check
+
+
+class AttemptStatus(models.TextChoices):
+    OPEN = "open", "Open"
+    FINISHED = "finished", "Finished"
+    EXPIRED = "expired", "Expired"
+
 
 class Attempt(models.Model):
-    class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        FINISHED = "finished", "Finished"
-        EXPIRED = "expired", "Expired"
+    Status = AttemptStatus
 
     quiz = models.ForeignKey(
         "assess.Quiz", on_delete=models.PROTECT, related_name="attempts", db_index=False
@@ -39,6 +44,7 @@ class Attempt(models.Model):
     class Meta:
         ordering = ["-started_at", "-id"]
         constraints = [
+            choice_check("status", AttemptStatus, name="assess_attempt_status_valid"),
             models.CheckConstraint(
                 condition=models.Q(practice_length__isnull=True)
                 | models.Q(practice_length__gte=1, practice_length__lte=50),

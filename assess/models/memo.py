@@ -12,6 +12,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from config.constraints import choice_check
+
 
 class Capstone(models.Model):
     """A learner's capstone brief in a course: the seed makes the brief (brief_for(seed))."""
@@ -35,13 +37,16 @@ class Capstone(models.Model):
         return f"capstone of {self.learner} in {self.course} (seed {self.seed})"
 
 
+class MemoStatus(models.TextChoices):
+    IN_REVIEW = "in_review", "In review"
+    CHANGES_REQUESTED = "changes_requested", "Changes requested"
+    APPROVED = "approved", "Approved"
+
+
 class Memo(models.Model):
     """The memo a learner writes for their capstone; its text lives in its versions."""
 
-    class Status(models.TextChoices):
-        IN_REVIEW = "in_review", "In review"
-        CHANGES_REQUESTED = "changes_requested", "Changes requested"
-        APPROVED = "approved", "Approved"
+    Status = MemoStatus
 
     capstone = models.OneToOneField(Capstone, on_delete=models.CASCADE, related_name="memo")
     status = models.CharField(max_length=24, choices=Status.choices, default=Status.IN_REVIEW)
@@ -50,9 +55,17 @@ class Memo(models.Model):
 
     class Meta:
         ordering = ["-updated_at", "pk"]
+        constraints = [choice_check("status", MemoStatus, name="assess_memo_status_valid")]
 
     def __str__(self) -> str:
         return f"memo {self.pk} ({self.status})"
+
+
+class MemoReviewStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    DONE = "done", "Done"
+    FAILED = "failed", "Failed"
 
 
 class MemoVersion(models.Model):
@@ -63,11 +76,7 @@ class MemoVersion(models.Model):
     after a killed worker shows as 2), while the review itself is written once.
     """
 
-    class ReviewStatus(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        DONE = "done", "Done"
-        FAILED = "failed", "Failed"
+    ReviewStatus = MemoReviewStatus
 
     memo = models.ForeignKey(
         Memo, on_delete=models.CASCADE, related_name="versions", db_index=False
@@ -90,7 +99,10 @@ class MemoVersion(models.Model):
     class Meta:
         ordering = ["memo", "number"]
         constraints = [
-            models.UniqueConstraint(fields=["memo", "number"], name="assess_memo_version_once")
+            choice_check(
+                "review_status", MemoReviewStatus, name="assess_memo_version_status_valid"
+            ),
+            models.UniqueConstraint(fields=["memo", "number"], name="assess_memo_version_once"),
         ]
         indexes = [
             models.Index(fields=["review_status", "queued_at"], name="assess_memo_review_due")
@@ -100,13 +112,16 @@ class MemoVersion(models.Model):
         return f"memo {self.memo_id} v{self.number} ({self.review_status})"
 
 
+class MemoVerdict(models.TextChoices):
+    APPROVE = "approve", "Approve"
+    REQUEST_CHANGES = "request_changes", "Request changes"
+
+
 class MemoDecision(models.Model):
     """An instructor's decision on one reviewed version, with criterion adjustments:
     `adjustments` is a list of {"criterion": code, "points": float, "comment": str}."""
 
-    class Decision(models.TextChoices):
-        APPROVE = "approve", "Approve"
-        REQUEST_CHANGES = "request_changes", "Request changes"
+    Decision = MemoVerdict
 
     memo = models.ForeignKey(Memo, on_delete=models.CASCADE, related_name="decisions")
     version = models.ForeignKey(MemoVersion, on_delete=models.CASCADE, related_name="decisions")
@@ -120,6 +135,7 @@ class MemoDecision(models.Model):
 
     class Meta:
         ordering = ["memo", "created_at", "pk"]
+        constraints = [choice_check("decision", MemoVerdict, name="assess_memo_decision_valid")]
 
     def __str__(self) -> str:
         return f"{self.decision} on memo {self.memo_id} v{self.version.number}"

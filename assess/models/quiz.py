@@ -7,6 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 
+from config.constraints import choice_check
 from problems.engine import registry
 
 
@@ -33,6 +34,27 @@ def later_close(closes_at, extended):
     return max(closes_at, extended) if extended else closes_at
 
 
+class QuizMode(models.TextChoices):
+    PRACTICE = "practice", "Practice"
+    HOMEWORK = "homework", "Homework"
+    EXAM = "exam", "Exam"
+    CERTIFICATION = "certification", "Certification"
+
+
+class QuizFeedback(models.TextChoices):
+    IMMEDIATELY = "immediately", "Immediately"
+    AFTER_ATTEMPT = "after_attempt", "After the attempt"
+    AFTER_CLOSE = "after_close", "After the quiz closes"
+
+
+class QuizCounting(models.TextChoices):
+    """Which of a learner's closed attempts is their grade (the LMS gradebook's and
+    the gradebook's): the best score, or the last attempt closed."""
+
+    BEST = "best", "Best attempt"
+    LAST = "last", "Last attempt"
+
+
 class Quiz(models.Model):
     class Status(models.TextChoices):
         """Where a quiz is in its life. Only draft and published are stored; closed is
@@ -47,23 +69,11 @@ class Quiz(models.Model):
 
     STORED_STATUSES = (Status.DRAFT, Status.PUBLISHED)
 
-    class Mode(models.TextChoices):
-        PRACTICE = "practice", "Practice"
-        HOMEWORK = "homework", "Homework"
-        EXAM = "exam", "Exam"
-        CERTIFICATION = "certification", "Certification"
+    Mode = QuizMode
 
-    class Feedback(models.TextChoices):
-        IMMEDIATELY = "immediately", "Immediately"
-        AFTER_ATTEMPT = "after_attempt", "After the attempt"
-        AFTER_CLOSE = "after_close", "After the quiz closes"
+    Feedback = QuizFeedback
 
-    class Counting(models.TextChoices):
-        """Which of a learner's closed attempts is their grade (the LMS gradebook's and
-        the gradebook's): the best score, or the last attempt closed."""
-
-        BEST = "best", "Best attempt"
-        LAST = "last", "Last attempt"
+    Counting = QuizCounting
 
     title = models.CharField(max_length=200)
     # Published by default, so quizzes made by the API, the admin, track loading and
@@ -126,6 +136,9 @@ class Quiz(models.Model):
         ordering = ["-created_at", "-id"]
         verbose_name_plural = "quizzes"
         constraints = [
+            choice_check("mode", QuizMode, name="assess_quiz_mode_valid"),
+            choice_check("feedback", QuizFeedback, name="assess_quiz_feedback_valid"),
+            choice_check("counting_attempt", QuizCounting, name="assess_quiz_counting_valid"),
             models.CheckConstraint(
                 condition=Q(pass_mark__gte=0) & Q(pass_mark__lte=1), name="assess_quiz_pass_mark"
             ),

@@ -7,6 +7,12 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
+from config.constraints import choice_check
+
+
+class CourseRoleType(models.TextChoices):
+    INSTRUCTOR = "instructor", "Instructor"
+
 
 class CourseRole(models.Model):
     """An instructor of a course. `lti_context` null: a course-wide instructor (made in
@@ -16,8 +22,7 @@ class CourseRole(models.Model):
     who are members of that LMS context and makes no course-wide change (the rule lives
     in assess.selectors.access)."""
 
-    class Role(models.TextChoices):
-        INSTRUCTOR = "instructor", "Instructor"
+    Role = CourseRoleType
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="course_roles"
@@ -38,6 +43,7 @@ class CourseRole(models.Model):
     class Meta:
         ordering = ["course", "user"]
         constraints = [
+            choice_check("role", CourseRoleType, name="assess_course_role_role_valid"),
             models.UniqueConstraint(
                 fields=["user", "course", "role"],
                 condition=models.Q(lti_context__isnull=True),
@@ -55,15 +61,18 @@ class CourseRole(models.Model):
         return f"{self.user} {self.role} of {self.course}{scope}"
 
 
+class EnrolmentSource(models.TextChoices):
+    SELF = "self", "Enrolled themselves"
+    INSTRUCTOR = "instructor", "Added by an instructor"
+    PRACTICE = "practice", "Started lesson practice"
+    LTI = "lti", "Launched from an LMS"
+
+
 class Enrolment(models.Model):
     """A learner of a course: who may list and start its quizzes, and whose progress its
     instructors see. Instructors are CourseRoles, not enrolments."""
 
-    class Source(models.TextChoices):
-        SELF = "self", "Enrolled themselves"
-        INSTRUCTOR = "instructor", "Added by an instructor"
-        PRACTICE = "practice", "Started lesson practice"
-        LTI = "lti", "Launched from an LMS"
+    Source = EnrolmentSource
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -82,7 +91,9 @@ class Enrolment(models.Model):
         constraints = [
             # Not "assess_enrolment": on PostgreSQL the constraint's index would take the
             # table's name.
-            models.UniqueConstraint(fields=["user", "course"], name="assess_enrolment_once")
+            models.UniqueConstraint(fields=["user", "course"], name="assess_enrolment_once"),
+            # An enrolment says how it came about: never an empty or unknown source.
+            choice_check("source", EnrolmentSource, name="assess_enrolment_source_valid"),
         ]
 
     def __str__(self) -> str:

@@ -50,6 +50,17 @@ def memo_get_for_instructor(*, user, pk: int) -> Memo:
     return qs.get(pk=pk)
 
 
+def memo_versions_for_user(*, user, pk: int) -> QuerySet[MemoVersion]:
+    """The memo's versions, oldest first, for whoever may read the memo (its gate:
+    DoesNotExist, a 404, for anyone else): one version at a time for a client that does
+    not want them all in one body."""
+    memos = Memo.objects.all()
+    if not user.is_staff:
+        memos = memos.filter(Q(capstone__learner=user) | _instructs(user))
+    memo = memos.only("pk").get(pk=pk)
+    return MemoVersion.objects.filter(memo=memo).order_by("number")
+
+
 def memo_is_taught_by(*, user, memo_id: int) -> bool:
     """The user reads the memo as its learner's instructor (or is staff): who may
     decide on it, the author aside (assess.selectors.duties). One query."""

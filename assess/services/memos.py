@@ -12,13 +12,14 @@ second delivery finds it done and changes nothing.
 from __future__ import annotations
 
 import logging
+import math
 import secrets
 from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
-from assess.errors import Conflict, InvalidInput, NotPermitted
+from assess.errors import Conflict, InvalidInput, NotPermitted, TooSoon
 from assess.memo_review.brief import Brief, brief_for
 from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion
 from assess.selectors import user_is_enrolled
@@ -33,6 +34,10 @@ log = logging.getLogger(__name__)
 
 CAPSTONE_COURSE = "foundations-of-ai-infrastructure"
 MAX_MEMO_CHARS = 60_000  # a long memo is ~3,000 words; this is ten times that
+# A memo's versions are bounded: each is up to MAX_MEMO_CHARS and every read of the memo
+# returns them all (150 versions made one GET 9.4 MB), and each queues a review.
+MAX_VERSIONS = 30
+VERSION_INTERVAL = timedelta(minutes=1)  # at most one new version per memo per minute
 STUCK_AFTER = timedelta(minutes=15)  # queued or running this long: queue it again
 SEED_BITS = 48
 
@@ -96,11 +101,38 @@ def _queue_review(version: MemoVersion) -> None:
 @transaction.atomic
 def memo_submit(*, learner, markdown: str, now: datetime | None = None) -> MemoVersion:
     """The learner's memo gets a new version (version 1 creates the memo) and a review
-    is queued for it. An approved memo is final (Conflict)."""
+    is queued for it: the writing page's one action. An approved memo is final, a memo
+    holds at most MAX_VERSIONS (Conflict), and takes one version per VERSION_INTERVAL
+    (TooSoon)."""
     text = _clean(markdown)
-    capstone = capstone_get_or_create(learner=learner)
+    capstone = _capstone_locked(learner)
     memo, _ = Memo.objects.get_or_create(capstone=capstone)
     return _add_version(memo, text, now or timezone.now())
+
+
+@transaction.atomic
+def memo_create(*, learner, markdown: str, now: datetime | None = None) -> MemoVersion:
+    """The learner's first memo (version 1), or Conflict naming the memo they have.
+    The capstone row is locked before the check, so of first submissions racing each
+    other exactly one creates the memo and every other is refused (the API's 201 and
+    409s), never a version 2 slipped in behind the check."""
+    text = _clean(markdown)
+    capstone = _capstone_locked(learner)
+    existing = Memo.objects.filter(capstone=capstone).values_list("pk", flat=True).first()
+    if existing is not None:
+        raise Conflict(
+            f"You already have a memo (id {existing}): add a version with "
+            f"POST /api/memos/{existing}/versions/."
+        )
+    memo = Memo.objects.create(capstone=capstone)
+    return _add_version(memo, text, now or timezone.now())
+
+
+def _capstone_locked(learner) -> Capstone:
+    """The learner's capstone (drawn if need be), its row locked until the transaction
+    ends: what orders a learner's memo submissions."""
+    capstone = capstone_get_or_create(learner=learner)
+    return Capstone.objects.select_for_update().get(pk=capstone.pk)
 
 
 @transaction.atomic
@@ -115,7 +147,20 @@ def _add_version(memo: Memo, text: str, now: datetime) -> MemoVersion:
     memo = Memo.objects.select_for_update().get(pk=memo.pk)
     if memo.status == Memo.Status.APPROVED:
         raise Conflict("This memo is approved; it takes no more versions.")
-    last = memo.versions.order_by("-number").values_list("number", flat=True).first() or 0
+    latest = memo.versions.order_by("-number").values_list("number", "created_at").first()
+    last, last_at = latest or (0, None)
+    if last >= MAX_VERSIONS:
+        raise Conflict(
+            f"This memo has {MAX_VERSIONS} versions, the most a memo may have: it takes no "
+            "more. Ask your instructor to decide on the latest."
+        )
+    if last_at is not None and now < last_at + VERSION_INTERVAL:
+        wait = math.ceil((last_at + VERSION_INTERVAL - now).total_seconds())
+        raise TooSoon(
+            f"A memo takes one new version a minute: send this one in {wait} s "
+            "(your text is kept).",
+            retry_after=wait,
+        )
     version = MemoVersion.objects.create(
         memo=memo, number=last + 1, markdown=text, created_at=now, queued_at=now
     )

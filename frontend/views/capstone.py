@@ -20,7 +20,7 @@ from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_POST
 
 from assess import selectors
-from assess.errors import Conflict, InvalidInput, NotPermitted
+from assess.errors import Conflict, InvalidInput, NotPermitted, TooSoon
 from assess.services.memos import MAX_MEMO_CHARS, capstone_get_or_create, memo_decide, memo_submit
 from frontend.http import missing_is_404
 from frontend.memo_forms import DecisionForm, MemoForm
@@ -71,20 +71,25 @@ def capstone_write(request):
     except Conflict as err:
         return _unavailable(request, err)
     form = MemoForm(request.POST or None, initial={"markdown": ctx.initial})
-    preview = None
+    preview, retry_after = None, None
     if request.method == "POST" and form.is_valid():
         text = form.cleaned_data["markdown"]
         try:
             version = memo_submit(learner=request.user, markdown=text)
-        except (InvalidInput, Conflict, NotPermitted) as err:
-            form.add_service_error(err)
+        except (InvalidInput, Conflict, NotPermitted, TooSoon) as err:
+            form.add_service_error(err)  # the form keeps the text: nothing is lost
             preview = _preview_of(text) if text.strip() else None
+            retry_after = getattr(err, "retry_after", None)
         else:
             messages.success(request, f"Version {version.number} submitted; its review is queued.")
             return redirect(
                 reverse("capstone-memo", args=[version.memo_id]) + f"?v={version.number}"
             )
     context = {"ctx": ctx, "form": form, "preview": preview}
+    if retry_after is not None:  # one version a minute (assess.services.memos)
+        response = render(request, T + "write.html", context, status=429)
+        response["Retry-After"] = str(retry_after)
+        return response
     return render(request, T + "write.html", context, status=400 if form.errors else 200)
 
 

@@ -44,7 +44,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('course', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='lti_deployments', to='curricula.course')),
-                ('deployment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='burnin_courses', to='lti_tool.ltideployment')),
+                ('deployment', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='burnin_courses', to='lti_tool.ltideployment')),
             ],
             options={
                 'verbose_name': 'authorised course',
@@ -56,7 +56,7 @@ class Migration(migrations.Migration):
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('deployment', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='burnin_quizzes', to='lti_tool.ltideployment')),
+                ('deployment', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='burnin_quizzes', to='lti_tool.ltideployment')),
                 ('quiz', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='assess.quiz')),
             ],
             options={

@@ -202,6 +202,9 @@ TABLE: dict[tuple[str, str], Row] = {
         "submitting a memo, empty body", "401 400 400 400 400 400 400"
     ),
     ("assess:memo-detail", "GET"): Row("the learner's memo", "401 200 404 404 404 404 200", MEMO),
+    ("assess:memo-versions", "GET"): Row(
+        "the learner's memo's versions", "401 200 404 404 404 404 200", MEMO
+    ),
     ("assess:memo-versions", "POST"): Row(
         "a new version of the learner's memo, empty body", "401 400 404 404 404 404 403", MEMO
     ),

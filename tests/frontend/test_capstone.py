@@ -8,6 +8,7 @@ import pytest
 from assess.memo_review.example import example_memo
 from assess.models import Enrolment, Memo, MemoDecision, MemoVersion
 from assess.services.memos import (
+    VERSION_INTERVAL,
     capstone_brief,
     capstone_get_or_create,
     memo_decide,
@@ -15,6 +16,7 @@ from assess.services.memos import (
     memo_review_run,
     memo_submit,
 )
+from tests.assess.helpers import age_memo_versions
 from tests.factories import CourseFactory, CourseRoleFactory, UserFactory
 from tests.frontend.test_accessibility import audit
 
@@ -204,6 +206,7 @@ def test_a_resubmission_starts_from_the_last_version_and_adds_version_2(
     html = client.get("/capstone/write/").content.decode()
     assert "submitting makes version 2" in html
     assert reviewed.markdown.splitlines()[0] in html
+    age_memo_versions()
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post("/capstone/write/", {"markdown": reviewed.markdown + "\nMore."})
     assert response["Location"].endswith("?v=2")
@@ -344,7 +347,11 @@ def test_the_queue_costs_the_same_queries_for_many_memos(
         user = UserFactory(username=f"l{i}")
         version = memo_submit(learner=user, markdown=f"## Fleet\n\nmemo {i}")
         memo_review_run(version_id=version.pk)
-        memo_submit(learner=user, markdown=f"## Fleet\n\nmemo {i}, v2")
+        memo_submit(
+            learner=user,
+            markdown=f"## Fleet\n\nmemo {i}, v2",
+            now=version.created_at + VERSION_INTERVAL,
+        )
     MemoDecision.objects.create(
         memo=Memo.objects.first(), version=MemoVersion.objects.first(), instructor=instructor,
         decision="request_changes",
@@ -472,3 +479,14 @@ def test_an_instructor_neither_queues_nor_decides_on_their_own_memo(
     colleague = login(CourseRoleFactory(user__username="colleague", course=course).user)
     assert path in colleague.get("/teach/memos/").content.decode()
     assert 'class="decision-form"' in colleague.get(path).content.decode()
+
+
+def test_a_version_within_a_minute_is_a_429_and_the_text_stays(login, learner, reviewed):
+    """One new version a memo a minute, on the page as in the API: the form comes back
+    with the reason and the learner's text, nothing stored."""
+    text = reviewed.markdown + "\nA second thought."
+    response = login(learner).post("/capstone/write/", {"markdown": text})
+    assert response.status_code == 429 and int(response["Retry-After"]) <= 60
+    html = response.content.decode()
+    assert "one new version a minute" in html and "A second thought." in html
+    assert reviewed.memo.versions.count() == 1

@@ -11,14 +11,19 @@ from rest_framework.response import Response
 from assess.api import docs
 from assess.api import serializers as s
 from assess.api.views.base import AssessAPIView, service_validation
-from assess.errors import Conflict, NotPermitted
-from assess.selectors.memos import memo_for_learner, memo_get_for_user, memo_list_for_user
+from assess.errors import NotPermitted
+from assess.selectors.memos import (
+    memo_for_learner,
+    memo_get_for_user,
+    memo_list_for_user,
+    memo_versions_for_user,
+)
 from assess.services.memos import (
     capstone_brief,
     capstone_get_or_create,
+    memo_create,
     memo_decide,
     memo_decider_check,
-    memo_submit,
     memo_version_add,
 )
 from config.api_errors import error_responses
@@ -76,14 +81,7 @@ class MemoListView(AssessAPIView):
     def post(self, request):
         data = s.MemoInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        capstone = capstone_get_or_create(learner=request.user)
-        existing = memo_for_learner(user=request.user, course_id=capstone.course_id)
-        if existing is not None:
-            raise Conflict(
-                f"You already have a memo (id {existing.pk}): add a version with "
-                f"POST /api/memos/{existing.pk}/versions/."
-            )
-        version = memo_submit(learner=request.user, markdown=data.validated_data["markdown"])
+        version = memo_create(learner=request.user, markdown=data.validated_data["markdown"])
         return _memo(request, version.memo_id, status.HTTP_201_CREATED)
 
 
@@ -99,6 +97,18 @@ class MemoDetailView(AssessAPIView):
 
 
 class MemoVersionsView(AssessAPIView):
+    pagination_class = Pagination
+
+    @extend_schema(
+        summary="A memo's versions, a page at a time",
+        description=docs.MEMO_VERSIONS,
+        parameters=[docs.MEMO_ID],
+        responses=s.MemoVersionSerializer(many=True),
+    )
+    def get(self, request, pk: int):
+        versions = memo_versions_for_user(user=request.user, pk=pk)
+        return paginate(self, versions, s.MemoVersionSerializer)
+
     @extend_schema(
         summary="Resubmit your memo",
         description=docs.MEMO_VERSION_ADD,
@@ -106,7 +116,9 @@ class MemoVersionsView(AssessAPIView):
         request=s.MemoInputSerializer,
         responses={
             201: OpenApiResponse(s.MemoSerializer, description="The memo with the new version."),
-            **error_responses(403, 409, c403=docs.C403_AUTHOR, c409=docs.C409_APPROVED),
+            **error_responses(
+                403, 409, 429, c403=docs.C403_AUTHOR, c409=docs.C409_VERSION, c429=docs.C429_VERSION
+            ),
         },
         examples=docs.MEMO_EXAMPLES,
     )

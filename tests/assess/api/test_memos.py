@@ -26,7 +26,7 @@ from assess.memo_review.example import example_memo
 from assess.memo_review.review import review_memo
 from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion
 from assess.services.memos import CAPSTONE_COURSE, MAX_MEMO_CHARS
-from tests.assess.helpers import error_body, error_of, rows_of
+from tests.assess.helpers import age_memo_versions, error_body, error_of, rows_of
 from tests.factories import CourseFactory, CourseRoleFactory, UserFactory
 from tests.openapi import JSON, assert_documented, project
 
@@ -240,6 +240,8 @@ def test_the_longest_memo_is_taken_whitespace_and_all(api, course, post):
 
 
 def test_a_resubmission_is_version_2_with_its_own_review(api, memo, post):
+    age_memo_versions()
+    memo = get(api, memo["id"])  # as aged
     path = f"{MEMOS}{memo['id']}/versions/"
     r = post(api, path, {"markdown": "## Assumptions\nShorter now."})
     assert r.status_code == 201
@@ -408,6 +410,7 @@ def test_the_learner_may_not_decide_and_strangers_do_not_see_the_memo(
 
 
 def test_no_decision_before_the_latest_version_is_reviewed(api, teacher, memo, post):
+    age_memo_versions()
     post(api, f"{MEMOS}{memo['id']}/versions/", {"markdown": "## Demand\nv2"}, review=False)
     r = _decide(post, teacher, memo["id"], {"decision": "approve"})
     assert "review" in error_of(r, 409)["detail"]
@@ -453,7 +456,9 @@ def test_reading_a_memo_costs_the_same_queries_whatever_its_versions(api, memo, 
 
     one = count()
     for i in range(3):
-        post(api, f"{MEMOS}{memo['id']}/versions/", {"markdown": f"## Demand\nv{i}"})
+        age_memo_versions()
+        r = post(api, f"{MEMOS}{memo['id']}/versions/", {"markdown": f"## Demand\nv{i}"})
+        assert r.status_code == 201
     assert count() == one
 
 
@@ -464,7 +469,8 @@ STATUSES = {
     ("get", MEMOS): {"200", "400", "401", "404"},
     ("post", MEMOS): {"201", "400", "401", "403", "409"},
     ("get", "/api/memos/{id}/"): {"200", "401", "404"},
-    ("post", "/api/memos/{id}/versions/"): {"201", "400", "401", "403", "404", "409"},
+    ("get", "/api/memos/{id}/versions/"): {"200", "400", "401", "404"},
+    ("post", "/api/memos/{id}/versions/"): {"201", "400", "401", "403", "404", "409", "429"},
     ("post", "/api/memos/{id}/decision/"): {"201", "400", "401", "403", "404", "409"},
 }
 
@@ -474,7 +480,8 @@ def test_each_operation_documents_its_statuses_and_explains_itself(method, path)
     op = project().operation(method, path)
     documented = set(op["responses"])
     assert STATUSES[(method, path)] <= documented
-    assert "422" not in documented and "429" not in documented
+    assert "422" not in documented
+    assert ("429" in documented) == (STATUSES[(method, path)] >= {"429"})
     assert len(op["description"]) > 80 and op["summary"]
     if method == "get":
         assert project().description_gaps(method, path) == []
@@ -530,3 +537,44 @@ def test_nobody_decides_on_their_own_memo(client_for, teacher, staff, course, po
     colleague = client_for(CourseRoleFactory(course=course).user)
     r = post(colleague, f"{MEMOS}{memo_id}/decision/", {"decision": "approve"})
     assert r.status_code == 201 and r.json()["status"] == "approved"
+
+
+# ------------------------------------------------------------------------ the limits
+
+
+def test_a_second_version_within_a_minute_is_a_429_with_retry_after(api, memo, post):
+    path = f"{MEMOS}{memo['id']}/versions/"
+    r = post(api, path, {"markdown": "## Demand\nToo soon."})
+    assert error_of(r, 429)["code"] == "throttled"
+    assert 1 <= int(r["Retry-After"]) <= 60
+    assert MemoVersion.objects.count() == 1
+    age_memo_versions()
+    assert post(api, path, {"markdown": "## Demand\nNow."}).status_code == 201
+
+
+def test_the_thirty_first_version_is_a_409_naming_the_limit(api, memo, post):
+    from assess.services.memos import MAX_VERSIONS
+
+    path = f"{MEMOS}{memo['id']}/versions/"
+    for n in range(2, MAX_VERSIONS + 1):
+        age_memo_versions()
+        assert post(api, path, {"markdown": f"v{n}"}, review=False).status_code == 201
+    age_memo_versions()
+    r = post(api, path, {"markdown": "one too many"}, review=False)
+    assert "30 versions" in error_of(r, 409)["detail"]
+    assert MemoVersion.objects.count() == MAX_VERSIONS
+
+
+def test_versions_come_a_page_at_a_time(api, client_for, other_learner, teacher, memo, post):
+    age_memo_versions()
+    post(api, f"{MEMOS}{memo['id']}/versions/", {"markdown": "## Demand\nv2"})
+    path = f"{MEMOS}{memo['id']}/versions/"
+    r = api.get(path, {"page_size": 1})
+    body = assert_documented(r, "get", path)
+    assert r.status_code == 200 and body["count"] == 2 and body["next"]
+    [first] = body["results"]
+    assert first["number"] == 1 and first["markdown"] == memo["versions"][0]["markdown"]
+    second = api.get(path, {"page_size": 1, "page": 2}).json()["results"]
+    assert [v["number"] for v in second] == [2]
+    assert rows_of(teacher.get(path))[1]["markdown"] == "## Demand\nv2"  # its instructor
+    assert error_of(client_for(other_learner).get(path), 404)

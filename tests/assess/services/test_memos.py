@@ -10,12 +10,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from assess.errors import Conflict, InvalidInput, NotPermitted
+from assess.errors import Conflict, InvalidInput, NotPermitted, TooSoon
 from assess.memo_review.brief import brief_for
 from assess.memo_review.example import example_memo
 from assess.models import Enrolment, Memo, MemoDecision, MemoVersion
 from assess.selectors.memos import memo_get_for_user, memo_list_for_user
 from assess.services import memos as svc
+from tests.assess.helpers import age_memo_versions
 from tests.factories import CourseFactory, CourseRoleFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -87,6 +88,7 @@ def test_a_resubmission_is_version_2_reviewed_afresh(learner, instructor, course
     first = submit(learner, "## Assumptions\nA first draft.")
     svc.memo_decide(instructor=instructor, memo=first.memo, decision="request_changes")
     assert Memo.objects.get().status == Memo.Status.CHANGES_REQUESTED
+    age_memo_versions()
     second = submit(learner, memo=first.memo)
     assert second.number == 2 and second.memo_id == first.memo_id
     assert Memo.objects.get().status == Memo.Status.IN_REVIEW
@@ -94,6 +96,7 @@ def test_a_resubmission_is_version_2_reviewed_afresh(learner, instructor, course
     first.refresh_from_db()
     assert first.markdown == "## Assumptions\nA first draft." and first.review is not None
     # memo_submit on an existing memo adds a version too (the API refuses it, 409).
+    age_memo_versions()
     third = submit(learner, "## Assumptions\nA third.")
     assert (third.number, third.memo_id) == (3, first.memo_id)
 
@@ -241,6 +244,7 @@ def test_no_decision_before_the_latest_version_is_reviewed(
     learner, instructor, course, submit, django_capture_on_commit_callbacks
 ):
     version = submit(learner)
+    age_memo_versions()
     with django_capture_on_commit_callbacks(execute=False):  # its review never runs
         svc.memo_version_add(learner=learner, memo=version.memo, markdown="## Demand\nv2")
     with pytest.raises(Conflict):
@@ -357,3 +361,38 @@ def test_an_instructor_decides_only_on_memos_of_learners_they_teach(
     with pytest.raises(NotPermitted):
         svc.memo_decide(instructor=scoped, memo=version.memo, decision="approve")
     assert not MemoDecision.objects.exists()
+
+
+# ------------------------------------------------------------------------ the limits
+
+
+def test_one_new_version_a_minute_and_nothing_stored_before(learner, course, submit):
+    first = submit(learner, "## Assumptions\nv1")
+    soon = first.created_at + svc.VERSION_INTERVAL - timedelta(seconds=20)
+    with pytest.raises(TooSoon) as refused:
+        svc.memo_version_add(learner=learner, memo=first.memo, markdown="v2", now=soon)
+    assert refused.value.retry_after == 20
+    with pytest.raises(TooSoon):  # the writing page's path too
+        svc.memo_submit(learner=learner, markdown="v2", now=soon)
+    assert MemoVersion.objects.count() == 1
+    later = first.created_at + svc.VERSION_INTERVAL
+    assert svc.memo_version_add(learner=learner, memo=first.memo, markdown="v2", now=later)
+
+
+def test_a_memo_holds_at_most_thirty_versions(learner, course):
+    start = timezone.now()
+    for n in range(svc.MAX_VERSIONS):
+        at = start + n * svc.VERSION_INTERVAL
+        version = svc.memo_submit(learner=learner, markdown=f"## Demand\nv{n + 1}", now=at)
+    assert version.number == svc.MAX_VERSIONS
+    later = start + svc.MAX_VERSIONS * svc.VERSION_INTERVAL
+    with pytest.raises(Conflict, match="30 versions"):
+        svc.memo_version_add(learner=learner, memo=version.memo, markdown="v31", now=later)
+    assert MemoVersion.objects.count() == svc.MAX_VERSIONS
+
+
+def test_memo_create_refuses_a_second_memo(learner, course):
+    first = svc.memo_create(learner=learner, markdown="## Assumptions\nv1")
+    with pytest.raises(Conflict, match=f"id {first.memo_id}"):
+        svc.memo_create(learner=learner, markdown="## Assumptions\nagain")
+    assert MemoVersion.objects.count() == 1
