@@ -145,17 +145,20 @@ EXTENSION_PUT = (
     "answer after the quiz's own close while everyone else is refused (409). With "
     "`after_close` feedback, grades wait until the quiz has closed for everyone, the "
     "latest extended close included.\n\n"
-    "For the quiz's instructors and staff; 404 for everyone else. 400 naming the field: "
+    "For the quiz's instructors and staff, never for oneself (403); 404 for everyone "
+    "else. 400 naming the field: "
     "`learner` for an unknown user or one not enrolled in the quiz's course; "
     "`extra_time_minutes` out of bounds (1 to 10080), on a quiz with no time limit, or "
     "missing together with `closes_at`; `closes_at` not after the quiz's close, not in "
     "the future, or on a quiz that never closes."
 )
+C403_OWN = "Nobody grants or removes an extension for themselves: another instructor does."
 EXTENSION_DELETE = (
     "Remove a learner's extension (204). Their open attempt falls back to the quiz's "
     "time limit and close, but never ends before now: past that deadline already, it "
-    "ends at once with every answer saved so far. For the quiz's instructors and staff; "
-    "404 for everyone else, and for a learner with no extension."
+    "ends at once with every answer saved so far. For the quiz's instructors and staff, "
+    "never for oneself (403); 404 for everyone else, and for a learner with no "
+    "extension."
 )
 ATTEMPT_GET = (
     "The attempt as you may see it now, for its learner, the quiz's instructors and "

@@ -14,7 +14,9 @@ from assess.api import docs
 from assess.api import serializers as s
 from assess.api.views.base import AssessAPIView
 from assess.errors import InvalidInput
+from assess.selectors.duties import Judgement, refuse_own_work
 from assess.services.extensions import extension_grant, extension_revoke
+from config.api_errors import error_responses
 from config.pagination import Pagination, paginate
 
 LEARNER_ID = OpenApiParameter(
@@ -56,11 +58,12 @@ class QuizExtensionDetailView(AssessAPIView):
         description=docs.EXTENSION_PUT,
         parameters=[LEARNER_ID],
         request=s.ExtensionInputSerializer,
-        responses={200: s.ExtensionSerializer},
+        responses={200: s.ExtensionSerializer, **error_responses(403, c403=docs.C403_OWN)},
         examples=docs.EXTENSION_EXAMPLES,
     )
     def put(self, request, pk: int, learner_id: int):
         quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
+        refuse_own_work(actor=request.user, subject_id=learner_id, judgement=Judgement.EXTENSION)
         data = s.ExtensionInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         learner = _learner(learner_id)
@@ -78,7 +81,7 @@ class QuizExtensionDetailView(AssessAPIView):
         summary="Remove a learner's extension",
         description=docs.EXTENSION_DELETE,
         parameters=[LEARNER_ID],
-        responses={204: None},
+        responses={204: None, **error_responses(403, c403=docs.C403_OWN)},
     )
     def delete(self, request, pk: int, learner_id: int):
         quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)

@@ -218,3 +218,22 @@ def test_a_learner_reads_their_own_close_on_the_quiz(
     # the list says the same (one query for the reader's extensions, not one per quiz)
     (listed,) = [q for q in api.get("/api/quizzes/").json()["results"] if q["id"] == quiz.pk]
     assert listed["closes_at_for_you"] == mine["closes_at_for_you"]
+
+
+def test_nobody_extends_themselves(teacher, instructor, course, quiz):
+    """An instructor enrolled in their own course: a PUT or DELETE on their own
+    extension is a 403 (documented) before the body is read; a colleague may."""
+    from tests.openapi import assert_documented
+
+    EnrolmentFactory(user=instructor, course=course)
+    path = "/api/quizzes/{id}/extensions/{learner_id}/"
+    for body in ({"extra_time_minutes": 15}, {}):
+        r = teacher.put(url(quiz, instructor), body, format="json")
+        assert "for yourself" in error_of(r, 403)["detail"]
+        assert_documented(r, "put", path)
+    colleague = CourseRoleFactory(course=course).user
+    Extension.objects.create(quiz=quiz, learner=instructor, extra_time=HOUR, granted_by=colleague)
+    r = teacher.delete(url(quiz, instructor))
+    assert error_of(r, 403)
+    assert_documented(r, "delete", path)
+    assert Extension.objects.filter(learner=instructor).exists()
