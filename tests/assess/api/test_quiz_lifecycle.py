@@ -8,7 +8,6 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
-from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration
 
 from assess.models import Attempt, Quiz
 from tests.assess.helpers import error_of, rows_of
@@ -135,18 +134,10 @@ def test_a_learner_and_another_courses_instructor_get_404(api, client_for, draft
 
 
 @pytest.mark.parametrize("name", ["publish", "unpublish", "close"])
-def test_an_instructor_scoped_to_an_lms_course_gets_403(client_for, course, draft, name):
-    registration = LtiRegistration.objects.create(
-        name="LMS",
-        issuer="https://lms.example.org",
-        client_id="c",
-        auth_url="https://lms.example.org/auth",
-        token_url="https://lms.example.org/token",
-        keyset_url="https://lms.example.org/jwks.json",
-    )
-    deployment = LtiDeployment.objects.create(registration=registration, deployment_id="d")
-    context = LtiContext.objects.create(deployment=deployment, id_on_platform="a", title="A")
-    scoped = CourseRoleFactory(course=course, lti_context=context).user
+def test_an_instructor_scoped_to_an_lms_course_gets_403(
+    client_for, course, draft, name, lms_context
+):
+    scoped = CourseRoleFactory(course=course, lti_context=lms_context).user
     error = error_of(action(client_for(scoped), draft, name), 403)
     assert error["code"] == "permission_denied" and "LMS course" in error["detail"]
 

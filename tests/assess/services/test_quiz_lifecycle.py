@@ -8,7 +8,6 @@ from datetime import timedelta
 import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
-from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration
 
 from assess import selectors
 from assess.errors import Conflict, NotPermitted
@@ -51,19 +50,9 @@ def draft(instructor, course):
 
 
 @pytest.fixture
-def scoped_instructor(course):
+def scoped_instructor(course, lms_context):
     """An instructor made by an LTI launch: scoped to one LMS course's learners."""
-    registration = LtiRegistration.objects.create(
-        name="LMS",
-        issuer="https://lms.example.org",
-        client_id="c",
-        auth_url="https://lms.example.org/auth",
-        token_url="https://lms.example.org/token",
-        keyset_url="https://lms.example.org/jwks.json",
-    )
-    deployment = LtiDeployment.objects.create(registration=registration, deployment_id="d")
-    context = LtiContext.objects.create(deployment=deployment, id_on_platform="a", title="A")
-    return CourseRoleFactory(course=course, lti_context=context).user
+    return CourseRoleFactory(course=course, lti_context=lms_context).user
 
 
 # ------------------------------------------------------------------------------ drafts
