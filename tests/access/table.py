@@ -195,7 +195,12 @@ TABLE: dict[tuple[str, str], Row] = {
         "practising a lesson of the learner's course", "401 201 201 201 201 201 201", LESSON
     ),
     ("assess:capstone-brief", "GET"): Row(
-        "the user's own capstone brief", "401 200 200 200 200 200 200"
+        "the user's own capstone brief: only the learner has started theirs",
+        "401 200 404 404 404 404 404",
+    ),
+    ("assess:capstone-brief", "POST"): Row(
+        "starting the user's own capstone (the learner's was started)",
+        "401 200 201 201 201 201 201",
     ),
     ("assess:memo-list", "GET"): Row("the user's memos", "401 200 200 200 200 200 200"),
     ("assess:memo-list", "POST"): Row(
