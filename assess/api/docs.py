@@ -238,13 +238,18 @@ ENROLMENTS = (
 )
 ENROLMENT_ADD = (
     "Enrol a learner by username (201; 200 if already enrolled). For the course's "
-    "instructors and staff (404 for everyone else); 400 on `username` if there is no "
-    "such user."
+    "instructors and staff (404 for everyone else; 403 for an instructor scoped to an "
+    "LMS course, whatever the body); 400 on `username` if there is no such user."
 )
 ENROLMENT_REMOVE = (
     "Remove a learner from the course (204): they can no longer list or start its "
     "quizzes; their attempts and mastery stay. For the course's instructors and staff; "
-    "404 for everyone else, and for a user who is not enrolled."
+    "404 for everyone else, and for a user who is not enrolled; 403 for an instructor "
+    "scoped to an LMS course."
+)
+C403_ROSTER = (
+    "You teach this course from an LMS course: that LMS manages your learners, and "
+    "adding or removing one changes the whole Burn-in course."
 )
 PRACTICE = (
     "Add a practice question on the lesson's weakest unmastered skill (the weakest skill "

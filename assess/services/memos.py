@@ -22,7 +22,7 @@ from assess.errors import Conflict, InvalidInput, NotPermitted
 from assess.memo_review.brief import Brief, brief_for
 from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion
 from assess.selectors import user_is_enrolled, user_is_instructor
-from assess.services.enrolments import enrolment_self
+from assess.services.enrolments import SELF_ENROL_REFUSED, enrolment_self
 from assess.signals import progress_recorded_on_commit
 from config.celery import try_delay
 from curricula.models import Course
@@ -55,6 +55,19 @@ def capstone_start(*, learner, course: Course | None = None) -> tuple[Capstone, 
     return Capstone.objects.get_or_create(
         learner=learner, course=course, defaults={"seed": secrets.randbits(SEED_BITS)}
     )
+
+
+def capstone_start_check(*, learner, course: Course) -> None:
+    """NotPermitted where capstone_start would refuse the learner (not staff, no
+    capstone yet, not enrolled, and the course takes learners only from its
+    instructors); writes nothing. The API asks it before it reads a memo's body, so
+    the refusal is for who the learner is, never for what they wrote."""
+    if learner.is_staff or course.self_enrol:
+        return
+    if Capstone.objects.filter(learner=learner, course=course).exists():
+        return
+    if not user_is_enrolled(user=learner, course_id=course.pk):
+        raise NotPermitted(SELF_ENROL_REFUSED)
 
 
 def capstone_get_or_create(*, learner, course: Course | None = None) -> Capstone:

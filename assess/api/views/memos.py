@@ -26,6 +26,7 @@ from assess.services.memos import (
     capstone_course,
     capstone_get_or_create,
     capstone_start,
+    capstone_start_check,
     memo_decide,
     memo_submit,
     memo_version_add,
@@ -108,6 +109,7 @@ class MemoListView(AssessAPIView):
         examples=docs.MEMO_EXAMPLES,
     )
     def post(self, request):
+        capstone_start_check(learner=request.user, course=capstone_course())  # before the body
         data = s.MemoInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         capstone = capstone_get_or_create(learner=request.user)
