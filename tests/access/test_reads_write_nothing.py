@@ -11,9 +11,11 @@ request must leave every table's row count as it was and send no INSERT, UPDATE 
 DELETE (tests/access/writes.py, which also states the one allowed write: closing an
 attempt whose deadline has passed).
 
-The sessions table is counted like the rest: no read may start a session row (an
-anonymous crawler would fill the table). The cells' signed-in sessions exist before the
-sweep; no read here updates them either, so no exception is made for them.
+The sessions table is counted like the rest: no read may start or end a session row
+(an anonymous crawler would fill the table). A signed-in read may update its caller's
+own row (a flashed message read and cleared: the browser's state, kept on the server);
+no cell of the sweep does, and test_a_read_may_clear_its_callers_flash_and_nothing_else
+shows the rule both ways.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from datetime import timedelta
 
 import pytest
 from django.conf import settings
+from django.contrib.sessions.backends.db import SessionStore
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from assess.models import Attempt, Enrolment
 from assess.services.attempts import attempt_start
+from frontend.answers import SESSION_ERRORS
 from tests.access.table import TABLE
 from tests.access.world import ROLES
 from tests.access.writes import row_counts, writes_of
@@ -72,7 +76,8 @@ def read(world, name: str, method: str, role: str):
     "name,method,role", CELLS, ids=[f"{name}:{method}-{role}" for name, method, role in CELLS]
 )
 def test_a_read_changes_no_table(world, name, method, role):
-    response, problems = writes_of(lambda: read(world, name, method, role))
+    key = world.sessions.get(role)
+    response, problems = writes_of(lambda: read(world, name, method, role), session_key=key)
     assert response.status_code < 500, response.content[:300]
     assert problems == [], f"{method} {name} as {role} -> {response.status_code}"
 
@@ -130,3 +135,30 @@ def test_the_one_allowed_write_closes_only_the_attempt_past_its_deadline(world):
     response, problems = writes_of(lambda: page("learner", late))
     assert (response.status_code, problems) == (200, [])
     assert Attempt.objects.get(pk=late.pk).status == Attempt.Status.EXPIRED
+
+
+def test_a_read_may_clear_its_callers_flash_and_nothing_else(world):
+    """The question page shows, once, the reason an answer posted without JavaScript was
+    unreadable, kept in the caller's session: reading it updates that session's row,
+    which is allowed for the caller's own session only. A session started by a read
+    is a new row, and fails."""
+    key = world.sessions["learner"]
+    store = SessionStore(session_key=key)
+    store[SESSION_ERRORS] = {f"{world.question.pk}:a": "Type the digits 0 to 9."}
+    store.save()
+    kwargs = {"pk": world.attempt.pk, "qid": world.question.pk}
+
+    def page():
+        client = Client()
+        client.cookies[settings.SESSION_COOKIE_NAME] = key
+        return client.get(reverse("question-detail", kwargs=kwargs))
+
+    response, problems = writes_of(page, session_key=key)
+    assert (response.status_code, problems) == (200, [])
+    assert SESSION_ERRORS not in SessionStore(session_key=key).load()  # shown once
+    store[SESSION_ERRORS] = {"1:a": "x"}
+    store.save()
+    _, problems = writes_of(page, session_key=world.sessions["staff"])  # not the caller's
+    assert any(p.endswith("and it is not the caller's") for p in problems), problems
+    _, problems = writes_of(lambda: SessionStore().save(), session_key=key)  # a new row
+    assert any(p.startswith("django_session:") for p in problems)

@@ -12,6 +12,13 @@ the attempts table, when an open attempt was past its deadline before the reques
 then only such attempts' rows may differ after it, each now expired; no other table's
 rows or counts may change. The close's after-commit work (the certification check, an
 LMS grade) is what any close queues, and is allowed with it.
+
+Sessions: no read may add or remove a session row (an anonymous crawler would fill the
+table), so django_session is counted like every table. A signed-in read may update its
+caller's own session row: a page that shows a flashed message clears it there. That
+row is the browser's state kept on the server, as a cookie would be, not the service's
+data; so UPDATEs of django_session pass when the caller's session key is given and no
+other session row differs afterwards.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from django.contrib.sessions.models import Session
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -55,15 +63,21 @@ def _attempt_rows() -> dict[int, tuple]:
     return {row[0]: row for row in Attempt.objects.order_by().values_list("pk", *fields)}
 
 
-def writes_of(send: Callable[[], object]) -> tuple[object, list[str]]:
+def _session_rows() -> dict[str, tuple]:
+    return dict(Session.objects.order_by().values_list("session_key", "session_data"))
+
+
+def writes_of(
+    send: Callable[[], object], *, session_key: str | None = None
+) -> tuple[object, list[str]]:
     """(what `send` returned, the writes it made that a read may not), per the rule in
-    this module's docstring."""
+    this module's docstring; `session_key` is the caller's session, if signed in."""
     due = set(
         Attempt.objects.filter(
             status=Attempt.Status.OPEN, deadline__lte=timezone.now()
         ).values_list("pk", flat=True)
     )
-    counts, attempts = row_counts(), _attempt_rows()
+    counts, attempts, sessions = row_counts(), _attempt_rows(), _session_rows()
     queued = len(connection.run_on_commit)
     with CaptureQueriesContext(connection) as ctx:
         result = send()
@@ -74,11 +88,17 @@ def writes_of(send: Callable[[], object]) -> tuple[object, list[str]]:
         for table in sorted(set(counts) | set(after))
         if counts.get(table) != after.get(table)
     ]
-    attempt_table = Attempt._meta.db_table
+    allowed = {Attempt._meta.db_table: bool(due), Session._meta.db_table: bool(session_key)}
     for query in ctx.captured_queries:
         for table in sorted(written_tables(query["sql"])):
-            if not (table == attempt_table and due):
+            if not allowed.get(table):
                 problems.append(f"wrote {table}: {query['sql'][:200]}")
+    sessions_after = _session_rows()
+    problems += [
+        f"session {key[:6]}... changed, and it is not the caller's"
+        for key in sorted(set(sessions) | set(sessions_after))
+        if key != session_key and sessions.get(key) != sessions_after.get(key)
+    ]
     attempts_after = _attempt_rows()
     changed = {
         pk
