@@ -242,13 +242,18 @@ ENROLMENTS = (
 )
 ENROLMENT_ADD = (
     "Enrol a learner by username (201; 200 if already enrolled). For the course's "
-    "instructors and staff (404 for everyone else); 400 on `username` if there is no "
-    "such user."
+    "instructors and staff (404 for everyone else; 403 for an instructor scoped to an "
+    "LMS course, whatever the body); 400 on `username` if there is no such user."
 )
 ENROLMENT_REMOVE = (
     "Remove a learner from the course (204): they can no longer list or start its "
     "quizzes; their attempts and mastery stay. For the course's instructors and staff; "
-    "404 for everyone else, and for a user who is not enrolled."
+    "404 for everyone else, and for a user who is not enrolled; 403 for an instructor "
+    "scoped to an LMS course."
+)
+C403_ROSTER = (
+    "You teach this course from an LMS course: that LMS manages your learners, and "
+    "adding or removing one changes the whole Burn-in course."
 )
 PRACTICE = (
     "Add a practice question on the lesson's weakest unmastered skill (the weakest skill "
@@ -373,10 +378,17 @@ _REVIEW = (
 CAPSTONE_BRIEF = (
     "Your capstone brief in the Foundations course: a model, its traffic, an SLO and "
     "candidate accelerators with hourly prices, drawn once for you from a seed (the same "
-    "seed always gives the same brief). The first call draws it, and enrols you in the "
-    "course where the course allows self-enrolment (403 where it does not). `memo` is "
-    "the id of your memo, null until you submit one with POST /api/memos/."
+    "seed always gives the same brief). A read: 404 until you have started the capstone "
+    "with POST /api/capstone/brief/ (or submitted a memo). `memo` is the id of your "
+    "memo, null until you submit one with POST /api/memos/."
 )
+CAPSTONE_START = (
+    "Start your capstone: draws your brief (201), or answers the one drawn before (200: "
+    "the same seed, the same brief). Starting enrols you in the Foundations course where "
+    "the course allows self-enrolment (403 where it does not and you are not enrolled). "
+    "No request body."
+)
+C404_CAPSTONE = "You have not started the capstone: POST /api/capstone/brief/ draws your brief."
 MEMO_ID = OpenApiParameter(
     "id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The memo's id."
 )
@@ -394,7 +406,7 @@ MEMO_LIST = (
 MEMO_SUBMIT = (
     "Submit your capstone memo: creates the memo with version 1 (201, the memo as GET "
     "/api/memos/{id}/ shows it), drawing your brief and enrolling you first if "
-    "GET /api/capstone/brief/ has not. One memo per learner: when you already have one "
+    "POST /api/capstone/brief/ has not. One memo per learner: when you already have one "
     "the answer is 409 and its detail names the memo, whose later versions go to "
     "POST /api/memos/{id}/versions/.\n\n" + _REVIEW + "\n\n"
     "400 on `markdown` when it is missing, blank, too long or holds a NUL character."

@@ -110,6 +110,12 @@ def user_is_course_instructor(*, user, course_id: int | None) -> bool:
     return _roles(user).filter(course_id=course_id, lti_context__isnull=True).exists()
 
 
+def quiz_author_roles(*, user) -> list[bool]:
+    """For each of the user's instructor roles, whether it is course-wide (not scoped
+    to an LMS course): who may create a quiz anywhere, read in one query."""
+    return [c is None for c in _roles(user).values_list("lti_context_id", flat=True)]
+
+
 def user_is_teacher(*, user) -> bool:
     """Staff, or an instructor of at least one course: who sees the teaching pages."""
     return user.is_authenticated and (user.is_staff or _instructed_course_ids(user).exists())

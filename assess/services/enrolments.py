@@ -14,6 +14,8 @@ from audit.models import AuditEvent
 from audit.services import audit_record
 from curricula.models import Course
 
+SELF_ENROL_REFUSED = "This course enrols learners through its instructors."
+
 
 def _enrol(user, course: Course, source: str) -> tuple[Enrolment, bool]:
     """get_or_create, safe under a race (the unique constraint decides)."""
@@ -34,7 +36,7 @@ def enrolment_self(*, user, course: Course, source: str = Enrolment.Source.SELF)
     if existing is not None:
         return existing, False
     if not course.self_enrol:
-        raise NotPermitted("This course enrols learners through its instructors.")
+        raise NotPermitted(SELF_ENROL_REFUSED)
     return _enrol(user, course, source)
 
 
@@ -44,9 +46,11 @@ def enrolment_lti(*, user, course: Course) -> tuple[Enrolment, bool]:
     return _enrol(user, course, Enrolment.Source.LTI)
 
 
-def _check_manager(actor, course: Course) -> None:
-    """Staff and course-wide instructors; an instructor scoped to an LMS course is told
-    to ask a Burn-in administrator (their LMS manages their roster)."""
+def enrolment_manager_check(*, actor, course: Course) -> None:
+    """NotPermitted unless the actor may change the course's roster: staff and
+    course-wide instructors; an instructor scoped to an LMS course is told to ask a
+    Burn-in administrator (their LMS manages their roster). The API asks it before it
+    reads the body naming the learner: a refusal is for who the actor is."""
     if not user_is_course_instructor(user=actor, course_id=course.pk):
         if user_is_instructor(user=actor, course_id=course.pk):
             raise NotPermitted(SCOPED_WRITE_REFUSED)
@@ -62,7 +66,7 @@ def _learner(username: str):
 
 def enrolment_add(*, actor, course: Course, username: str) -> tuple[Enrolment, bool]:
     """An instructor (or staff) enrols a learner by username: (enrolment, created)."""
-    _check_manager(actor, course)
+    enrolment_manager_check(actor=actor, course=course)
     learner = _learner(username)
     with transaction.atomic():
         enrolment, created = _enrol(learner, course, Enrolment.Source.INSTRUCTOR)
@@ -75,7 +79,7 @@ def enrolment_remove(*, actor, course: Course, username: str) -> bool:
     """An instructor (or staff) removes a learner; True if they were enrolled. Their
     attempts and mastery stay (they are the learner's record); they can no longer list
     or start the course's quizzes."""
-    _check_manager(actor, course)
+    enrolment_manager_check(actor=actor, course=course)
     learner = _learner(username)
     with transaction.atomic():
         deleted, _ = Enrolment.objects.filter(user=learner, course=course).delete()

@@ -25,7 +25,7 @@ from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion
 from assess.selectors import user_is_enrolled
 from assess.selectors.duties import Judgement, refuse_own_work
 from assess.selectors.memos import memo_is_taught_by
-from assess.services.enrolments import enrolment_self
+from assess.services.enrolments import SELF_ENROL_REFUSED, enrolment_self
 from assess.signals import progress_recorded_on_commit
 from config.celery import try_delay
 from curricula.models import Course
@@ -49,19 +49,37 @@ def capstone_course() -> Course:
         raise Conflict("The capstone's course is not loaded (manage.py load_curricula).") from exc
 
 
-def capstone_get_or_create(*, learner, course: Course | None = None) -> Capstone:
-    """The learner's capstone in the course, drawn once with a fresh seed; a learner not
-    enrolled is enrolled where the course allows it (NotPermitted otherwise)."""
+def capstone_start(*, learner, course: Course | None = None) -> tuple[Capstone, bool]:
+    """(the learner's capstone in the course, whether this call drew it). Drawn once
+    with a fresh seed; a learner not enrolled is enrolled where the course allows it
+    (NotPermitted otherwise). A write: only a POST starts a capstone, never a read."""
     course = course or capstone_course()
     existing = Capstone.objects.filter(learner=learner, course=course).first()
     if existing is not None:
-        return existing
+        return existing, False
     if not (learner.is_staff or user_is_enrolled(user=learner, course_id=course.pk)):
         enrolment_self(user=learner, course=course, source=Enrolment.Source.SELF)
-    capstone, _ = Capstone.objects.get_or_create(
+    return Capstone.objects.get_or_create(
         learner=learner, course=course, defaults={"seed": secrets.randbits(SEED_BITS)}
     )
-    return capstone
+
+
+def capstone_start_check(*, learner, course: Course) -> None:
+    """NotPermitted where capstone_start would refuse the learner (not staff, no
+    capstone yet, not enrolled, and the course takes learners only from its
+    instructors); writes nothing. The API asks it before it reads a memo's body, so
+    the refusal is for who the learner is, never for what they wrote."""
+    if learner.is_staff or course.self_enrol:
+        return
+    if Capstone.objects.filter(learner=learner, course=course).exists():
+        return
+    if not user_is_enrolled(user=learner, course_id=course.pk):
+        raise NotPermitted(SELF_ENROL_REFUSED)
+
+
+def capstone_get_or_create(*, learner, course: Course | None = None) -> Capstone:
+    """The learner's capstone, started now if it was not (capstone_start)."""
+    return capstone_start(learner=learner, course=course)[0]
 
 
 def capstone_brief(capstone: Capstone) -> Brief:

@@ -129,7 +129,10 @@ TABLE: dict[tuple[str, str], Row] = {
         "401 401 401 401 401 401 401",
     ),
     ("assess:quiz-list", "GET"): Row("quizzes the user may see", "401 200 200 200 200 200 200"),
-    ("assess:quiz-list", "POST"): Row("creating a quiz, empty body", "401 400 400 400 400 400 400"),
+    ("assess:quiz-list", "POST"): Row(
+        "creating a quiz, empty body: refused before the body to all who teach nothing",
+        "401 403 403 403 400 403 400",
+    ),
     ("assess:quiz-detail", "GET"): Row(
         "a published quiz of the learner's course", "401 200 200 404 404 404 200", QUIZ
     ),
@@ -195,7 +198,12 @@ TABLE: dict[tuple[str, str], Row] = {
         "practising a lesson of the learner's course", "401 201 201 201 201 201 201", LESSON
     ),
     ("assess:capstone-brief", "GET"): Row(
-        "the user's own capstone brief", "401 200 200 200 200 200 200"
+        "the user's own capstone brief: only the learner has started theirs",
+        "401 200 404 404 404 404 404",
+    ),
+    ("assess:capstone-brief", "POST"): Row(
+        "starting the user's own capstone (the learner's was started)",
+        "401 200 201 201 201 201 201",
     ),
     ("assess:memo-list", "GET"): Row("the user's memos", "401 200 200 200 200 200 200"),
     ("assess:memo-list", "POST"): Row(

@@ -100,6 +100,7 @@ TARGETS: dict[tuple[str, str], Target] = {
     ("POST", "/api/lessons/{slug}/practice/"): Target(
         "learner", lambda w: f"/api/lessons/{w.lesson.slug}/practice/"
     ),
+    ("POST", "/api/capstone/brief/"): Target("other", lambda w: "/api/capstone/brief/"),
     ("POST", "/api/memos/"): Target(
         "other", lambda w: "/api/memos/", lambda w: {"markdown": "# Capacity plan\n\n8 GPUs."}
     ),

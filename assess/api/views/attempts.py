@@ -6,7 +6,7 @@ from django.utils import timezone
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from drf_standardized_errors.openapi_validation_errors import extend_validation_errors
 from rest_framework import status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import ParseError, UnsupportedMediaType, ValidationError
 from rest_framework.response import Response
 
 from assess import selectors
@@ -48,6 +48,22 @@ class AttemptFinishView(AssessAPIView):
         return _review(request, attempt_finish(attempt=attempt))
 
 
+def _answer_or_refusal(request, pk: int) -> dict:
+    """The answer's body, validated. A valid one is gated below with its question, in
+    one query (question_get_for_writer); a body that fails, one that is not JSON
+    included, is refused only once the attempt is known to be the caller's: someone
+    else's attempt is a 404 whatever the body holds."""
+    try:
+        data = s.ResponseInputSerializer(data=request.data)
+        if data.is_valid():
+            return data.validated_data
+        refusal: Exception = ValidationError(data.errors)
+    except (ParseError, UnsupportedMediaType) as exc:
+        refusal = exc
+    selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
+    raise refusal
+
+
 @extend_validation_errors(["unreadable_answer"], field_name="answer", methods=["post"])
 @service_validation("question", "part")
 class AttemptResponsesView(AssessAPIView):
@@ -73,12 +89,7 @@ class AttemptResponsesView(AssessAPIView):
         examples=docs.RESPONSE_EXAMPLES,
     )
     def post(self, request, pk: int):
-        data = s.ResponseInputSerializer(data=request.data)
-        if not data.is_valid():
-            # Someone else's attempt is a 404 whatever the body holds.
-            selectors.attempt_get_for_user(user=request.user, pk=pk, write=True)
-            raise ValidationError(data.errors)
-        d = data.validated_data
+        d = _answer_or_refusal(request, pk)
         question = selectors.question_get_for_writer(
             user=request.user, attempt_pk=pk, pk=d["question"]
         )

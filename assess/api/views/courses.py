@@ -17,8 +17,14 @@ from assess.api.views.base import (
     service_validation,
 )
 from assess.errors import InvalidInput
-from assess.services.enrolments import enrolment_add, enrolment_remove, enrolment_self
+from assess.services.enrolments import (
+    enrolment_add,
+    enrolment_manager_check,
+    enrolment_remove,
+    enrolment_self,
+)
 from assess.services.practice_sessions import practice_question_open_ended
+from config.api_errors import error_responses
 from config.pagination import Pagination, paginate
 from curricula.models import Course
 from curricula.selectors import lesson_get
@@ -67,12 +73,16 @@ class CourseEnrolmentsView(AssessAPIView):
         summary="Enrol a learner",
         description=docs.ENROLMENT_ADD,
         request=s.EnrolmentInputSerializer,
-        responses=created_or_existing(s.EnrolmentSerializer, existing="Already enrolled."),
+        responses={
+            **created_or_existing(s.EnrolmentSerializer, existing="Already enrolled."),
+            **error_responses(403, c403=docs.C403_ROSTER),
+        },
         examples=docs.ENROLMENT_EXAMPLES,
     )
     def post(self, request, slug: str):
         course = _course(slug)
         selectors.enrolments_for_instructor(user=request.user, course=course)  # the gate
+        enrolment_manager_check(actor=request.user, course=course)  # before the body: 403
         data = s.EnrolmentInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         enrolment, created = enrolment_add(
@@ -86,7 +96,7 @@ class CourseEnrolmentDetailView(AssessAPIView):
     @extend_schema(
         summary="Remove a learner from a course",
         description=docs.ENROLMENT_REMOVE,
-        responses={204: None},
+        responses={204: None, **error_responses(403, c403=docs.C403_ROSTER)},
     )
     def delete(self, request, slug: str, username: str):
         course = _course(slug)

@@ -5,14 +5,17 @@ an instructor's review queue)."""
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_standardized_errors.openapi_serializers import ErrorResponse404Serializer
 from rest_framework import status
+from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
 from assess.api import docs
 from assess.api import serializers as s
-from assess.api.views.base import AssessAPIView, service_validation
+from assess.api.views.base import AssessAPIView, created_or_existing, service_validation
 from assess.errors import NotPermitted
 from assess.selectors.memos import (
+    capstone_for_learner,
     memo_for_learner,
     memo_get_for_user,
     memo_list_for_user,
@@ -20,7 +23,9 @@ from assess.selectors.memos import (
 )
 from assess.services.memos import (
     capstone_brief,
-    capstone_get_or_create,
+    capstone_course,
+    capstone_start,
+    capstone_start_check,
     memo_create,
     memo_decide,
     memo_decider_check,
@@ -37,24 +42,49 @@ def _memo(request, pk: int, code: int = status.HTTP_200_OK) -> Response:
     return Response(s.MemoSerializer(memo).data, status=code)
 
 
+def _brief(request, capstone, code: int = status.HTTP_200_OK) -> Response:
+    memo = memo_for_learner(user=request.user, course_id=capstone.course_id)
+    data = {
+        "capstone": capstone,
+        "brief": capstone_brief(capstone),
+        "memo_id": memo.pk if memo else None,
+    }
+    return Response(s.CapstoneBriefSerializer(data).data, status=code)
+
+
 class CapstoneBriefView(AssessAPIView):
+    """GET reads a capstone the learner has started and writes nothing (issue 33: it
+    used to enrol whoever looked and draw them a brief); POST starts it."""
+
     @extend_schema(
         summary="Your capstone brief",
         description=docs.CAPSTONE_BRIEF,
         responses={
             200: s.CapstoneBriefSerializer,
-            **error_responses(403, 409, c403=docs.C403_ENROL, c409=docs.C409_NO_COURSE),
+            404: OpenApiResponse(ErrorResponse404Serializer, description=docs.C404_CAPSTONE),
+            **error_responses(409, c409=docs.C409_NO_COURSE),
         },
     )
     def get(self, request):
-        capstone = capstone_get_or_create(learner=request.user)
-        memo = memo_for_learner(user=request.user, course_id=capstone.course_id)
-        data = {
-            "capstone": capstone,
-            "brief": capstone_brief(capstone),
-            "memo_id": memo.pk if memo else None,
-        }
-        return Response(s.CapstoneBriefSerializer(data).data)
+        capstone = capstone_for_learner(user=request.user, course_id=capstone_course().pk)
+        if capstone is None:
+            raise NotFound(docs.C404_CAPSTONE)
+        return _brief(request, capstone)
+
+    @extend_schema(
+        summary="Start your capstone",
+        description=docs.CAPSTONE_START,
+        request=None,
+        responses={
+            **created_or_existing(
+                s.CapstoneBriefSerializer, existing="Your capstone, started before: its brief."
+            ),
+            **error_responses(403, 409, c403=docs.C403_ENROL, c409=docs.C409_NO_COURSE),
+        },
+    )
+    def post(self, request):
+        capstone, created = capstone_start(learner=request.user)
+        return _brief(request, capstone, status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class MemoListView(AssessAPIView):
@@ -79,6 +109,7 @@ class MemoListView(AssessAPIView):
         examples=docs.MEMO_EXAMPLES,
     )
     def post(self, request):
+        capstone_start_check(learner=request.user, course=capstone_course())  # before the body
         data = s.MemoInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         version = memo_create(learner=request.user, markdown=data.validated_data["markdown"])

@@ -21,7 +21,13 @@ from assess.api.views.base import (
 )
 from assess.policy import feedback_visible
 from assess.services.attempts import attempt_start
-from assess.services.quizzes import quiz_close, quiz_create, quiz_publish, quiz_unpublish
+from assess.services.quizzes import (
+    check_quiz_author,
+    quiz_close,
+    quiz_create,
+    quiz_publish,
+    quiz_unpublish,
+)
 from config.api_errors import error_responses
 from config.pagination import Pagination, paginate
 
@@ -63,6 +69,7 @@ class QuizListView(AssessAPIView):
         examples=docs.QUIZ_EXAMPLES,
     )
     def post(self, request):
+        check_quiz_author(request.user)  # before the body: a learner is 403, not 400
         data = s.QuizCreateSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         quiz = quiz_create(

@@ -8,6 +8,7 @@ from assess.services.quizzes.authoring import (
     quiz_edit_refusal,
     quiz_update,
 )
+from assess.services.quizzes.guards import check_quiz_author
 from assess.services.quizzes.lifecycle import quiz_close, quiz_publish, quiz_unpublish
 from assess.services.quizzes.spec import (
     MAX_ATTEMPTS,
@@ -27,6 +28,7 @@ __all__ = [
     "MAX_TRIES",
     "QuizSpec",
     "SlotSpec",
+    "check_quiz_author",
     "quiz_close",
     "quiz_create",
     "quiz_duplicate",

@@ -18,6 +18,7 @@ from assess.services.quizzes.guards import (
     attempts_phrase,
     check_course_write,
     check_managed_here,
+    check_quiz_author,
     lock_counting_attempts,
 )
 from assess.services.quizzes.spec import CheckedSpec, QuizSpec, spec_check, spec_course
@@ -30,10 +31,13 @@ TITLE_MAX = 200
 
 def _checked(*, user, spec: QuizSpec, creating: bool) -> CheckedSpec:
     """The spec's course may be written by the user (checked first: a learner is told
-    403 whatever else is wrong), then the whole spec."""
+    403 whatever else is wrong), then the whole spec. An unknown course is a 400 below,
+    but only for someone who may create quizzes at all."""
     course = spec_course(spec)
-    if course is not None or not spec.course_slug:  # an unknown course is a 400 below
+    if course is not None or not spec.course_slug:
         check_course_write(user, course_id=course.pk if course else None, creating=creating)
+    else:
+        check_quiz_author(user)
     return spec_check(spec, course=course)
 
 

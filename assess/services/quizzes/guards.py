@@ -11,13 +11,32 @@ from __future__ import annotations
 
 from assess.errors import Conflict, NotPermitted
 from assess.models import Attempt, Quiz
-from assess.selectors import SCOPED_WRITE_REFUSED, user_is_course_instructor, user_is_instructor
+from assess.selectors import (
+    SCOPED_WRITE_REFUSED,
+    quiz_author_roles,
+    user_is_course_instructor,
+    user_is_instructor,
+)
 
 SCOPED_CHANGE_REFUSED = (
     "Instructors from an LMS course see and manage only that LMS course's learners; "
     "editing, publishing, unpublishing, closing or copying a quiz changes it for the "
     "whole Burn-in course: ask a Burn-in administrator or a course-wide instructor."
 )
+
+
+def check_quiz_author(user) -> None:
+    """NotPermitted unless the user may create a quiz in some course: staff, or a
+    course-wide instructor of one (an instructor scoped to an LMS course is told why).
+    Asked before a new quiz's body is read, so a learner is refused for who they are,
+    never told what is wrong with the quiz they may not make."""
+    if user.is_staff:
+        return
+    roles = quiz_author_roles(user=user)
+    if not any(roles):
+        raise NotPermitted(
+            SCOPED_WRITE_REFUSED if roles else "Only a course's instructors create its quizzes."
+        )
 
 
 def check_course_write(user, *, course_id: int | None, creating: bool = False) -> None:

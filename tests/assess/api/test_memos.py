@@ -69,7 +69,7 @@ def _memo_text(learner) -> str:
 @pytest.fixture
 def memo(api, learner, course, post) -> dict:
     """The learner's memo, version 1 reviewed; the body of GET /api/memos/{id}/."""
-    api.get(BRIEF)
+    api.post(BRIEF)
     r = post(api, MEMOS, {"markdown": _memo_text(learner)})
     assert r.status_code == 201, r.content
     return get(api, r.json()["id"])
@@ -84,18 +84,39 @@ def get(client, memo_id: int, status: int = 200) -> dict:
 # ---------------------------------------------------------------------------- brief
 
 
-def test_the_brief_is_drawn_once_and_enrols_the_learner(api, learner, course):
-    r = api.get(BRIEF)
-    body = assert_documented(r, "get", BRIEF)
-    assert r.status_code == 200
+def test_the_brief_is_drawn_once_by_a_post_and_enrols_the_learner(api, learner, course):
+    """POST starts the capstone (201), again gives the same brief (200); GET reads it."""
+    r = api.post(BRIEF)
+    body = assert_documented(r, "post", BRIEF)
+    assert r.status_code == 201
     capstone = Capstone.objects.get(learner=learner)
     brief = brief_for(capstone.seed)
     assert body["seed"] == capstone.seed and body["course"] == CAPSTONE_COURSE
     assert body["brief"] == json.loads(json.dumps(brief.as_dict()))
     assert body["markdown"] == brief.markdown() and body["memo"] is None
     assert Enrolment.objects.filter(user=learner, course=course).exists()
-    assert api.get(BRIEF).json() == body  # the same brief every time
+    again = api.post(BRIEF)
+    assert again.status_code == 200 and assert_documented(again, "post", BRIEF) == body
+    r = api.get(BRIEF)
+    assert r.status_code == 200 and assert_documented(r, "get", BRIEF) == body
     assert Capstone.objects.count() == 1
+
+
+def test_reading_the_brief_before_starting_is_a_404_that_writes_nothing(
+    client_for, learner, staff, course
+):
+    """Issue 33 item 8: the GET used to enrol whoever looked in Foundations and draw them
+    a capstone (managers who looked showed up in its progress CSV). Now it is a 404 in
+    the error format, saying how to start, and neither table gains a row."""
+    for user in (learner, staff, UserFactory(username="a-manager")):
+        client = client_for(user)
+        r = client.get(BRIEF)
+        assert error_of(r, 404)["detail"].startswith("You have not started the capstone")
+        assert_documented(r, "get", BRIEF)
+        r = client.head(BRIEF)
+        assert r.status_code == 404
+    assert not Capstone.objects.exists()
+    assert not Enrolment.objects.filter(course=course).exists()
 
 
 def test_the_brief_names_the_memo_once_there_is_one(api, memo):
@@ -105,16 +126,18 @@ def test_the_brief_names_the_memo_once_there_is_one(api, memo):
 def test_a_course_closed_to_self_enrolment_is_a_403(api, course):
     course.self_enrol = False
     course.save()
-    r = api.get(BRIEF)
+    r = api.post(BRIEF)
     assert error_of(r, 403)["code"] == "permission_denied"
-    assert_documented(r, "get", BRIEF)
+    assert_documented(r, "post", BRIEF)
     assert not Capstone.objects.exists()
+    assert api.get(BRIEF).status_code == 404
 
 
 def test_no_capstone_course_is_a_409(api, db):
-    r = api.get(BRIEF)
-    assert error_of(r, 409)["code"] == "conflict"
-    assert_documented(r, "get", BRIEF)
+    for method in ("get", "post"):
+        r = getattr(api, method)(BRIEF)
+        assert error_of(r, 409)["code"] == "conflict"
+        assert_documented(r, method, BRIEF)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 7, 2**20, 2**47 + 12345])
@@ -133,7 +156,7 @@ def test_the_brief_schema_names_every_field_the_brief_has(seed):
 
 
 def test_submitting_creates_version_1_and_it_is_reviewed(api, learner, course, post):
-    api.get(BRIEF)
+    api.post(BRIEF)
     text = _memo_text(learner)
     r = post(api, MEMOS, {"markdown": text})
     assert r.status_code == 201
@@ -465,7 +488,8 @@ def test_reading_a_memo_costs_the_same_queries_whatever_its_versions(api, memo, 
 # --------------------------------------------------------------------------- schema
 
 STATUSES = {
-    ("get", BRIEF): {"200", "401", "403", "409"},
+    ("get", BRIEF): {"200", "401", "404", "409"},
+    ("post", BRIEF): {"200", "201", "401", "403", "409"},
     ("get", MEMOS): {"200", "400", "401", "404"},
     ("post", MEMOS): {"201", "400", "401", "403", "409"},
     ("get", "/api/memos/{id}/"): {"200", "401", "404"},
@@ -485,6 +509,8 @@ def test_each_operation_documents_its_statuses_and_explains_itself(method, path)
     assert len(op["description"]) > 80 and op["summary"]
     if method == "get":
         assert project().description_gaps(method, path) == []
+    elif path == BRIEF:  # starting the capstone takes no body
+        assert "requestBody" not in op
     else:
         assert list(op["requestBody"]["content"]) == [JSON]
         assert op["requestBody"]["content"][JSON]["examples"]

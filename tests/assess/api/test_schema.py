@@ -176,6 +176,9 @@ def test_403_only_where_a_rule_can_refuse_a_signed_in_user():
         ("post", "/api/quizzes/{id}/publish/"),
         ("post", "/api/quizzes/{id}/unpublish/"),
         ("post", "/api/quizzes/{id}/close/"),
+        # ... nor add or remove the course's learners (their LMS manages them)
+        ("post", "/api/courses/{slug}/enrolments/"),
+        ("delete", "/api/courses/{slug}/enrolments/{username}/"),
     }
 
 
