@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from assess.errors import Conflict, InvalidInput, NotPermitted
 from assess.memo_review.brief import Brief, brief_for
+from assess.memo_review.memo_markdown import memo_html
 from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion
 from assess.selectors import user_is_enrolled, user_is_instructor
 from assess.services.enrolments import enrolment_self
@@ -96,9 +97,10 @@ def memo_submit(*, learner, markdown: str, now: datetime | None = None) -> MemoV
     """The learner's memo gets a new version (version 1 creates the memo) and a review
     is queued for it. An approved memo is final (Conflict)."""
     text = _clean(markdown)
+    html = memo_html(text)  # before any lock: the one parse of the text a page will show
     capstone = capstone_get_or_create(learner=learner)
     memo, _ = Memo.objects.get_or_create(capstone=capstone)
-    return _add_version(memo, text, now or timezone.now())
+    return _add_version(memo, text, html, now or timezone.now())
 
 
 @transaction.atomic
@@ -106,16 +108,17 @@ def memo_version_add(*, learner, memo: Memo, markdown: str, now: datetime | None
     """A resubmission of the learner's own memo: a new version, reviewed afresh."""
     if memo.capstone.learner_id != learner.pk:
         raise NotPermitted("Only the memo's author adds versions to it.")
-    return _add_version(memo, _clean(markdown), now or timezone.now())
+    text = _clean(markdown)
+    return _add_version(memo, text, memo_html(text), now or timezone.now())
 
 
-def _add_version(memo: Memo, text: str, now: datetime) -> MemoVersion:
+def _add_version(memo: Memo, text: str, html: str, now: datetime) -> MemoVersion:
     memo = Memo.objects.select_for_update().get(pk=memo.pk)
     if memo.status == Memo.Status.APPROVED:
         raise Conflict("This memo is approved; it takes no more versions.")
     last = memo.versions.order_by("-number").values_list("number", flat=True).first() or 0
     version = MemoVersion.objects.create(
-        memo=memo, number=last + 1, markdown=text, created_at=now, queued_at=now
+        memo=memo, number=last + 1, markdown=text, html=html, created_at=now, queued_at=now
     )
     memo.status, memo.updated_at = Memo.Status.IN_REVIEW, now
     memo.save(update_fields=["status", "updated_at"])
