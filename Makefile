@@ -8,7 +8,7 @@ PORT ?= 8000
 # Test processes (pytest-xdist); the suite's pure template sweeps are most of its time.
 TEST_WORKERS ?= 2
 
-.PHONY: install run test lint format migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-memos clean
+.PHONY: install run test lint format migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-memos bench-markdown clean
 
 install: $(STAMP)
 
@@ -46,7 +46,7 @@ format: install
 BENCH_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/burnin)
 BENCH_BROKER_URL ?= redis://127.0.0.1:6379/14
 
-bench: bench-problems bench-endpoints bench-http bench-exam bench-memos
+bench: bench-problems bench-endpoints bench-http bench-exam bench-memos bench-markdown
 
 bench-problems: install
 	$(BIN)/python bench/problems_bench.py
@@ -63,6 +63,10 @@ bench-exam: install
 bench-memos: install
 	DATABASE_URL=$(BENCH_DATABASE_URL) CELERY_BROKER_URL=$(BENCH_BROKER_URL) \
 		$(BIN)/python bench/memo_reviews.py --memos 200 --workers 1 2
+
+# Learner Markdown on hostile text, 1k/10k/60k characters (no database; under a minute).
+bench-markdown: install
+	$(BIN)/python bench/markdown_bench.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles

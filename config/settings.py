@@ -276,6 +276,8 @@ REST_FRAMEWORK = {
         "sign_in_username": os.environ.get("THROTTLE_SIGN_IN_USERNAME", "10/15m"),
         "sign_in_ip": os.environ.get("THROTTLE_SIGN_IN_IP", "50/15m"),
         "password_reset_email": os.environ.get("THROTTLE_PASSWORD_RESET_EMAIL", "5/15m"),
+        # The capstone's live preview, per user (config.throttles.MemoPreviewThrottle).
+        "memo_preview": os.environ.get("THROTTLE_MEMO_PREVIEW", "30/m"),
     },
     # Proxies in front that append to X-Forwarded-For; 0 trusts REMOTE_ADDR only.
     "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),

@@ -13,6 +13,11 @@ The client IP is DRF's `get_ident`: REMOTE_ADDR, or with REST_FRAMEWORK["NUM_PRO
 or the per-IP limit either counts the proxy as one client or trusts a forged header).
 The counters live in the default cache: with several processes (gunicorn workers) they
 are shared only when CACHE_URL names a shared cache such as Redis.
+
+The capstone's live preview is throttled the same way, per signed-in user
+(MemoPreviewThrottle, scope "memo_preview"); its view answers a refusal with its own 429
+(the preview's fragment, or the writing page with the learner's text kept) through
+refused_for, with the same Retry-After.
 """
 
 from __future__ import annotations
@@ -110,6 +115,19 @@ class SignInIPThrottle(PostRateThrottle):
         return self.get_ident(request)
 
 
+class MemoPreviewThrottle(PostRateThrottle):
+    """Per signed-in user: the writing page's live preview renders up to 60,000 characters
+    of Markdown on every POST (linear, yet up to a second or two of a worker on hostile
+    text), so one account cannot keep the workers busy with it. An honest writer's preview
+    posts after each pause in typing, well under the rate."""
+
+    scope = "memo_preview"
+
+    def ident(self, request) -> str | None:
+        user = getattr(request, "user", None)
+        return str(user.pk) if user is not None and user.is_authenticated else None
+
+
 SIGN_IN_THROTTLES = (SignInUsernameThrottle, SignInIPThrottle)
 PASSWORD_RESET_THROTTLES = (PasswordResetEmailThrottle, SignInIPThrottle)
 
@@ -130,6 +148,14 @@ def too_many_attempts(wait: float) -> HttpResponse:
     return response
 
 
+def refused_for(request, *throttle_classes) -> int | None:
+    """Seconds to wait (for Retry-After) when one of the throttles refuses this request,
+    else None; a Django view that answers a refusal its own way calls this."""
+    throttles = [cls() for cls in throttle_classes]
+    waits = [t.wait() for t in throttles if not t.allow_request(request, None)]
+    return max(math.ceil(max(waits)), 1) if waits else None
+
+
 def throttle_posts(*throttle_classes):
     """Wrap a Django view so its POSTs go through these DRF throttle classes first; a
     refused POST gets a plain 429 page with Retry-After and never reaches the view."""
@@ -138,10 +164,9 @@ def throttle_posts(*throttle_classes):
         @functools.wraps(view)
         def wrapped(request, *args, **kwargs):
             if request.method == "POST":
-                throttles = [cls() for cls in throttle_classes]
-                waits = [t.wait() for t in throttles if not t.allow_request(request, None)]
-                if waits:
-                    return too_many_attempts(max(waits))
+                wait = refused_for(request, *throttle_classes)
+                if wait is not None:
+                    return too_many_attempts(wait)
             return view(request, *args, **kwargs)
 
         return wrapped

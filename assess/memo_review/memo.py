@@ -1,18 +1,20 @@
 """The memo format and its parser.
 
 A memo is Markdown with nine `##` sections (SECTIONS); the last, Key figures, is a list
-of `- Label: value unit` lines (FIGURES). The block structure comes from Python-Markdown,
-the library the project renders with, run with the renderer's extensions: its
-preprocessors set fenced code aside (a `## heading` inside a code block is not a
-section) and its block parser gives the headings, paragraphs and list items. Nothing
-here re-implements Markdown; this module only names the blocks.
+of `- Label: value unit` lines (FIGURES). The block structure comes from the parser the
+memo's HTML is made with (memo_markdown.memo_blocks: markdown-it-py, linear in the
+memo's length): a `## heading` inside a code block is not a section, and the headings,
+paragraphs and list items are its top-level blocks, each read as the Markdown source of
+its text. Nothing here re-implements Markdown; this module only names the blocks.
 
 Headings match tolerantly (case, punctuation, "&" for "and", plurals, extra words:
 "Weights & state budget" and "3. Fleet sizing" both match). Figure values are read by
 the engine's strict answer reader and never evaluated; an unreadable value is kept with
 the reader's message so the review can quote it. Input is bounded: past MAX_MEMO_CHARS
-the memo is cut (and the review says so), and the reader refuses values over 64
-characters, so a hostile memo costs no more than a long honest one.
+the memo is cut (and the review says so), a figure's label past MAX_LABEL_CHARS names no
+figure and its value past MAX_FIGURE_CHARS is refused before any regular expression reads
+it (a run of `*` or `(` made the ones below quadratic), and the reader refuses values over
+64 characters, so a hostile memo costs no more than a long honest one.
 """
 
 from __future__ import annotations
@@ -20,11 +22,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import markdown
+from markdown_it.token import Token
 
-from problems.engine.reader import read_answer
+from assess.memo_review.memo_markdown import memo_blocks
+from problems.engine.reader import MAX_TEXT_CHARS, read_answer
 
 MAX_MEMO_CHARS = 60_000
+MAX_LABEL_CHARS = 120  # the longest alias is 32 characters; the rest is a note in brackets
+MAX_FIGURE_CHARS = 4 * MAX_TEXT_CHARS  # a value, its emphasis and a note; the reader's own bound
 
 SECTIONS = (
     "Assumptions",
@@ -159,8 +164,15 @@ _LABELS = {
 }
 
 
+# A note in brackets in a label ("Monthly cost (USD)"); quadratic on a run of "(", so it
+# reads at most MAX_LABEL_CHARS.
+_LABEL_NOTE = re.compile(r"\([^)]*\)")
+
+
 def figure_key(label: str) -> str | None:
-    label = re.sub(r"\([^)]*\)", " ", label)
+    if len(label) > MAX_LABEL_CHARS:
+        return None
+    label = _LABEL_NOTE.sub(" ", label)
     return _LABELS.get(" ".join(_words(label)))
 
 
@@ -173,6 +185,10 @@ _LEADING_NUMBER = re.compile(r"^\s*[~≈$]?\s*[0-9][0-9,]*(\.[0-9]+)?")
 
 
 def read_figure(spec: FigureSpec, label: str, raw: str) -> Figure:
+    if len(raw) > MAX_FIGURE_CHARS:
+        text = " ".join(raw.split())[:MAX_TEXT_CHARS]
+        message = f"That value is too long (at most {MAX_FIGURE_CHARS} characters with its note)."
+        return Figure(spec.key, label, text, None, "", message)
     text = _EMPHASIS.sub("", raw).strip()
     for _ in range(2):
         text = _NOTE.sub("", text).strip()
@@ -198,19 +214,61 @@ def read_figure(spec: FigureSpec, label: str, raw: str) -> Figure:
     return Figure(spec.key, label, text, reading.value, reading.unit)
 
 
-def _block_text(element) -> str:
-    return "".join(element.itertext()).strip()
+@dataclass(frozen=True)
+class _Block:
+    """A top-level block: its first token and every token up to its close."""
+
+    tokens: list[Token]
+
+    @property
+    def kind(self) -> str:
+        return self.tokens[0].type
+
+    def text(self) -> str:
+        """The block's text as its Markdown source: inline content and code, a line each."""
+        parts = (t.content for t in self.tokens if t.type in ("inline", "fence", "code_block"))
+        return "\n".join(p.strip("\n") for p in parts).strip()
+
+    def item_texts(self) -> list[str]:
+        """A list's items in document order (nested ones included), each the text of its
+        own paragraphs (a nested list's text is its own items')."""
+        items: list[list[str]] = []
+        open_items: list[tuple[int, list[str]]] = []  # (level, its paragraphs' text)
+        for t in self.tokens:
+            if t.type == "list_item_open":
+                items.append([])
+                open_items.append((t.level, items[-1]))
+            elif t.type == "list_item_close":
+                open_items.pop()
+            elif t.type == "inline" and open_items and t.level == open_items[-1][0] + 2:
+                open_items[-1][1].append(t.content)
+        return ["\n".join(parts).strip() for parts in items]
 
 
-def _figure_lines(blocks) -> list[str]:
-    """`Label: value` candidates of the Key figures section: list items, or the lines of
-    a paragraph when the memo wrote them without list markers."""
-    lines: list[str] = []
-    for el in blocks:
-        if el.tag in ("ul", "ol"):
-            lines += [_block_text(li) for li in el.iter("li")]
-        elif el.tag == "p":
-            lines += [line.strip() for line in _block_text(el).splitlines()]
+def _blocks(tokens: list[Token]) -> list[_Block]:
+    blocks: list[_Block] = []
+    depth = 0
+    for t in tokens:
+        if depth == 0:
+            blocks.append(_Block([t]))
+        else:
+            blocks[-1].tokens.append(t)
+        depth += t.nesting
+    return blocks
+
+
+def _figure_lines(blocks: list[_Block]) -> list[str]:
+    """`Label: value` candidates of the Key figures section: the lines of its list items,
+    or of a paragraph when the memo wrote them without list markers. A line, not an item:
+    a line after an item without a blank line continues the item (CommonMark's lazy
+    continuation), and must not become part of its value."""
+    texts: list[str] = []
+    for block in blocks:
+        if block.kind in ("bullet_list_open", "ordered_list_open"):
+            texts += block.item_texts()
+        elif block.kind == "paragraph_open":
+            texts.append(block.text())
+    lines = (line.strip() for text in texts for line in text.splitlines())
     return [line for line in lines if ":" in line]
 
 
@@ -220,18 +278,13 @@ def parse_memo(text: str) -> ParsedMemo:
         text = ""
     truncated = len(text) > MAX_MEMO_CHARS
     text = text[:MAX_MEMO_CHARS].replace("\r\n", "\n").replace("\r", "\n")
-    md = markdown.Markdown(extensions=["fenced_code", "tables"])
-    lines = text.split("\n")
-    for prep in md.preprocessors:
-        lines = prep.run(lines)
-    root = md.parser.parseDocument(lines).getroot()
 
-    grouped: list[tuple[str, list]] = []
-    for el in root:
-        if el.tag in ("h1", "h2"):
-            grouped.append((_block_text(el), []))
+    grouped: list[tuple[str, list[_Block]]] = []
+    for block in _blocks(memo_blocks(text)):
+        if block.kind == "heading_open" and block.tokens[0].tag in ("h1", "h2"):
+            grouped.append((block.text(), []))
         elif grouped:
-            grouped[-1][1].append(el)
+            grouped[-1][1].append(block)
 
     sections: dict[str, Section] = {}
     figures: dict[str, Figure] = {}
@@ -242,7 +295,7 @@ def parse_memo(text: str) -> ParsedMemo:
         name = section_name(heading)
         if name is None or name in sections:
             continue
-        body = "\n\n".join(t for t in (_block_text(b) for b in blocks) if t)
+        body = "\n\n".join(t for t in (b.text() for b in blocks) if t)
         sections[name] = Section(name, heading, body)
         if name != "Key figures":
             continue

@@ -71,6 +71,9 @@ class MemoReviewStatus(models.TextChoices):
 class MemoVersion(models.Model):
     """One submitted text of a memo and the state of its automatic review.
 
+    `html` is `markdown` rendered once, when the version is stored, by the one renderer
+    of learner Markdown (assess.memo_review.memo_markdown.memo_html).
+
     `review_status` moves queued -> running -> done, or to failed with `review_error`
     once retries are spent; `deliveries` counts the times a worker started it (a redelivery
     after a killed worker shows as 2), while the review itself is written once.
@@ -83,6 +86,9 @@ class MemoVersion(models.Model):
     )
     number = models.PositiveIntegerField()
     markdown = models.TextField()
+    # The text as HTML, made once when the version is stored (memo_markdown.memo_html):
+    # the pages show it and never parse a memo on a view.
+    html = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(default=timezone.now)
     review_status = models.CharField(
         max_length=16, choices=ReviewStatus.choices, default=ReviewStatus.QUEUED

@@ -12,8 +12,9 @@ from assess.selectors.access import _teaches_learner
 
 def _memos(*, texts: bool = True) -> QuerySet[Memo]:
     """Memos with their versions and decisions; texts=False leaves each version's
-    Markdown (up to 60,000 characters) unread, for lists."""
-    versions = MemoVersion.objects.order_by("number")
+    Markdown (up to 60,000 characters) unread, for lists. A version's stored HTML is
+    never read here: a page reads the one version's it shows (`version.html`, one query)."""
+    versions = MemoVersion.objects.order_by("number").defer("html")
     if not texts:
         versions = versions.defer("markdown")
     return Memo.objects.select_related("capstone__learner", "capstone__course").prefetch_related(

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from assess.errors import Conflict, InvalidInput, NotPermitted, TooSoon
 from assess.memo_review.brief import Brief, brief_for
+from assess.memo_review.memo_markdown import memo_html
 from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion
 from assess.selectors import user_is_enrolled
 from assess.selectors.duties import Judgement, refuse_own_work
@@ -123,9 +124,10 @@ def memo_submit(*, learner, markdown: str, now: datetime | None = None) -> MemoV
     holds at most MAX_VERSIONS (Conflict), and takes one version per VERSION_INTERVAL
     (TooSoon)."""
     text = _clean(markdown)
+    html = memo_html(text)  # before any lock: the one parse of the text a page will show
     capstone = _capstone_locked(learner)
     memo, _ = Memo.objects.get_or_create(capstone=capstone)
-    return _add_version(memo, text, now or timezone.now())
+    return _add_version(memo, text, html, now or timezone.now())
 
 
 @transaction.atomic
@@ -135,6 +137,7 @@ def memo_create(*, learner, markdown: str, now: datetime | None = None) -> MemoV
     other exactly one creates the memo and every other is refused (the API's 201 and
     409s), never a version 2 slipped in behind the check."""
     text = _clean(markdown)
+    html = memo_html(text)
     capstone = _capstone_locked(learner)
     existing = Memo.objects.filter(capstone=capstone).values_list("pk", flat=True).first()
     if existing is not None:
@@ -143,7 +146,7 @@ def memo_create(*, learner, markdown: str, now: datetime | None = None) -> MemoV
             f"POST /api/memos/{existing}/versions/."
         )
     memo = Memo.objects.create(capstone=capstone)
-    return _add_version(memo, text, now or timezone.now())
+    return _add_version(memo, text, html, now or timezone.now())
 
 
 def _capstone_locked(learner) -> Capstone:
@@ -158,10 +161,11 @@ def memo_version_add(*, learner, memo: Memo, markdown: str, now: datetime | None
     """A resubmission of the learner's own memo: a new version, reviewed afresh."""
     if memo.capstone.learner_id != learner.pk:
         raise NotPermitted("Only the memo's author adds versions to it.")
-    return _add_version(memo, _clean(markdown), now or timezone.now())
+    text = _clean(markdown)
+    return _add_version(memo, text, memo_html(text), now or timezone.now())
 
 
-def _add_version(memo: Memo, text: str, now: datetime) -> MemoVersion:
+def _add_version(memo: Memo, text: str, html: str, now: datetime) -> MemoVersion:
     memo = Memo.objects.select_for_update().get(pk=memo.pk)
     if memo.status == Memo.Status.APPROVED:
         raise Conflict("This memo is approved; it takes no more versions.")
@@ -180,7 +184,7 @@ def _add_version(memo: Memo, text: str, now: datetime) -> MemoVersion:
             retry_after=wait,
         )
     version = MemoVersion.objects.create(
-        memo=memo, number=last + 1, markdown=text, created_at=now, queued_at=now
+        memo=memo, number=last + 1, markdown=text, html=html, created_at=now, queued_at=now
     )
     memo.status, memo.updated_at = Memo.Status.IN_REVIEW, now
     memo.save(update_fields=["status", "updated_at"])

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from django.core.paginator import Page, Paginator
 
 from assess.memo_review.memo import FIGURES, SECTIONS, parse_memo
+from assess.memo_review.memo_markdown import memo_html
 from assess.models import Capstone, Memo, MemoDecision, MemoVersion
 from assess.selectors import memos as memo_selectors
 from assess.selectors.duties import is_own_work
 from assess.services.memos import adjusted_score, capstone_brief, capstone_course
-from frontend.memo_markdown import memo_html
 from problems.engine.render import render_markdown
 
 QUEUE_PAGE_SIZE = 50
@@ -187,7 +187,7 @@ def version_review(memo: Memo, version: MemoVersion) -> VersionReview:
         rows=_rows(version, decision),
         decision=decision,
         adjusted_score=adjusted_score(version, decision),
-        memo_html=memo_html(version.markdown),
+        memo_html=version.html,  # made at submission; deferred in the list: this one's only
     )
 
 

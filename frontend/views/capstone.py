@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from assess import selectors
 from assess.errors import Conflict, InvalidInput, NotPermitted, TooSoon
 from assess.services.memos import MAX_MEMO_CHARS, capstone_get_or_create, memo_decide, memo_submit
+from config.throttles import MemoPreviewThrottle, refused_for
 from frontend.http import missing_is_404
 from frontend.memo_forms import DecisionForm, MemoForm
 from frontend.queries import memos as pages
@@ -103,24 +104,30 @@ def _preview_of(text: str):
 @login_required
 def capstone_preview(request):
     """The memo rendered on the server: a fragment for htmx, else the writing page with
-    the preview under the form (the "Preview" button works without JavaScript)."""
+    the preview under the form (the "Preview" button works without JavaScript).
+
+    Throttled per user (MemoPreviewThrottle): past the rate the answer is a 429 with
+    Retry-After that says when the preview comes back, the text still in the form."""
     form = MemoForm(request.POST)
     form.is_valid()
     text = form.cleaned_data.get("markdown", "")
+    wait = refused_for(request, MemoPreviewThrottle)
     too_long = len(text) > MAX_MEMO_CHARS
-    preview = _preview_of(text)
+    preview = _preview_of(text) if wait is None else None
+    context = {"preview": preview, "too_long": too_long, "throttled": wait}
     if request.htmx:
-        return render(
-            request,
-            T + "_preview.html",
-            {"preview": preview, "too_long": too_long, "limit": MAX_MEMO_CHARS},
-        )
-    try:
-        ctx = pages.write_context(user=request.user)
-    except Conflict as err:
-        return _unavailable(request, err)
-    context = {"ctx": ctx, "form": form, "preview": preview, "too_long": too_long}
-    return render(request, T + "write.html", context)
+        context["limit"] = MAX_MEMO_CHARS
+        response = render(request, T + "_preview.html", context, status=429 if wait else 200)
+    else:
+        try:
+            ctx = pages.write_context(user=request.user)
+        except Conflict as err:
+            return _unavailable(request, err)
+        context.update(ctx=ctx, form=form)
+        response = render(request, T + "write.html", context, status=429 if wait else 200)
+    if wait is not None:
+        response["Retry-After"] = str(wait)
+    return response
 
 
 @login_required

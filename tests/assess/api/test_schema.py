@@ -149,8 +149,8 @@ STATUSES = {
     ("delete", "/api/courses/{slug}/enrolments/{username}/"): {"204", "401", "404"},
     ("post", "/api/lessons/{slug}/practice/"): {"201", "401", "403", "404", "409"},
     ("get", "/api/quizzes/{id}/extensions/"): {"200", "401", "404"},
-    ("put", "/api/quizzes/{id}/extensions/{learner_id}/"): {"200", "400", "401", "404"},
-    ("delete", "/api/quizzes/{id}/extensions/{learner_id}/"): {"204", "401", "404"},
+    ("put", "/api/quizzes/{id}/extensions/{learner_id}/"): {"200", "400", "401", "403", "404"},
+    ("delete", "/api/quizzes/{id}/extensions/{learner_id}/"): {"204", "401", "403", "404"},
     ("post", "/api/quizzes/{id}/publish/"): {"200", "401", "403", "404", "409"},
     ("post", "/api/quizzes/{id}/unpublish/"): {"200", "401", "403", "404", "409"},
     ("post", "/api/quizzes/{id}/close/"): {"200", "401", "403", "404", "409"},
@@ -179,6 +179,9 @@ def test_403_only_where_a_rule_can_refuse_a_signed_in_user():
         # ... nor add or remove the course's learners (their LMS manages them)
         ("post", "/api/courses/{slug}/enrolments/"),
         ("delete", "/api/courses/{slug}/enrolments/{username}/"),
+        # nobody extends themselves (assess.selectors.duties)
+        ("put", "/api/quizzes/{id}/extensions/{learner_id}/"),
+        ("delete", "/api/quizzes/{id}/extensions/{learner_id}/"),
     }
 
 

@@ -8,7 +8,9 @@ import time
 import pytest
 
 from assess.memo_review import SECTIONS, brief_for, example_memo, parse_memo
-from assess.memo_review.memo import MAX_MEMO_CHARS, figure_key, section_name
+from assess.memo_review import memo as memo_module
+from assess.memo_review.memo import MAX_FIGURE_CHARS, MAX_MEMO_CHARS, figure_key, section_name
+from tests.growth import FIGURE_PATTERNS, adversarial
 
 
 def _memo(figures: str, extra: str = "") -> str:
@@ -143,3 +145,41 @@ def test_odd_input_never_raises():
 
 def test_max_memo_chars_is_generous_for_an_honest_memo():
     assert len(example_memo(brief_for(0))) * 10 < MAX_MEMO_CHARS
+
+
+class _Recording:
+    """A compiled pattern that records the length of every text it is given."""
+
+    def __init__(self, pattern, lengths: list[int]):
+        self.pattern, self.lengths = pattern, lengths
+
+    def __getattr__(self, name):
+        method = getattr(self.pattern, name)
+
+        def call(*args, **kwargs):  # sub(repl, text), search(text): the longest string
+            self.lengths.append(max(len(a) for a in args if isinstance(a, str)))
+            return method(*args, **kwargs)
+
+        return call
+
+
+@pytest.mark.parametrize("pattern", FIGURE_PATTERNS)
+def test_backtracking_expressions_read_only_bounded_text(pattern, monkeypatch):
+    """A run of `*` between letters, or of `(` or `[`, made the figure's expressions
+    quadratic (26 s on one 60,000-character line): one C call each, which no call count
+    sees. So they are given at most MAX_FIGURE_CHARS (a label MAX_LABEL_CHARS)."""
+    lengths: list[int] = []
+    for name in ("_EMPHASIS", "_NOTE", "_PER_MONTH", "_LABEL_NOTE"):
+        monkeypatch.setattr(memo_module, name, _Recording(getattr(memo_module, name), lengths))
+    parsed = parse_memo(adversarial(pattern, MAX_MEMO_CHARS))
+    assert max(lengths, default=0) <= MAX_FIGURE_CHARS
+    replicas = parsed.figures.get("replicas")
+    assert replicas is None or "too long" in replicas.error
+    parse_memo(example_memo(brief_for(5)))  # the recording sees what an honest memo gives
+    assert lengths and max(lengths) <= MAX_FIGURE_CHARS
+
+
+def test_an_overlong_figure_or_label_is_refused_with_a_reason():
+    parsed = parse_memo(_memo("- Replicas: **" + "3" * 300 + "**\n- GPUs (" + "x" * 200 + "): 4"))
+    assert "too long" in parsed.figures["replicas"].error
+    assert "gpus" not in parsed.figures and any("Unknown key figure" in n for n in parsed.notes)

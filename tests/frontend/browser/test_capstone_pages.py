@@ -45,3 +45,21 @@ def test_learner_writes_with_a_live_preview_and_the_review_appears(
     assert page.locator("#review-poll").get_attribute("hx-get") is None  # polling stopped
     assert page.locator("#shown-version-status").inner_text() == "Done"  # the versions table
     shot(page, "capstone-review")
+
+
+def test_a_throttled_preview_says_when_it_comes_back(page, sign_in, settings):
+    """Past the preview's rate the server answers 429; htmx swaps that fragment in (the
+    site's htmx config), so the learner reads why the preview stopped following."""
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "memo_preview": "1/m"}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    CourseFactory(slug="foundations-of-ai-infrastructure", title="Foundations")
+    memo_services.capstone_get_or_create(learner=UserFactory(username="writer"))
+
+    sign_in(page, "writer", "/capstone/write/")
+    box = page.get_by_label("Your memo (Markdown)")
+    box.fill("## Fleet\n\nTwelve replicas.")
+    page.locator("#memo-preview h4", has_text="Fleet").wait_for()
+    box.fill("## Demand\n\nForty requests a second.")
+    page.locator("#memo-preview", has_text="Preview paused").wait_for()
+    assert "second" in page.locator("#memo-preview [role=status]").inner_text()
+    assert box.input_value() == "## Demand\n\nForty requests a second."
