@@ -182,6 +182,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # Refuses nothing: Django tells it of every saved password change, and it revokes the
+    # user's API tokens (assess/passwords.py), whichever road changed the password.
+    {"NAME": "assess.passwords.RevokeTokensOnPasswordChange"},
 ]
 
 LANGUAGE_CODE = "en-us"
