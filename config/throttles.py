@@ -1,5 +1,6 @@
 """Sign-in and password-reset throttling: DRF throttles on Django's cache, one implementation
-for the token endpoint (a DRF view) and the login and password-reset pages (Django views).
+for the token endpoint (a DRF view) and the login, admin login and password-reset pages
+(Django views).
 
 Every POST counts, whatever its outcome, in a sliding window per posted username (per
 posted email for a password reset) and per client IP; past the limit the answer is 429

@@ -1,6 +1,7 @@
-"""Sign-in throttling (config/throttles.py): the token endpoint, the login page and the
-password reset answer 429 with Retry-After past the per-username (per-email) and per-IP
-limits in REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], until the window passes."""
+"""Sign-in throttling (config/throttles.py): the token endpoint, the login page, the admin's
+login page and the password reset answer 429 with Retry-After past the per-username
+(per-email) and per-IP limits in REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], until the window
+passes."""
 
 import os
 import time
@@ -163,6 +164,38 @@ def test_login_page_another_username_works_until_the_ip_limit(client, learner, c
     for i in range(IP_LIMIT - 31):
         assert login(client, f"stranger{i}", "guess").status_code == 200
     assert login(client, "colleague", PASSWORD).status_code == 429
+
+
+def admin_login(client, username: str, password: str, **headers):
+    return client.post("/admin/login/", {"username": username, "password": password}, **headers)
+
+
+def test_admin_login_refuses_a_guessed_username_then_the_right_password(client, clock):
+    root = UserFactory(username="root", is_staff=True, is_superuser=True)
+    statuses = [admin_login(client, "root", f"guess-{i}").status_code for i in range(15)]
+    assert statuses == [200] * USERNAME_LIMIT + [429] * (15 - USERNAME_LIMIT)
+
+    refused = admin_login(client, "root", PASSWORD)
+    assert refused.status_code == 429 and "Too many attempts" in refused.content.decode()
+    assert "_auth_user_id" not in client.session
+    wait = retry_after(refused)
+    assert client.get("/admin/login/").status_code == 200  # the page itself still shows
+
+    clock.advance(wait)
+    allowed = admin_login(client, "root", PASSWORD)
+    assert allowed.status_code == 302 and client.session["_auth_user_id"] == str(root.pk)
+
+
+def test_admin_login_shares_the_budgets_of_the_other_sign_in_forms(client, clock):
+    UserFactory(username="root", is_staff=True, is_superuser=True)
+    for i in range(USERNAME_LIMIT):
+        token("ROOT", f"guess-{i}")
+    assert admin_login(client, "root", PASSWORD).status_code == 429
+    # and the per-address budget: the login page and the token endpoint spend it too
+    for i in range(IP_LIMIT - USERNAME_LIMIT - 1):
+        login(client, f"stranger{i}", "guess")
+    assert admin_login(client, "somebody", "guess").status_code == 429
+    assert admin_login(client, "somebody", "guess", REMOTE_ADDR="10.0.0.2").status_code == 200
 
 
 def test_password_reset_is_throttled_per_email(client, learner, clock):
