@@ -14,10 +14,11 @@ too; this handler is the one place that turns them into statuses:
         `service_unavailable` with Retry-After (config/unavailable.py; nothing was saved)
 
 drf-standardized-errors documents 400/401/403/404/405/406/415/429/500 on every
-operation by itself where the view can raise them; 409 and 422 (and 403 on views that
-any signed-in user may call, where only the service knows the rule) are declared per
-operation with `error_responses()`, and an operation that may refuse an unreadable
-answer uses `UnreadableAnswerSchema` so its 400 documents `valid`.
+operation by itself where the view can raise them, and 413 (a body over the size limit,
+refused by config/request_size.py before any view) on every operation; 409 and 422 (and
+403 on views that any signed-in user may call, where only the service knows the rule)
+are declared per operation with `error_responses()`, and an operation that may refuse
+an unreadable answer uses `UnreadableAnswerSchema` so its 400 documents `valid`.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, NotPermit
 from assess.errors import UnreadableAnswer as UnreadableAnswerError
 from config.authentication import TokenExpired
 from config.pagination import Pagination
+from config.request_size import CODE as REQUEST_TOO_LARGE
 from config.unavailable import CODE as UNAVAILABLE_CODE
 from config.unavailable import DETAIL as UNAVAILABLE_DETAIL
 from config.unavailable import RETRY_AFTER, database_unavailable
@@ -146,6 +148,22 @@ class ErrorResponse401Serializer(serializers.Serializer):
 
     type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
     errors = Error401Serializer(many=True)
+
+
+class Error413Serializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=[(REQUEST_TOO_LARGE,) * 2])
+    detail = serializers.CharField(help_text="The limit, in words and bytes.")
+    attr = serializers.CharField(allow_null=True)
+
+
+# The 413 of every operation (DRF_STANDARDIZED_ERRORS' ERROR_SCHEMAS): a body over
+# DATA_UPLOAD_MAX_MEMORY_SIZE, refused unread by config/request_size.py.
+class ErrorResponse413Serializer(serializers.Serializer):
+    """A request body larger than the service reads (2.5 MB), refused before any of it
+    was read: nothing was saved. Send less."""
+
+    type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
+    errors = Error413Serializer(many=True)
 
 
 class Error409Serializer(serializers.Serializer):
