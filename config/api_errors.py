@@ -9,6 +9,8 @@ too; this handler is the one place that turns them into statuses:
 
     ObjectDoesNotExist -> 404     NotPermitted -> 403      Conflict -> 409
     InvalidInput, Django ValidationError -> 400 (validation_error)
+    TooManyFieldsSent, TooManyFilesSent (a form or query past Django's field limits)
+        -> 400 `parse_error`
     IdempotencyMismatch -> 422    UnreadableAnswer -> 400 with "valid": false
     OperationalError, InterfaceError (the database unreachable) -> 503
         `service_unavailable` with Retry-After (config/unavailable.py; nothing was saved)
@@ -25,7 +27,8 @@ from __future__ import annotations
 
 import re
 
-from django.core.exceptions import ObjectDoesNotExist
+from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import models
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer
@@ -98,6 +101,11 @@ class ApiExceptionHandler(ExceptionHandler):
             return DatabaseUnavailable()
         if isinstance(exc, ObjectDoesNotExist):
             return exceptions.NotFound()
+        if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
+            return exceptions.ParseError(
+                f"The form or query has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} "
+                "fields, the most this service reads."
+            )
         if isinstance(exc, Conflict):
             return ConflictError(str(exc))
         if isinstance(exc, IdempotencyMismatch):

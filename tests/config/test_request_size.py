@@ -136,3 +136,18 @@ def test_the_refused_body_is_drained_within_its_bounds(monkeypatch):
     started = time.monotonic()
     drained = request_size.drain(refused_request(SlowStream(body)), len(body))
     assert 0 < drained < len(body) and time.monotonic() - started < 1
+
+
+def test_a_form_with_too_many_fields_is_a_400_not_a_500():
+    """The same read by the token endpoint's throttle: a form of more fields than
+    DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000) raised TooManyFieldsSent, a 500, anonymous."""
+    many = "&".join(f"f{i}=1" for i in range(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS + 1))
+    form = many + "&username=u&password=x"
+    r = client().post(TOKEN, form, content_type="application/x-www-form-urlencoded")
+    assert r.status_code == 400, r.content[:300]
+    [error] = r.json()["errors"]
+    assert error["code"] == "parse_error" and "1000 fields" in error["detail"]
+    assert_documented(r, "post", TOKEN)
+    query = client().get("/api/courses/?" + many)
+    assert query.status_code == 400 and query.json()["errors"][0]["code"] == "parse_error"
+    assert_documented(query, "get", "/api/courses/")
