@@ -165,10 +165,10 @@ class Error413Serializer(serializers.Serializer):
 
 
 # The 413 of every operation (DRF_STANDARDIZED_ERRORS' ERROR_SCHEMAS): a body over
-# DATA_UPLOAD_MAX_MEMORY_SIZE, refused unread by config/request_size.py.
+# DATA_UPLOAD_MAX_MEMORY_SIZE, refused unparsed by config/request_size.py.
 class ErrorResponse413Serializer(serializers.Serializer):
-    """A request body larger than the service reads (2.5 MB), refused before any of it
-    was read: nothing was saved. Send less."""
+    """A request body larger than the service takes (2.5 MB), refused before any of it
+    was used: nothing was saved. Send less."""
 
     type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
     errors = Error413Serializer(many=True)

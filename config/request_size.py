@@ -1,11 +1,11 @@
 """A request body over DATA_UPLOAD_MAX_MEMORY_SIZE (Django's 2.5 MB) is a 413, answered
-before anything reads it.
+before anything parses it.
 
 Django refuses such a body only when something first reads it (`request.body`,
 `request.POST`), by raising RequestDataTooBig there: in the token endpoint's throttle,
 which reads the posted username, that was a 500, anonymous included; in a page's
 middleware, a bare 400. Here the declared Content-Length is compared with the same
-setting before any middleware or view reads a byte: the API answers in its error format
+setting before any middleware or view reads a byte of it: the API answers in its error format
 (`client_error`, code `request_too_large`, documented on every operation), a page with
 the site's 413 page. Nothing of the body is parsed or kept.
 
@@ -43,7 +43,7 @@ def limit_text(limit: int) -> str:
 def detail(limit: int) -> str:
     return (
         f"The request body is larger than {limit_text(limit)} ({limit:,} bytes), the most "
-        "this service reads; nothing was read or saved."
+        "this service takes; none of it was used or saved."
     )
 
 

@@ -81,8 +81,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
-    # A body over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413 before anything reads it: first
-    # of those that may (config/request_size.py).
+    # A body over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413 before anything parses it: first
+    # of those that read bodies (config/request_size.py).
     "config.request_size.RefuseLargeBodyMiddleware",
     # A NUL in a page's path, query or form is a 400 (PostgreSQL text cannot hold one).
     "frontend.middleware.RefuseNulMiddleware",
@@ -319,7 +319,7 @@ SPECTACULAR_SETTINGS = {
         "never removed or changed in meaning.\n\n"
         "**Errors.** Every error body is `{type, errors: [{code, detail, attr}]}`; `attr` "
         "names the request field at fault (nested fields joined by `.`), or is null. A "
-        "request body over 2.5 MB is refused unread with 413, code `request_too_large`."
+        "request body over 2.5 MB is refused with 413, code `request_too_large`, unused."
         "\n\n"
         "**Lists** are paginated: `{count, next, previous, results}`, with `?page=` and "
         "`?page_size=` (at most 200)."
