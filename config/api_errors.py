@@ -10,22 +10,26 @@ too; this handler is the one place that turns them into statuses:
     ObjectDoesNotExist -> 404     NotPermitted -> 403      Conflict -> 409
     TooSoon -> 429 `throttled` with Retry-After
     InvalidInput, Django ValidationError -> 400 (validation_error)
+    TooManyFieldsSent, TooManyFilesSent (a form or query past Django's field limits)
+        -> 400 `parse_error`
     IdempotencyMismatch -> 422    UnreadableAnswer -> 400 with "valid": false
     OperationalError, InterfaceError (the database unreachable) -> 503
         `service_unavailable` with Retry-After (config/unavailable.py; nothing was saved)
 
 drf-standardized-errors documents 400/401/403/404/405/406/415/429/500 on every operation
-by itself where the view can raise them; 409, 422 and a service's 429 (and 403 on views
-that any signed-in user may call, where only the service knows the rule) are declared
-per operation with `error_responses()`, and an operation that may refuse an unreadable
-answer uses `UnreadableAnswerSchema` so its 400 documents `valid`.
+by itself where the view can raise them, and 413 (a body over the size limit, refused by
+config/request_size.py before any view) on every operation; 409, 422 and a service's 429
+(and 403 on views that any signed-in user may call, where only the service knows the
+rule) are declared per operation with `error_responses()`, and an operation that may
+refuse an unreadable answer uses `UnreadableAnswerSchema` so its 400 documents `valid`.
 """
 
 from __future__ import annotations
 
 import re
 
-from django.core.exceptions import ObjectDoesNotExist
+from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist, TooManyFieldsSent, TooManyFilesSent
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import models
 from drf_spectacular.utils import OpenApiResponse, PolymorphicProxySerializer
@@ -49,6 +53,7 @@ from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, NotPermit
 from assess.errors import UnreadableAnswer as UnreadableAnswerError
 from config.authentication import TokenExpired
 from config.pagination import Pagination
+from config.request_size import CODE as REQUEST_TOO_LARGE
 from config.unavailable import CODE as UNAVAILABLE_CODE
 from config.unavailable import DETAIL as UNAVAILABLE_DETAIL
 from config.unavailable import RETRY_AFTER, database_unavailable
@@ -109,6 +114,11 @@ class ApiExceptionHandler(ExceptionHandler):
             return DatabaseUnavailable()
         if isinstance(exc, ObjectDoesNotExist):
             return exceptions.NotFound()
+        if isinstance(exc, TooManyFieldsSent | TooManyFilesSent):
+            return exceptions.ParseError(
+                f"The form or query has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} "
+                "fields, the most this service reads."
+            )
         if isinstance(exc, Conflict):
             return ConflictError(str(exc))
         if isinstance(exc, IdempotencyMismatch):
@@ -161,6 +171,22 @@ class ErrorResponse401Serializer(serializers.Serializer):
 
     type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
     errors = Error401Serializer(many=True)
+
+
+class Error413Serializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=[(REQUEST_TOO_LARGE,) * 2])
+    detail = serializers.CharField(help_text="The limit, in words and bytes.")
+    attr = serializers.CharField(allow_null=True)
+
+
+# The 413 of every operation (DRF_STANDARDIZED_ERRORS' ERROR_SCHEMAS): a body over
+# DATA_UPLOAD_MAX_MEMORY_SIZE, refused unparsed by config/request_size.py.
+class ErrorResponse413Serializer(serializers.Serializer):
+    """A request body larger than the service takes (2.5 MB), refused before any of it
+    was used: nothing was saved. Send less."""
+
+    type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
+    errors = Error413Serializer(many=True)
 
 
 class Error409Serializer(serializers.Serializer):

@@ -13,9 +13,9 @@ warning, after at most the socket timeouts set in settings:
   something (an LTI nonce used once, a roster refresh once per interval) and merely
   skips a refresh elsewhere.
 
-The sign-in throttles count with get and set, so while the cache is down they count
-nothing: sign-in stays possible (the password check itself is deliberately slow) rather
-than locking everyone out.
+The sign-in throttles must keep counting while Redis is down (not counting would lift every
+limit): they read and write through `raising(cache)`, which lets the error through, and
+count in a per-process store meanwhile (config/throttles.py).
 """
 
 from __future__ import annotations
@@ -83,3 +83,22 @@ class TolerantRedisCache(RedisCache):
         self._tolerant(
             "delete_many", None, lambda: super(TolerantRedisCache, self).delete_many(keys, version)
         )
+
+
+class _Raising:
+    """A TolerantRedisCache's get and set with Redis's errors let through."""
+
+    def __init__(self, cache: TolerantRedisCache):
+        self._cache = cache
+
+    def get(self, key, default=None):
+        return RedisCache.get(self._cache, key, default)
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT):
+        RedisCache.set(self._cache, key, value, timeout)
+
+
+def raising(cache):
+    """`cache` for a caller with a fallback of its own: a TolerantRedisCache without its
+    tolerance (get and set), any other cache as it is."""
+    return _Raising(cache) if isinstance(cache, TolerantRedisCache) else cache

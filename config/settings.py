@@ -81,6 +81,9 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # A body over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413 before anything parses it: first
+    # of those that read bodies (config/request_size.py).
+    "config.request_size.RefuseLargeBodyMiddleware",
     # A NUL in a page's path, query or form is a 400 (PostgreSQL text cannot hold one).
     "frontend.middleware.RefuseNulMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -182,6 +185,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    # Refuses nothing: Django tells it of every saved password change, and it revokes the
+    # user's API tokens (assess/passwords.py), whichever road changed the password.
+    {"NAME": "assess.passwords.RevokeTokensOnPasswordChange"},
 ]
 
 LANGUAGE_CODE = "en-us"
@@ -289,8 +295,15 @@ DRF_STANDARDIZED_ERRORS = {
     # Unhandled exceptions are 500s in the same format, also while debugging, so a client
     # never has to parse an HTML page.
     "ENABLE_IN_DEBUG_FOR_UNHANDLED_EXCEPTIONS": True,
-    # The 401 body with our `token_expired` code beside the library's two.
-    "ERROR_SCHEMAS": {401: "config.api_errors.ErrorResponse401Serializer"},
+    # The 401 body with our `token_expired` code beside the library's two, and the 413
+    # of a body over DATA_UPLOAD_MAX_MEMORY_SIZE (config/request_size.py), which any
+    # operation may answer.
+    "ALLOWED_ERROR_STATUS_CODES": ["400", "401", "403", "404", "405", "406", "413", "415"]
+    + ["429", "500"],
+    "ERROR_SCHEMAS": {
+        401: "config.api_errors.ErrorResponse401Serializer",
+        413: "config.api_errors.ErrorResponse413Serializer",
+    },
 }
 
 _ERRORS = "drf_standardized_errors.openapi_serializers"
@@ -307,7 +320,9 @@ SPECTACULAR_SETTINGS = {
         "an unknown one is 406. Within a version fields and operations are only added, "
         "never removed or changed in meaning.\n\n"
         "**Errors.** Every error body is `{type, errors: [{code, detail, attr}]}`; `attr` "
-        "names the request field at fault (nested fields joined by `.`), or is null.\n\n"
+        "names the request field at fault (nested fields joined by `.`), or is null. A "
+        "request body over 2.5 MB is refused with 413, code `request_too_large`, unused."
+        "\n\n"
         "**Lists** are paginated: `{count, next, previous, results}`, with `?page=` and "
         "`?page_size=` (at most 200)."
     ),

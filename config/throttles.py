@@ -1,5 +1,6 @@
 """Sign-in and password-reset throttling: DRF throttles on Django's cache, one implementation
-for the token endpoint (a DRF view) and the login and password-reset pages (Django views).
+for the token endpoint (a DRF view) and the login, admin login and password-reset pages
+(Django views).
 
 Every POST counts, whatever its outcome, in a sliding window per posted username (per
 posted email for a password reset) and per client IP; past the limit the answer is 429
@@ -12,7 +13,11 @@ The client IP is DRF's `get_ident`: REMOTE_ADDR, or with REST_FRAMEWORK["NUM_PRO
 = N the address N hops back in X-Forwarded-For (set it to the number of proxies in front,
 or the per-IP limit either counts the proxy as one client or trusts a forged header).
 The counters live in the default cache: with several processes (gunicorn workers) they
-are shared only when CACHE_URL names a shared cache such as Redis.
+are shared only when CACHE_URL names a shared cache such as Redis. While that cache
+cannot be reached (Redis refusing or not answering), each process counts in its own
+memory (FALLBACK_COUNTS) with the same rates, so the limits still hold, per process
+(with W workers a guesser gets at most W times the budget), instead of lifting; once
+the cache answers again the counts are its own (the fallback's are not carried over).
 
 The capstone's live preview is throttled the same way, per signed-in user
 (MemoPreviewThrottle, scope "memo_preview"); its view answers a refusal with its own 429
@@ -25,16 +30,28 @@ from __future__ import annotations
 import functools
 import hashlib
 import html
+import logging
 import math
 import re
 import unicodedata
 
+from django.core.cache.backends.locmem import LocMemCache
 from django.http import HttpResponse
+from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
 
+from config.cache import raising
+
+log = logging.getLogger(__name__)
+
 _RATE = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*(s|sec|m|min|h|hour|d|day)\s*$")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+# This process's counts while the shared cache is unreachable. Bounded: past MAX_ENTRIES
+# the oldest third is dropped, so a flood of invented usernames costs memory, not a crash.
+FALLBACK_COUNTS = LocMemCache("sign-in-throttle-fallback", {"OPTIONS": {"MAX_ENTRIES": 20_000}})
+CACHE_ERRORS = (RedisError, OSError)
 
 
 def parse_rate(rate: str) -> tuple[int, int]:
@@ -69,6 +86,31 @@ class PostRateThrottle(SimpleRateThrottle):
         if not ident:
             return None
         return self.cache_format % {"scope": self.scope, "ident": ident}
+
+    def allow_request(self, request, view):
+        """DRF's sliding window, counted in the shared cache, or in this process's
+        FALLBACK_COUNTS while the shared cache raises."""
+        if self.rate is None:
+            return True
+        self.key = self.get_cache_key(request, view)  # reads the body: outside the try
+        if self.key is None:
+            return True
+        try:
+            return self._count_in(raising(self.cache))
+        except CACHE_ERRORS as err:
+            log.warning("sign-in throttle counting in this process, cache unavailable: %s", err)
+            return self._count_in(FALLBACK_COUNTS)
+
+    def _count_in(self, store) -> bool:
+        self.history = store.get(self.key, [])
+        self.now = self.timer()
+        while self.history and self.history[-1] <= self.now - self.duration:
+            self.history.pop()
+        if len(self.history) >= self.num_requests:
+            return self.throttle_failure()
+        self.history.insert(0, self.now)
+        store.set(self.key, self.history, self.duration)
+        return True
 
     def wait(self):
         """Seconds until one more request fits: until the request that filled the window

@@ -3,8 +3,13 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config.api_views import ApiNotFound
+from config.throttles import SIGN_IN_THROTTLES, throttle_posts
 
 urlpatterns = [
+    # The admin's sign-in form, throttled like the other two (the token endpoint and the
+    # login page, one budget per username and per address); ahead of the admin's own
+    # routes so it is the one that answers /admin/login/.
+    path("admin/login/", throttle_posts(*SIGN_IN_THROTTLES)(admin.site.login)),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves the page's set-up script as a file (`?script`), so the page

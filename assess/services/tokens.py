@@ -1,6 +1,8 @@
 """API tokens: issuing (an expired token is replaced, never handed out again) and
 revoking (deleting the row, so the token is unknown at once: a 401). Every revocation
-is audited in the same transaction."""
+is audited in the same transaction. A password change revokes every token of the user
+(`tokens_revoke_for_password_change`, called by assess.passwords on every path that
+changes a password); the next sign-in issues a new one."""
 
 from __future__ import annotations
 
@@ -34,10 +36,21 @@ def token_revoke(*, actor, token: Token) -> None:
 def tokens_revoke_for_user(*, actor, user) -> int:
     """Staff (or the command line, actor None) revoke every token of the user; how many
     there were. One event per token revoked; none when the user had none."""
+    return _revoke_all(actor, user, "staff" if actor is not None else "command")
+
+
+def tokens_revoke_for_password_change(*, user) -> int:
+    """The user's password changed (a reset, a change, the admin, a command, code): a
+    token obtained with the old password, perhaps by whoever knew it, stops working.
+    Audited with the system as actor (the hook does not know who changed it)."""
+    return _revoke_all(None, user, "password_change")
+
+
+def _revoke_all(actor, user, how: str) -> int:
     with transaction.atomic():
         deleted, _ = Token.objects.filter(user=user).delete()
         for _n in range(deleted):
-            _audit(actor, user.pk, "staff" if actor is not None else "command")
+            _audit(actor, user.pk, how)
     return deleted
 
 

@@ -31,18 +31,24 @@ def test_migrate_loads_hardware_then_curricula():
     assert steps == ["migrate", "load_hardware", "load_curricula", "load_tracks"]
 
 
+GIVEN = {
+    "SECRET_KEY": "x7!Qm2#kP9vL0sR4tY8wZ1cF6hJ3nB5dG2aE7uI0oK9jH4gT6yV8",
+    "EMAIL_URL": "smtp+tls://user:pass@mail.example.com:587",
+}
+
+
+def fill(value: str, given: dict = GIVEN) -> str:
+    """A compose value as `docker compose up` sees it with only `given` in the shell:
+    ${NAME:?message} takes the given value; ${NAME:-default} its default."""
+
+    def one(match):
+        name, op, rest = match.groups()
+        return given[name] if op == ":?" else given.get(name, rest)
+
+    return re.sub(r"\$\{(\w+)(:\?|:-)([^}]*)\}", one, str(value))
+
+
 def test_the_compose_environment_passes_the_deploy_check():
-    given = {"SECRET_KEY": "x7!Qm2#kP9vL0sR4tY8wZ1cF6hJ3nB5dG2aE7uI0oK9jH4gT6yV8"}
-    given["EMAIL_URL"] = "smtp+tls://user:pass@mail.example.com:587"
-
-    def fill(value: str) -> str:
-        # ${NAME:?message} takes the given value; ${NAME:-default} its default.
-        def one(match):
-            name, op, rest = match.groups()
-            return given[name] if op == ":?" else given.get(name, rest)
-
-        return re.sub(r"\$\{(\w+)(:\?|:-)([^}]*)\}", one, str(value))
-
     env = {name: fill(value) for name, value in APP_ENV.items()}
     proc = manage("check", "--deploy", "--fail-level", "WARNING", **env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -70,3 +76,29 @@ def test_the_image_and_the_package_hold_every_app_of_ours():
     packaged = set(re.findall(r'"(\w+)\*"', (ROOT / "pyproject.toml").read_text()))
     assert [app for app in ours if app not in copied] == []
     assert [app for app in ours if app not in packaged] == []
+
+
+def test_by_default_no_forwarded_for_header_is_trusted(settings):
+    """compose publishes gunicorn's port itself: with no proxy in front, a client writes
+    X-Forwarded-For as it likes, so by default the per-address sign-in budget is the
+    peer's (NUM_PROXIES 0), and a new forged address each time buys nothing. Whoever
+    puts a proxy in front sets NUM_PROXIES to the number of proxies."""
+    from django.test import RequestFactory
+
+    from config.throttles import SignInIPThrottle, parse_rate
+
+    num_proxies = fill(APP_ENV["NUM_PROXIES"])
+    assert num_proxies == "0"
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": int(num_proxies)}
+    limit, _window = parse_rate(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]["sign_in_ip"])
+
+    def allowed(forged: str) -> bool:
+        request = RequestFactory().post("/api/auth/token/", HTTP_X_FORWARDED_FOR=forged)
+        return SignInIPThrottle().allow_request(request, None)
+
+    verdicts = [allowed(f"203.0.113.{i}") for i in range(limit + 1)]
+    assert verdicts == [True] * limit + [False]
+    # Told of one proxy, the address it appended is the client's: the same forged
+    # headers are then as many clients (right behind a proxy, wrong without one).
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "NUM_PROXIES": 1}
+    assert allowed("198.51.100.7") is True

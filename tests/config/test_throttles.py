@@ -1,6 +1,7 @@
-"""Sign-in throttling (config/throttles.py): the token endpoint, the login page and the
-password reset answer 429 with Retry-After past the per-username (per-email) and per-IP
-limits in REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], until the window passes."""
+"""Sign-in throttling (config/throttles.py): the token endpoint, the login page, the admin's
+login page and the password reset answer 429 with Retry-After past the per-username
+(per-email) and per-IP limits in REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], until the window
+passes."""
 
 import os
 import time
@@ -165,6 +166,38 @@ def test_login_page_another_username_works_until_the_ip_limit(client, learner, c
     assert login(client, "colleague", PASSWORD).status_code == 429
 
 
+def admin_login(client, username: str, password: str, **headers):
+    return client.post("/admin/login/", {"username": username, "password": password}, **headers)
+
+
+def test_admin_login_refuses_a_guessed_username_then_the_right_password(client, clock):
+    root = UserFactory(username="root", is_staff=True, is_superuser=True)
+    statuses = [admin_login(client, "root", f"guess-{i}").status_code for i in range(15)]
+    assert statuses == [200] * USERNAME_LIMIT + [429] * (15 - USERNAME_LIMIT)
+
+    refused = admin_login(client, "root", PASSWORD)
+    assert refused.status_code == 429 and "Too many attempts" in refused.content.decode()
+    assert "_auth_user_id" not in client.session
+    wait = retry_after(refused)
+    assert client.get("/admin/login/").status_code == 200  # the page itself still shows
+
+    clock.advance(wait)
+    allowed = admin_login(client, "root", PASSWORD)
+    assert allowed.status_code == 302 and client.session["_auth_user_id"] == str(root.pk)
+
+
+def test_admin_login_shares_the_budgets_of_the_other_sign_in_forms(client, clock):
+    UserFactory(username="root", is_staff=True, is_superuser=True)
+    for i in range(USERNAME_LIMIT):
+        token("ROOT", f"guess-{i}")
+    assert admin_login(client, "root", PASSWORD).status_code == 429
+    # and the per-address budget: the login page and the token endpoint spend it too
+    for i in range(IP_LIMIT - USERNAME_LIMIT - 1):
+        login(client, f"stranger{i}", "guess")
+    assert admin_login(client, "somebody", "guess").status_code == 429
+    assert admin_login(client, "somebody", "guess", REMOTE_ADDR="10.0.0.2").status_code == 200
+
+
 def test_password_reset_is_throttled_per_email(client, learner, clock):
     statuses = [
         client.post("/accounts/password-reset/", {"email": learner.email}).status_code
@@ -213,11 +246,12 @@ def test_rates_are_read_from_the_settings_when_a_throttle_is_made(settings, lear
 
 @pytest.fixture
 def redis_caches(monkeypatch):
-    """Two RedisCache clients on one Redis, as two gunicorn workers would have."""
+    """Two clients of production's cache on one Redis, as two gunicorn workers have."""
     import uuid
 
     import redis
-    from django.core.cache.backends.redis import RedisCache
+
+    from config.cache import TolerantRedisCache as RedisCache
 
     url = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/14")
     try:
@@ -240,3 +274,70 @@ def test_workers_share_the_count_through_redis(monkeypatch, learner, clock, redi
         monkeypatch.setattr(PostRateThrottle, "cache", redis_caches[i % 2])
         statuses.append(token("learner", f"guess-{i}").status_code)
     assert statuses == [400] * USERNAME_LIMIT + [429]
+
+
+@pytest.fixture
+def fallback_counts():
+    """The per-process counts the throttles fall back on, empty at the start and end."""
+    from config.throttles import FALLBACK_COUNTS
+
+    FALLBACK_COUNTS.clear()
+    yield FALLBACK_COUNTS
+    FALLBACK_COUNTS.clear()
+
+
+def redis_on_a_closed_port(tolerant: bool):
+    from django.core.cache.backends.redis import RedisCache
+
+    from config.cache import TolerantRedisCache
+    from tests.config.test_cache import OPTIONS, closed_port
+
+    cls = TolerantRedisCache if tolerant else RedisCache
+    return cls(f"redis://127.0.0.1:{closed_port()}/0", {"OPTIONS": OPTIONS})
+
+
+@pytest.mark.parametrize("tolerant", [True, False], ids=["tolerant-cache", "raising-cache"])
+def test_with_the_cache_down_the_throttles_still_limit_within_the_process(
+    monkeypatch, client, learner, clock, fallback_counts, tolerant
+):
+    """Redis refusing connections (the production cache, which swallows the error, or a
+    plain RedisCache, which raises it): each process counts on its own meanwhile, with
+    the same rates, so a guesser still meets the limit (per worker)."""
+    monkeypatch.setattr(PostRateThrottle, "cache", redis_on_a_closed_port(tolerant))
+    statuses = [token("learner", f"guess-{i}").status_code for i in range(USERNAME_LIMIT + 1)]
+    assert statuses == [400] * USERNAME_LIMIT + [429]
+    assert login(client, "learner", PASSWORD).status_code == 429  # one budget still
+    assert token("colleague", "guess").status_code == 400
+    clock.advance(WINDOW)
+    assert token("learner", PASSWORD).status_code == 200
+
+
+def test_counts_go_back_to_the_shared_cache_once_it_answers(
+    monkeypatch, learner, clock, fallback_counts
+):
+    from django.core.cache import cache
+
+    monkeypatch.setattr(PostRateThrottle, "cache", redis_on_a_closed_port(True))
+    for i in range(USERNAME_LIMIT - 1):
+        assert token("learner", f"guess-{i}").status_code == 400
+    monkeypatch.setattr(PostRateThrottle, "cache", cache)  # Redis is back
+    # the shared cache counts from where it was (nothing): the fallback's are not merged
+    statuses = [token("learner", f"guess-{i}").status_code for i in range(USERNAME_LIMIT + 1)]
+    assert statuses == [400] * USERNAME_LIMIT + [429]
+
+
+def test_a_hung_cache_costs_its_timeout_and_the_limit_still_holds(
+    monkeypatch, settings, learner, clock, fallback_counts, silent_server
+):
+    """Redis accepting connections and never answering: each count waits out the socket
+    timeout, then falls back on this process's counts."""
+    from config.cache import TolerantRedisCache
+
+    settings.REST_FRAMEWORK = {
+        **settings.REST_FRAMEWORK,
+        "DEFAULT_THROTTLE_RATES": {**RATES, "sign_in_username": "2/m"},
+    }
+    options = {"socket_timeout": 0.2, "socket_connect_timeout": 0.2}
+    hung = TolerantRedisCache(f"redis://127.0.0.1:{silent_server}/0", {"OPTIONS": options})
+    monkeypatch.setattr(PostRateThrottle, "cache", hung)
+    assert [token("learner", "guess").status_code for _ in range(3)] == [400, 400, 429]
