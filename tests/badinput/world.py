@@ -92,6 +92,7 @@ def build_world() -> World:
     version = memo_submit(
         learner=learner,
         markdown=example_memo(capstone_brief(capstone), mistakes=("gb-vs-gib",)),
+        now=timezone.now() - timedelta(hours=1),  # a new version is due (one a minute)
     )
     memo_review_run(version_id=version.pk)
     review = MemoVersion.objects.get(pk=version.pk).review
