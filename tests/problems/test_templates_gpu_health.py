@@ -330,3 +330,16 @@ def test_dmon_refuses_inconsistent_params():
     registry.get("dcgm-dmon-activity").parse_params(good)
     _refused("dcgm-dmon-activity", {**good, "named_gpu": 1})
     _refused("dcgm-dmon-activity", {**good, "accelerator": "a100-sxm-80gb", "precision": "fp8"})
+
+
+def test_a_stalled_single_gpu_run_is_not_blamed_on_a_collective():
+    # the sweep's runs are single-GPU: no rank waits on a collective in this story
+    stalled = 0
+    for seed in SEEDS:
+        v = Variant.from_seed("nvidia-smi-triage", seed)
+        if v.params.fault != "stalled":
+            continue
+        stalled += 1
+        text = v.solution_markdown()
+        assert not re.search(r"\branks?\b|(spinning|stuck) in a collective", text), seed
+    assert stalled > 20
