@@ -20,6 +20,7 @@ NAMES: dict[str, str] = {
     "bits-vs-bytes": "Bits and bytes mixed up",
     "fraction-vs-percent": "A fraction and a percentage mixed up",
     "gb-vs-gib": "GB and GiB mixed up",
+    "peer-cleanup-blamed": "A peer's Xid 45 cleanup taken for the fault",
     "per-gpu-vs-total": "Per GPU and total mixed up",
     "time-unit": "Time units mixed up",
     "unit-scale": "A unit prefix off by a factor of 1000",
