@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from problems.templates._era import DRIVERS
+from problems.templates._era import DRIVERS, fleet_driver
 from problems.templates._nvidia_smi import layout_of
 from tests.problems.tool_output import bars, blocks, capture, shape
 
@@ -140,3 +140,87 @@ def test_r580_and_later_draw_a_plus_rule_under_the_banner():
         assert smi["rule"][0] == ("+" if branch >= 580 else "|"), (slug, seed)
         branches.add(branch >= 580)
     assert branches == {True, False}
+
+
+# ---------------------------------------------------------------- nvidia-smi -q
+
+
+FIELD = re.compile(r"^( *)(\S.*?)\s*: (.*)$")
+
+
+def read_q(text: str) -> dict:
+    """`nvidia-smi -q`: the header fields, where the colon sits, and per GPU the section
+    paths in order with their values (a `[...]` cut in a capture is skipped)."""
+    out: dict = {"colons": set(), "gpus": [], "header": {}}
+    path: list[str] = []
+    gpu = None
+    for line in text.splitlines():
+        if line.startswith("GPU 0000"):
+            gpu, path = {"bus": line[4:], "fields": []}, []
+            out["gpus"].append(gpu)
+            continue
+        m = FIELD.match(line)
+        if m and gpu is None:
+            out["header"][m.group(2)] = m.group(3)
+            out["colons"].add(len(m.group(1)) + len(line[len(m.group(1)) :].split(":")[0]))
+        elif gpu is not None and line.strip() and "[...]" not in line:
+            depth = (len(line) - len(line.lstrip())) // 4
+            assert (len(line) - len(line.lstrip())) % 4 == 0, line
+            if m:
+                out["colons"].add(line.index(" : ") + 1)
+                gpu["fields"].append(("/".join([*path[: depth - 1], m.group(2)]), m.group(3)))
+            else:
+                path = [*path[: depth - 1], line.strip()]
+    return out
+
+
+def _remapped(q: dict) -> list[list[tuple[str, str]]]:
+    return [[f for f in g["fields"] if f[0].startswith("Remapped Rows/")] for g in q["gpus"]]
+
+
+def test_gpu_memory_errors_reads_like_the_captured_nvidia_smi_q():
+    caps = [read_q(capture("nvidia-smi-q", n)) for n in (1, 2)]
+    names = [[name for name, _ in rows] for cap in caps for rows in _remapped(cap)]
+    assert names[0] == names[1] and len(names[0]) == 9
+    for seed in range(40):
+        _, texts = blocks("gpu-memory-errors", seed)
+        q = read_q(texts[0].split("$ nvidia-smi -q", 1)[1])
+        assert q["colons"] == {42} == caps[0]["colons"] == caps[1]["colons"], seed
+        assert list(q["header"]) == ["Timestamp", "Driver Version", "CUDA Version", "Attached GPUs"]
+        assert len(q["gpus"]) == int(q["header"]["Attached GPUs"]) == 8
+        for rows in _remapped(q):
+            assert [name for name, _ in rows] == names[0], seed
+            assert all(v.endswith(" bank(s)") for n, v in rows if "Histogram" in n)
+
+
+def test_gpu_memory_errors_driver_is_the_fleet_driver_of_its_date():
+    for seed in range(60):
+        v, texts = blocks("gpu-memory-errors", seed)
+        q = read_q(texts[0].split("$ nvidia-smi -q", 1)[1])
+        year = int(q["header"]["Timestamp"][-4:])
+        driver = fleet_driver(v.params.accelerator, year)
+        assert (q["header"]["Driver Version"], q["header"]["CUDA Version"]) == (
+            driver.version,
+            driver.cuda,
+        ), seed
+        if driver.branch >= 535:  # R535 on: "ECC Mode", SRAM uncorrectable split in two
+            names = [name for name, _ in q["gpus"][0]["fields"]]
+            assert "ECC Mode/Current" in names
+            assert "ECC Errors/Volatile/SRAM Uncorrectable SEC-DED" in names
+
+
+def test_the_bank_histogram_agrees_with_the_remap_counts():
+    # eight reserved rows per bank: a bank at None has used all eight, a bank not at Max
+    # has used at least one; every remap is in some bank
+    for seed in range(200):
+        _, texts = blocks("gpu-memory-errors", seed)
+        q = read_q(texts[0].split("$ nvidia-smi -q", 1)[1])
+        for rows in _remapped(q):
+            f = {name.rsplit("/", 1)[1]: value for name, value in rows}
+            remaps = int(f["Correctable Error"]) + int(f["Uncorrectable Error"])
+            hist = {k: int(f[k].split()[0]) for k in ("Max", "High", "Partial", "Low", "None")}
+            used = hist["High"] + hist["Partial"] + hist["Low"] + hist["None"]
+            assert used <= remaps and (remaps == 0) == (used == 0), (seed, f)
+            assert 8 * hist["None"] <= int(f["Uncorrectable Error"]), (seed, f)
+            if f["Remapping Failure Occurred"] == "Yes":
+                assert hist["None"] >= 1, (seed, f)
