@@ -13,6 +13,7 @@ import pytest
 from hardware_db import catalog
 from problems.engine import registry
 from problems.engine.variants import Variant
+from problems.templates.incidents._vllm import DEPLOYMENTS
 from tests.problems.template_harness import slips, solve
 
 SEEDS = range(200)
@@ -330,3 +331,19 @@ def test_deployment_reader_finds_the_graded_class(seed):
         p = v.params
         share = catalog.model(p.model).total_params * 2 / p.gpus
         assert share > catalog.accelerator(p.accelerator).usable_gib * 2**30
+
+
+def test_vllm_cpu_blocks_follow_the_swap_space_and_the_model():
+    # V0 reports num_cpu_blocks = swap_space_bytes // one block's K and V on one GPU
+    # (16 tokens x layers x KV heads x head dim x 2 for K and V x 2 bytes / TP)
+    seen = {}
+    for seed in range(120):
+        v, texts = blocks("vllm-metrics-diagnosis", seed)
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', texts[0].split("cache_config_info{")[1]))
+        slug, _, _, tp = DEPLOYMENTS[v.params.deployment]
+        m = catalog.model(slug)
+        block = 16 * m.n_layers * m.n_kv_heads * m.head_dim * 2 * 2 / tp
+        expected = int(labels["swap_space_bytes"]) // int(block)
+        assert int(labels["num_cpu_blocks"]) == expected, (seed, v.params.deployment)
+        seen[v.params.deployment] = expected
+    assert len(set(seen.values())) >= 3, seen
