@@ -223,9 +223,7 @@ def job_quota_block(
     ]
 
 
-def workload_blocks(
-    ns: str, workload: str, flavor: str, more: int, ages: Ages
-) -> list[list[str]]:
+def workload_blocks(ns: str, workload: str, flavor: str, more: int, ages: Ages) -> list[list[str]]:
     """Kueue's view of a suspended Job: `kubectl get workloads`, then the Workload's events."""
     head = ["NAME", "QUEUE", "RESERVED IN", "ADMITTED", "FINISHED", "AGE"]
     rows = [[workload, "team-gpu", "", "False", "", human_duration(ages.job)]]

@@ -178,9 +178,7 @@ class K8sPendingPod(Template):
         if p.cause == "quota":
             blocks.append(pods_block(ns, job, [], ages))
             used, limit = p.quota_used, p.quota_limit
-            blocks.append(
-                job_quota_block(ns, job, pod, p.pods, p.gpus_per_pod, used, limit, ages)
-            )
+            blocks.append(job_quota_block(ns, job, pod, p.pods, p.gpus_per_pod, used, limit, ages))
         elif p.cause == "queue":
             blocks.append(pods_block(ns, job, [], ages))
             flavor = p.product.split("-")[1].lower()
