@@ -17,6 +17,11 @@ and "CUDA Version:" start in the banner, the heading rows):
 - R580 and later: as R550, but the rule under the banner is `+---+---+---+`, not
   `|---+---+---|` (public 580.95.05 captures).
 
+Between the table and the Processes box nvidia-smi prints a line of spaces (89 in the
+captures); it is printed empty here, as several public captures show it, because
+Markdown drops a whitespace-only line's spaces and a page must show what the statement
+holds.
+
 A process row is GPU index, GI and CI ("N/A" without MIG), PID, type (C compute, G
 graphics), the process name and its memory in MiB; with nothing running the box holds
 one "No running processes found" row. `nvidia-smi -L` prints `GPU <i>: <name> (UUID:
@@ -79,7 +84,6 @@ _PROCESSES = {
     ),
 }
 _PROCESSES["r580"] = _PROCESSES["r550"]
-BLANK = {"old": 79, "r535": 89, "r550": 89, "r580": 89}  # the spaces line before Processes
 
 
 @dataclass(frozen=True)
@@ -175,7 +179,7 @@ def _processes(layout: str, processes: list[Process]) -> list[str]:
     pid_w, head1, head2 = _PROCESSES[layout]
     dash = "+" + "-" * (w - 2) + "+"
     lines = [
-        " " * BLANK[layout],
+        "",  # nvidia-smi pads this line with spaces; see the module docstring
         dash,
         "| Processes:".ljust(w - 1) + "|",
         head1,
