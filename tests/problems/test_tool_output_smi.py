@@ -224,3 +224,11 @@ def test_the_bank_histogram_agrees_with_the_remap_counts():
             assert 8 * hist["None"] <= int(f["Uncorrectable Error"]), (seed, f)
             if f["Remapping Failure Occurred"] == "Yes":
                 assert hist["None"] >= 1, (seed, f)
+
+
+def test_the_triage_node_runs_the_fleet_driver_of_its_date():
+    for seed in SEEDS:
+        v, texts = blocks("nvidia-smi-triage", seed)
+        smi = read_smi(texts[0])
+        year = int(smi["date"].split()[-1])
+        assert smi["driver"] == fleet_driver(v.params.accelerator, year).version, seed
