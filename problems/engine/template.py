@@ -24,9 +24,15 @@ class Kind(StrEnum):
 
 
 class Params(BaseModel):
-    """Base for every template's parameters: unknown names are refused, values frozen."""
+    """Base for every template's parameters: unknown names are refused, values frozen.
+
+    Every parameter is required, except those named in `stored_defaults`: parameters a
+    template added after questions were stored with their parameters. Such a parameter's
+    default is the behaviour those questions were shown with, so a stored set without it
+    still solves as it did; the generator sets it explicitly."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+    stored_defaults: ClassVar[frozenset[str]] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ CONTRACT["gpu-memory-errors"] = (
     [("accelerator", "b200"), ("state", "xid"), ("gpu", 8), ("sample", 2**31)],
 )
 CONTRACT["dcgm-dmon-activity"] = (
-    {"accelerator", "precision", "odd", "odd_gpu", "named_gpu", "sample"},
+    {"accelerator", "precision", "odd", "odd_gpu", "named_gpu", "sample", "generator"},
     {"gpu": ("", CHOICE), "tflops": ("TFLOP/s", NUMERIC)},
     [
         ("accelerator", "tpu-v5e"),
@@ -33,5 +33,6 @@ CONTRACT["dcgm-dmon-activity"] = (
         ("odd_gpu", 8),
         ("named_gpu", -1),
         ("sample", -5),
+        ("generator", 3),
     ],
 )

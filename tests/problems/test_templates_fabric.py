@@ -243,3 +243,15 @@ def test_topo_reader_agrees_with_the_graded_answers():
         assert sorted(legend) == sorted(nics)
         kinds.add("nvlink" if m[gpus[0]][gpus[1]].startswith("NV") else "pcie")
     assert kinds == {"nvlink", "pcie"}
+
+
+def test_nccl_time_off_by_two_names_an_all_reduce_slip_not_bytes_per_element():
+    # t_max carries the ring's 2(n-1)/n: a doubled or a halved time is that factor applied
+    # twice or only one phase of it; nothing in this question has an element size
+    for seed in range(40):
+        v = Variant.from_seed("nccl-tests-readout", seed)
+        t = v.parts["t_max"].value
+        for factor, code in ((2.0, "allreduce-factor-doubled"), (0.5, "one-phase-factor")):
+            result = v.grade("t_max", f"{t * factor:.6g} ms")
+            assert not result.correct and result.misconception == code, (seed, factor, result)
+            assert "bytes per element" not in result.feedback

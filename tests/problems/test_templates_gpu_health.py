@@ -330,3 +330,56 @@ def test_dmon_refuses_inconsistent_params():
     registry.get("dcgm-dmon-activity").parse_params(good)
     _refused("dcgm-dmon-activity", {**good, "named_gpu": 1})
     _refused("dcgm-dmon-activity", {**good, "accelerator": "a100-sxm-80gb", "precision": "fp8"})
+
+
+@pytest.mark.parametrize(
+    ("slug", "field"), [("nvidia-smi-triage", "fault"), ("dcgm-dmon-activity", "odd")]
+)
+def test_a_stalled_single_gpu_run_is_not_blamed_on_a_collective(slug, field):
+    # the sweep's runs and the replicas are single-GPU: no rank waits on a collective
+    stalled = 0
+    for seed in SEEDS:
+        v = Variant.from_seed(slug, seed)
+        if getattr(v.params, field) != "stalled":
+            continue
+        stalled += 1
+        text = v.solution_markdown()
+        assert not re.search(r"\branks?\b|(spinning|stuck) in a collective", text), seed
+    assert stalled > 20
+
+
+def test_dmon_healthy_replicas_read_within_a_few_percent_of_one_another():
+    # eight replicas of one job: the healthy GPUs' means differ by a few percent, not 2x
+    for seed in SEEDS:
+        v = Variant.from_seed("dcgm-dmon-activity", seed)
+        _, _, means = read_dmon(v.statement_markdown())
+        healthy = [m for i, m in means.items() if i != v.params.odd_gpu]
+        for field in ("SMACT", "TENSO", "DRAMA", "POWER"):
+            values = [m[field] for m in healthy]
+            assert max(values) / min(values) < 1.06, (seed, field, values)
+
+
+def test_dmon_old_parameters_still_solve_as_they_were_shown():
+    # questions stored before the replicas were matched keep their readings (generator 1)
+    params = {
+        "accelerator": "h100-sxm",
+        "precision": "bf16",
+        "odd": "memory-bound",
+        "odd_gpu": 2,
+        "named_gpu": 5,
+        "sample": 12345,
+    }
+    assert solve("dcgm-dmon-activity", params)["tflops"].value == pytest.approx(317.9272)
+    matched = solve("dcgm-dmon-activity", {**params, "generator": 2})["tflops"].value
+    assert matched != pytest.approx(317.9272)
+
+
+def test_dmon_first_pass_prints_na_for_the_profiling_fields():
+    for seed in range(40):
+        lines = _block(Variant.from_seed("dcgm-dmon-activity", seed).statement_markdown())
+        first = lines[3:11]
+        assert [line.split()[:2] for line in first] == [["GPU", str(i)] for i in range(8)]
+        for line in first:
+            cells = line.split()[2:]
+            assert cells[:4] == ["N/A"] * 4 and float(cells[4]) > 0, (seed, line)
+        assert lines[0].endswith("-c 4")

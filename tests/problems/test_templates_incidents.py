@@ -13,6 +13,7 @@ import pytest
 from hardware_db import catalog
 from problems.engine import registry
 from problems.engine.variants import Variant
+from problems.templates.incidents._vllm import DEPLOYMENTS
 from tests.problems.template_harness import slips, solve
 
 SEEDS = range(200)
@@ -88,17 +89,70 @@ def test_xid_triage_refuses_bad_params():
         assert refused("xid-triage", {**good, **bad}), bad
 
 
+def read_xids(log: str) -> tuple[str, list[int], dict[str, int]]:
+    """(the faulty GPU's bus, its Xid codes in order, {peer bus: its Xid 45 count})."""
+    hits = XID_LINE.findall(log)
+    faults = [(bus, int(code)) for bus, code in hits if code != "45"]
+    buses = {bus for bus, _ in faults}
+    assert len(buses) == 1, faults  # exactly one GPU raised the fault
+    (bus,) = buses
+    peers: dict[str, int] = {}
+    for b, code in hits:
+        if code == "45":
+            peers[b] = peers.get(b, 0) + 1
+    return bus, [code for _, code in faults], peers
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_xid_triage_reader_finds_the_graded_fault(seed):
     v, (log, inventory) = blocks("xid-triage", seed)
-    faults = {(bus, int(code)) for bus, code in XID_LINE.findall(log)}
-    assert len(faults) == 1, faults  # exactly one planted fault
-    ((bus, code),) = faults
+    bus, codes, _ = read_xids(log)
     index = {b.lower(): int(i) for i, b in CSV_ROW.findall(inventory)}
     assert len(index) == 8
     assert re.search(rf"NVRM: GPU at PCI:0000:{bus}:00: GPU-[0-9a-f-]{{36}}$", log, re.M)
     assert v.parts["gpu"].value == index[bus]
-    assert (v.parts["event"].value, v.parts["action"].value) == XID_TRUTH[code]
+    assert (v.parts["event"].value, v.parts["action"].value) == XID_TRUTH[codes[0]]
+
+
+def test_xid_48_arrives_as_the_containment_sequence_never_bare():
+    # under error containment (A100, H100) an HBM DBE is followed by the row remap
+    # recorded for it (63) and the containment verdict (94 or 95)
+    seen = 0
+    for seed in range(400):
+        v, (log, _) = blocks("xid-triage", seed)
+        _, codes, _ = read_xids(log)
+        if 48 in codes:
+            seen += 1
+            assert codes[:2] == [48, 63] and codes[2] in (94, 95), (seed, codes)
+            if v.params.xid == 48:  # the DBE drawn here is uncontained: reset, as keyed
+                assert codes[2] == 95 and v.parts["action"].value == "reset-gpu"
+    assert seen > 20
+
+
+def test_xid_45_on_every_peer_when_the_job_dies():
+    for seed in range(200):
+        v, (log, inventory) = blocks("xid-triage", seed)
+        bus, _, peers = read_xids(log)
+        buses = {b.lower() for _, b in CSV_ROW.findall(inventory)}
+        if v.params.xid == 63:  # a health sweep found it: nothing died
+            assert peers == {}, seed
+            continue
+        assert peers == {b: 1 for b in buses - {bus}}, seed
+        lines = log.splitlines()
+        for k, line in enumerate(lines):  # each GPU's first Xid follows its GPU-at-PCI pair
+            if "): 45, " in line:
+                b = XID_LINE.search(line).group(1)
+                assert f"NVRM: GPU at PCI:0000:{b}:00: GPU-" in lines[k - 2], seed
+                assert "NVRM: GPU Board Serial Number: " in lines[k - 1], seed
+
+
+def test_xid_peer_cleanup_is_a_named_slip():
+    params = {"platform": "hgx-h100-a", "xid": 94, "gpu": 2, "log_seed": 5}
+    named = slips("xid-triage", params)
+    assert named[("counted-from-one", "gpu")] == 3
+    v = Variant.from_params("xid-triage", params)
+    assert v.grade("gpu", "5").misconception == "peer-cleanup-blamed"
+    assert ("peer-cleanup-blamed", "gpu") in named
 
 
 # ---------------------------------------------------------------- vllm-metrics-diagnosis
@@ -277,3 +331,19 @@ def test_deployment_reader_finds_the_graded_class(seed):
         p = v.params
         share = catalog.model(p.model).total_params * 2 / p.gpus
         assert share > catalog.accelerator(p.accelerator).usable_gib * 2**30
+
+
+def test_vllm_cpu_blocks_follow_the_swap_space_and_the_model():
+    # V0 reports num_cpu_blocks = swap_space_bytes // one block's K and V on one GPU
+    # (16 tokens x layers x KV heads x head dim x 2 for K and V x 2 bytes / TP)
+    seen = {}
+    for seed in range(120):
+        v, texts = blocks("vllm-metrics-diagnosis", seed)
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', texts[0].split("cache_config_info{")[1]))
+        slug, _, _, tp = DEPLOYMENTS[v.params.deployment]
+        m = catalog.model(slug)
+        block = 16 * m.n_layers * m.n_kv_heads * m.head_dim * 2 * 2 / tp
+        expected = int(labels["swap_space_bytes"]) // int(block)
+        assert int(labels["num_cpu_blocks"]) == expected, (seed, v.params.deployment)
+        seen[v.params.deployment] = expected
+    assert len(set(seen.values())) >= 3, seen

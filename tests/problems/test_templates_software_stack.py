@@ -120,7 +120,7 @@ def test_compat_banner_matches_the_published_layouts():
     widths = set()
     for seed in SEEDS:
         out = _block(Variant.from_seed("cuda-driver-compat", seed).statement_markdown())
-        lines = out.splitlines()[1:]  # after the prompt
+        lines = [line for line in out.splitlines()[2:] if line.strip()]  # prompt, date
         assert len({len(line) for line in lines}) == 1, seed
         widths.add(len(lines[0]))
     assert widths == {79, 89, 91}  # R525 and older, R530-R545, R550 and later

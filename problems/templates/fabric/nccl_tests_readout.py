@@ -25,11 +25,15 @@ Realism, as the generator enforces it:
   results at the two largest sizes report wrong elements (#wrong > 0, "Out of bounds
   values : N FAILED") at normal bandwidth (30%), or no fault (25%).
 
-Misconceptions named: on the time, algbw compared with the busbw threshold
-(busbw-as-algbw), a factor of 2 instead of 2(n-1)/n (factor-two) and 4 GB for 4 GiB
-(gb-vs-gib); on the node, the node with the slowest small-message time (latency-decoy),
-"none" when the only fault is wrong data (ignored-wrong-column), and the slowest node
-when every node passes or the fault is wrong data (slowest-but-passing).
+Misconceptions named: on the time, algbw compared with the busbw threshold (busbw-as-
+algbw), a factor of 2 instead of 2(n-1)/n (factor-two), the factor applied twice, which
+doubles the time (allreduce-factor-doubled), one ring phase's (n-1)/n instead of both,
+which halves it (one-phase-factor), and 4 GB for 4 GiB (gb-vs-gib); without the two
+middle ones a doubled or halved time fell to the grader's generic "wrong bytes per
+element" hint, and no element size is asked for here; on the node, the node with the
+slowest small-message time (latency-decoy), "none" when the only fault is wrong data
+(ignored-wrong-column), and the slowest node when every node passes or the fault is
+wrong data (slowest-but-passing).
 """
 
 from __future__ import annotations
@@ -313,6 +317,21 @@ class NcclTestsReadout(Template):
                 "t_max",
                 self._t_max_ms(p, f=2.0),
                 "The all-reduce factor is 2(n-1)/n, not 2: with 8 ranks it is 1.75.",
+            ),
+            Misconception(
+                "allreduce-factor-doubled",
+                "t_max",
+                2 * self._t_max_ms(p),
+                "That is twice the time: 2(n-1)/n already counts both phases of the ring "
+                "(a reduce-scatter, then an all-gather, each moving (n-1)/n of the buffer), "
+                "so doubling it counts them twice.",
+            ),
+            Misconception(
+                "one-phase-factor",
+                "t_max",
+                self._t_max_ms(p, f=(RANKS - 1) / RANKS),
+                "That uses (n-1)/n, the factor of one ring phase (a reduce-scatter or an "
+                "all-gather alone). An all-reduce runs both: 2(n-1)/n.",
             ),
             Misconception(
                 "gb-vs-gib",

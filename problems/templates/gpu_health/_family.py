@@ -1,8 +1,9 @@
 """What the GPU-health templates share: the HGX nodes they draw (product name as
 nvidia-smi prints it, memory in MiB and power limit from hardware_db, maximum SM clock,
-PCI bus IDs of the eight GPUs, driver), the GPU choice labels, a seeded generator for
-the readings, and the default `nvidia-smi` table, laid out as the real captures in
-spec/tool-output/nvidia-smi are.
+PCI bus IDs of the eight GPUs), the GPU choice labels, a seeded generator for the
+readings, and the node's `nvidia-smi`, drawn by the one renderer
+(problems/templates/_nvidia_smi.py) with the driver the era table gives the node's
+generation in the year of the statement (problems/templates/_era.py).
 
 A scenario's parameters are the things a grader needs (part, fault, faulty GPU) plus an
 integer `sample` that seeds every other reading, so the tool output is a pure function
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hardware_db import catalog
+from problems.templates._era import fleet_driver, fleet_moment, fleet_years
+from problems.templates._nvidia_smi import GpuRow, Process, nvidia_smi
 
 GPUS = 8
 GPU_LABELS = tuple(f"GPU {i}" for i in range(GPUS))
@@ -32,8 +35,6 @@ class Node:
     smi_name: str  # product name as nvidia-smi prints it
     max_sm_mhz: int  # nvidia-smi -q "Max Clocks / SM"
     bus_ids: tuple[str, ...]  # the eight GPUs' PCI bus numbers, in index order
-    driver: str
-    cuda: str
     banks: int | None = None  # row-remapper banks (Bank Remap Availability Histogram)
 
     @property
@@ -65,20 +66,11 @@ NODES: dict[str, Node] = {
             "NVIDIA A100-SXM4-80GB",
             1410,
             ("07", "0F", "47", "4E", "87", "90", "B7", "BD"),
-            "550.90.07",
-            "12.4",
             banks=640,
         ),
-        Node("h100-sxm", "NVIDIA H100 80GB HBM3", 1980, _HOPPER_BUS, "550.90.07", "12.4", 2560),
-        Node("h200", "NVIDIA H200", 1980, _HOPPER_BUS, "550.90.07", "12.4"),
-        Node(
-            "b200",
-            "NVIDIA B200",
-            1965,
-            ("1B", "43", "52", "61", "9D", "C3", "D1", "DF"),
-            "580.95.05",
-            "13.0",
-        ),
+        Node("h100-sxm", "NVIDIA H100 80GB HBM3", 1980, _HOPPER_BUS, 2560),
+        Node("h200", "NVIDIA H200", 1980, _HOPPER_BUS),
+        Node("b200", "NVIDIA B200", 1965, ("1B", "43", "52", "61", "9D", "C3", "D1", "DF")),
     )
 }
 
@@ -106,43 +98,29 @@ def gpu_or_none(fault_free: bool, gpu: int | None) -> None:
         raise ValueError("a fault needs a GPU index")
 
 
-def _rule(left: str, fill: str, right: str) -> str:
-    """A table rule: "+---+---+---+", "|---+---+---+" or "|===+===+===|"."""
-    return left + "+".join(fill * w for w in (41, 24, 22)) + right
-
-
-def _cells(a: str, b: str, c: str) -> str:
-    """A header row of the three columns, as nvidia-smi aligns them."""
-    return f"| {a:<39} | {b:>22} | {c:>20} |"
-
-
-def smi_table(node: Node, rows: list[dict]) -> str:
-    """The default `nvidia-smi` table (driver 550+ layout, no Processes section) for
-    per-GPU rows of temp, draw, limit, mem and util."""
-    rule = "+" + "-" * 89 + "+"
-    lines = [
-        "$ nvidia-smi",
-        rule,
-        f"| NVIDIA-SMI {node.driver:<23}Driver Version: {node.driver:<15}"
-        f"CUDA Version: {node.cuda:<9}|",
-        _rule("|", "-", "+"),
-        _cells(
-            "GPU  Name                 Persistence-M",
-            "Bus-Id          Disp.A",
-            "Volatile Uncorr. ECC",
-        ),
-        _cells("Fan  Temp   Perf          Pwr:Usage/Cap", "Memory-Usage", "GPU-Util  Compute M."),
-        _cells("", "", "MIG M."),
-        _rule("|", "=", "|"),
+def node_smi(node: Node, rows: list[dict], rng: random.Random, process: str) -> str:
+    """`nvidia-smi` on the node while eight single-GPU runs work, one per GPU: the rows'
+    temp, draw, limit, mem and util, the date and driver of a fleet year drawn from `rng`
+    (which should be a stream of its own, so the readings do not move), and one `process`
+    per GPU holding nearly all of that GPU's memory."""
+    year = rng.choice(fleet_years(node.slug))
+    when = fleet_moment(rng, year)
+    gpus = [
+        GpuRow(
+            name=node.smi_name,
+            bus_id=node.bus_id(i),
+            temp=r["temp"],
+            watts=round(r["draw"]),
+            cap=r["limit"],
+            used_mib=r["mem"],
+            total_mib=node.memory_mib,
+            util=r["util"],
+        )
+        for i, r in enumerate(rows)
     ]
-    for i, r in enumerate(rows):
-        power = f"{round(r['draw'])}W / {r['limit']:>4}W"
-        memory = f"{r['mem']}MiB / {node.memory_mib:>6}MiB"
-        lines += [
-            f"|{i:>4}  {node.smi_name:<31}On  |   {node.bus_id(i)} Off |{0:>21} |",
-            f"| N/A  {r['temp']:>3}C    P0  {power:>22} |{memory:>23} |"
-            f"{r['util']:>7}%      Default |",
-            _cells("", "", "Disabled"),
-            _rule("+", "-", "+"),
-        ]
-    return "\n".join(lines)
+    procs = [
+        Process(i, rng.randint(2_000, 4_000_000), process, r["mem"] - rng.randint(4, 530))
+        for i, r in enumerate(rows)
+    ]
+    driver = fleet_driver(node.slug, year).version
+    return "$ nvidia-smi\n" + nvidia_smi(driver, gpus, procs, when)

@@ -3,15 +3,21 @@ and power for the eight GPUs of an HGX node, find the GPU that is not doing tens
 like the others, and work out one healthy GPU's achieved dense tensor throughput.
 
 Realism: HGX A100, H100, H200 or B200 (dense peaks and power limits from hardware_db),
-three samples per GPU in the column layout of DCGM 4's `dcgmi dmon` (an entity column,
-13-character value columns, an `ID` line carrying the W unit of POWER). The node runs
-eight independent replicas of one job, BF16/FP16 (or FP8 on Hopper and Blackwell), so
-healthy GPUs look alike: GRACT 0.96-1.00, SMACT 0.2-0.35 above TENSO, TENSO 0.30-0.62,
-DRAMA 0.18-0.40, 75-92% of the power limit. The odd GPU is one of:
+in the column layout of DCGM 4's `dcgmi dmon` (spec/tool-output/dcgmi-dmon/sample-1.txt:
+an 11-character entity column, 13-character value columns, an `ID` line carrying the W
+unit of POWER). As in that capture, the first pass prints N/A for the profiling fields
+(DCGM needs one interval before it can report a rate; POWER, a device field, is there at
+once), then three passes of values. The node runs eight independent replicas of one job,
+BF16/FP16 (or FP8 on Hopper and Blackwell), so healthy GPUs look alike: the job sets
+TENSO 0.30-0.62, SMACT 0.20-0.35 above it, DRAMA 0.18-0.40 and 75-92% of the power limit,
+and each healthy GPU's means sit within about 3% of the job's (parameter `generator` 1
+keeps the earlier draw, whose healthy GPUs each drew their own level, up to 2x apart, so
+that stored questions solve as they were shown). The odd GPU is one of:
 
 - stalled: GRACT still about 1 (a kernel is resident) but SMACT under 0.03, TENSO 0,
-  DRAMA near 0 and 15-22% of the power limit;
-- memory-bound: SMACT as high as the others' but TENSO 0.02-0.09 and DRAMA 0.78-0.93.
+  DRAMA near 0 and 15-22% of the power limit: a kernel that never completes (the
+  replicas are single-GPU jobs, so no collective is involved);
+- memory-bound: SMACT as high as the others' but TENSO 0.03-0.08 and DRAMA 0.80-0.91.
 
 The number asked is mean TENSO of a named healthy GPU x the dense peak for the job's
 precision: tensor-pipe utilisation turned into FLOP/s, not MFU (which counts only the
@@ -55,12 +61,15 @@ FIELD_IDS = "1001,1002,1004,1005,155"
 
 
 class DmonParams(Params):
+    stored_defaults = frozenset({"generator"})
+
     accelerator: Hgx
     precision: Precision
     odd: Odd
     odd_gpu: int = Field(ge=0, le=GPUS - 1)
     named_gpu: int = Field(ge=0, le=GPUS - 1)
     sample: int = Field(ge=0, le=SAMPLE_MAX)
+    generator: int = Field(default=1, ge=1, le=2)  # 2: healthy replicas within ~3%
 
     @model_validator(mode="after")
     def _consistent(self) -> DmonParams:
@@ -85,6 +94,8 @@ def _u(rng: random.Random, lo: float, hi: float) -> float:
 
 def readings(p: DmonParams) -> list[list[dict]]:
     """rows[sample][gpu] = {field: value}."""
+    if p.generator == 2:
+        return _matched(p)
     cap = NODES[p.accelerator].cap_w
     rng = readings_rng("dcgm-dmon-activity", p.sample, p.accelerator, p.odd, p.odd_gpu)
     base = []
@@ -119,16 +130,64 @@ def readings(p: DmonParams) -> list[list[dict]]:
     return rows
 
 
+def _odd(p: DmonParams, rng: random.Random, b: dict, cap: float) -> None:
+    if p.odd == "stalled":
+        b.update(GRACT=0.985, SMACT=rng.uniform(0.008, 0.025), TENSO=0.0)
+        b.update(DRAMA=rng.uniform(0.001, 0.006), POWER=rng.uniform(0.15, 0.22) * cap)
+    else:  # its SMs as busy as the others', waiting on HBM
+        b.update(SMACT=b["SMACT"] * rng.uniform(0.97, 1.03), TENSO=rng.uniform(0.03, 0.08))
+        b.update(DRAMA=rng.uniform(0.80, 0.91), POWER=rng.uniform(0.55, 0.68) * cap)
+
+
+def _matched(p: DmonParams) -> list[list[dict]]:
+    """Generator 2: one job level, each healthy replica within 1.2% of it, each sample
+    within 1.5% of the replica's level (means within about 3% of one another)."""
+    cap = NODES[p.accelerator].cap_w
+    rng = readings_rng("dcgm-dmon-activity", p.sample, p.accelerator, p.odd, p.odd_gpu, 2)
+    t = rng.uniform(0.30, 0.62)
+    job = {
+        "GRACT": 0.98,
+        "TENSO": t,
+        "SMACT": min(0.95, t + rng.uniform(0.20, 0.35)),
+        "DRAMA": rng.uniform(0.18, 0.40),
+        "POWER": rng.uniform(0.75, 0.92) * cap,
+    }
+    base = []
+    for i in range(GPUS):
+        b = {k: v * rng.uniform(0.988, 1.012) for k, v in job.items()}
+        if i == p.odd_gpu:
+            _odd(p, rng, b, cap)
+        base.append(b)
+    rows = []
+    for _ in range(SAMPLES):
+        row = []
+        for b in base:
+            v = {k: min(1.0, round(x * rng.uniform(0.985, 1.015), 3)) for k, x in b.items()}
+            v["POWER"] = round(b["POWER"] * rng.uniform(0.985, 1.015), 3)
+            row.append(v)
+        rows.append(row)
+    return rows
+
+
+def first_pass(p: DmonParams, rows: list[list[dict]]) -> list[float]:
+    """POWER in the first pass, whose profiling fields print N/A (a stream of its own)."""
+    rng = readings_rng("dcgm-dmon-activity", p.sample, "first", p.accelerator, p.odd_gpu)
+    return [round(r["POWER"] * rng.uniform(0.985, 1.015), 3) for r in rows[0]]
+
+
 def mean_of(rows: list[list[dict]], gpu: int, field: str) -> float:
     return statistics.fmean(r[gpu][field] for r in rows)
 
 
 def dmon_output(p: DmonParams, rows: list[list[dict]]) -> str:
     lines = [
-        f"$ dcgmi dmon -e {FIELD_IDS} -c {SAMPLES}",
+        f"$ dcgmi dmon -e {FIELD_IDS} -c {SAMPLES + 1}",
         "#Entity    " + "".join(f"{f:<13}" for f in FIELDS).rstrip(),
         ("ID         " + " " * 13 * (len(FIELDS) - 1) + "W").rstrip(),
     ]
+    for i, watts in enumerate(first_pass(p, rows)):
+        cells = ["N/A"] * (len(FIELDS) - 1) + [f"{watts:.3f}"]
+        lines.append(f"{f'GPU {i}':<11}" + "".join(f"{c:<13}" for c in cells).rstrip())
     for row in rows:
         for i, v in enumerate(row):
             cells = [f"{v[f]:.3f}" for f in FIELDS]
@@ -159,6 +218,7 @@ class DcgmDmonActivity(Template):
                 odd_gpu=odd_gpu,
                 named_gpu=rng.choice([i for i in range(GPUS) if i != odd_gpu]),
                 sample=rng.randrange(SAMPLE_MAX),
+                generator=2,
             )
             if parts_separated({"tflops": self.solve(p)["tflops"]}, self.misconceptions(p)):
                 return p
@@ -192,7 +252,7 @@ class DcgmDmonActivity(Template):
             f"of the same {prec} training job, one per GPU, so healthy GPUs should look "
             "alike. You sample DCGM's profiling fields (1001 graphics engine active, 1002 SM "
             "active, 1004 tensor pipe active, 1005 DRAM active, each a fraction of the "
-            "sample period) and power:\n\n"
+            "sample period) and power, one pass a second:\n\n"
             f"```text\n{dmon_output(p, readings(p))}\n```\n\n"
             f"The {node.smi_name} datasheet lists {sig(self._peak(p))} TFLOP/s of dense "
             f"{prec} tensor throughput, and {sig(self._sparse(p))} TFLOP/s with 2:4 "
@@ -214,8 +274,9 @@ class DcgmDmonActivity(Template):
                 f"GPU {o}'s GRACT is still about {g['GRACT']}, because a kernel is resident, "
                 f"but SMACT averages {g['SMACT']}, TENSO is 0 and it draws about "
                 f"{sig(mean_of(rows, o, 'POWER'), 3)} W: the kernel is waiting, not working "
-                "(a hang, or a rank stuck in a collective). GRACT, like nvidia-smi's "
-                "GPU-Util, only says some kernel was running."
+                "(a kernel that never completes; each replica runs on one GPU, so there is "
+                "no collective to wait on). GRACT, like nvidia-smi's GPU-Util, only says some "
+                "kernel was running."
             )
         else:
             why = (
@@ -227,7 +288,9 @@ class DcgmDmonActivity(Template):
         listed = " + ".join(f"{t:.3f}" for t in tenso)
         return (
             f"{why} Answer **GPU {o}**.\n\n"
-            f"For GPU {n}, TENSO is the fraction of cycles its tensor pipes were busy. "
+            "The first pass prints N/A for the profiling fields: DCGM reports them as rates "
+            "over an interval, and the first pass has none yet. Read the three passes that "
+            f"follow. For GPU {n}, TENSO is the fraction of cycles its tensor pipes were busy. "
             f"Average the samples: $\\overline{{\\mathrm{{TENSO}}}} = ({listed}) / {SAMPLES} = "
             f"{sig(mean, 6)}$. Multiply by the dense peak for the job's precision, "
             f"$P_{{\\mathrm{{dense}}}} = {tex(self._peak(p), 12)}$ TFLOP/s, taking all its "

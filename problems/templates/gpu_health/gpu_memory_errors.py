@@ -3,16 +3,28 @@ HGX A100 or H100 node, find the GPU with memory errors since the node last boote
 choose the first action.
 
 Realism: A100 SXM4 80GB and H100 80GB HBM3 (the parts that remap HBM rows; their
-Bank Remap Availability Histograms hold 640 and 2,560 banks), the section layout of the
-driver-525 era (SRAM/DRAM correctable and uncorrectable, volatile and aggregate; Remapped
-Rows with Pending and Remapping Failure Occurred), and a `--query-gpu=index,pci.bus_id`
-listing so the bus IDs map to indexes. Volatile counters restart at each driver load,
-aggregate ones last the GPU's lifetime. The planted state, if any, is one of:
+Bank Remap Availability Histograms hold 640 and 2,560 banks), dated in a fleet year of the
+era table with that year's driver (R550 in 2024, R570 in 2025) and the ECC section those
+branches print (public `nvidia-smi -q -d ECC` captures of 535.161.08 and 555.42.02:
+SRAM Uncorrectable split into Parity and SEC-DED, SRAM Threshold Exceeded and the
+Aggregate Uncorrectable SRAM Sources under Aggregate; "ECC Mode", where R525 printed "Ecc
+Mode"), the Remapped Rows block as spec/tool-output/nvidia-smi-q shows it, and a
+`--query-gpu=index,pci.bus_id` listing so the bus IDs map to indexes. Volatile counters
+restart at each driver load, aggregate ones last the GPU's lifetime.
+
+The histogram agrees with the remap counts. Every bank holds eight reserved rows (NVIDIA
+GPU Memory Error Management, RMA policy: a remap attempt on a bank that already has eight
+uncorrectable-error rows remapped sets the failure flag); a bank with one row used is at
+High (as the captured A100 with one remapped row shows) and one with none left at None
+(NVML: "None means that there are no reserved rows available"). Each remap here lands in
+a bank of its own, except the failed GPU's exhausted bank, which holds eight. The planted
+state, if any, is one of:
 
 - pending: 1-2 new DRAM uncorrectable errors, a row remapped for them with Pending: Yes.
   The spare row is only used after a GPU reset: drain and reset the GPU.
-- failure: new uncorrectable errors and Remapping Failure Occurred: Yes, with a bank out
-  of spare rows. A reset cannot repair that: drain and replace the GPU (RMA).
+- failure: new uncorrectable errors and Remapping Failure Occurred: Yes: a bank that had
+  already used its eight rows (None: 1) got another error. A reset cannot repair that:
+  drain and replace the GPU (RMA).
 - correctable: 2-40 new DRAM correctable errors and no remap: ECC fixed each one; keep
   running and watch the count.
 - none: no new errors anywhere.
@@ -38,6 +50,7 @@ from problems.engine.registry import register
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates._common import choice_part
+from problems.templates._era import fleet_driver, fleet_moment
 from problems.templates.gpu_health._family import (
     GPU_CHOICES,
     GPUS,
@@ -53,9 +66,8 @@ State = Literal["pending", "failure", "correctable", "none"]
 STATES = ("pending", "failure", "correctable", "none")
 KEEP, RESTART, RESET, REPLACE = "keep running", "restart job", "reset GPU", "replace GPU"
 ACTIONS = (KEEP, RESTART, RESET, REPLACE)
-# The driver-525 layout of the ECC section (later drivers split SRAM uncorrectable errors
-# into parity and SEC-DED and add per-source counts).
-DRIVER, CUDA = "525.105.17", "12.0"
+YEARS = (2024, 2025)  # fleet years whose -q layout public captures show (R550, R570)
+ROWS_PER_BANK = 8
 ACTION_FOR = {"pending": RESET, "failure": REPLACE, "correctable": KEEP, "none": KEEP}
 
 
@@ -106,14 +118,14 @@ def readings(p: MemErrParams) -> tuple[list[dict], int, int]:
             c = rng.randint(0, 3)
             r["vol"][2:], r["agg"][2:] = [c, n], [c + old, n]
             r.update(rr_unc=1, pending=True, hist=[banks - 1, 1, 0, 0, 0])
-        else:  # failure
+        else:  # failure: one bank used all its rows, then took another error
             n, c = rng.randint(1, 3), rng.randint(0, 8)
-            rows_unc, rows_corr = rng.randint(3, 7), rng.randint(0, 2)
-            r["vol"][2:], r["agg"][2:] = [c, n], [c + old, n + rows_unc - 1]
+            spread, rows_corr = rng.randint(0, 2), rng.randint(0, 2)
+            rows_unc = ROWS_PER_BANK + spread
+            r["vol"][2:], r["agg"][2:] = [c, n], [c + old, n + rows_unc]
             r.update(rr_corr=rows_corr, rr_unc=rows_unc, failure=True)
-            partial, low = rng.randint(0, 1), rng.randint(0, 1)
-            high = max(1, rows_unc + rows_corr - 4)
-            r["hist"] = [banks - high - partial - low - 1, high, partial, low, 1]
+            high = spread + rows_corr  # one row each, in banks of their own
+            r["hist"] = [banks - high - 1, high, 0, 0, 1]
     return rows, old_errors, old_remap
 
 
@@ -121,12 +133,24 @@ def _gpu_block(node, i: int, r: dict) -> list[str]:
     def field(indent: int, name: str, value: object) -> str:
         return f"{' ' * indent}{name:<{42 - indent}}: {value}"
 
-    names = ("SRAM Correctable", "SRAM Uncorrectable", "DRAM Correctable", "DRAM Uncorrectable")
-    lines = [f"GPU {node.bus_id(i)}", "    Ecc Mode"]
+    lines = [f"GPU {node.bus_id(i)}", "    ECC Mode"]
     lines += [field(8, "Current", "Enabled"), field(8, "Pending", "Enabled"), "    ECC Errors"]
-    for title, counts in (("Volatile", r["vol"]), ("Aggregate", r["agg"])):
-        lines.append(f"        {title}")
-        lines += [field(12, n, c) for n, c in zip(names, counts, strict=True)]
+    for title, (sram_c, sram_u, dram_c, dram_u) in (
+        ("Volatile", r["vol"]),
+        ("Aggregate", r["agg"]),
+    ):
+        lines += [
+            f"        {title}",
+            field(12, "SRAM Correctable", sram_c),
+            field(12, "SRAM Uncorrectable Parity", sram_u),
+            field(12, "SRAM Uncorrectable SEC-DED", 0),
+            field(12, "DRAM Correctable", dram_c),
+            field(12, "DRAM Uncorrectable", dram_u),
+        ]
+    lines.append(field(12, "SRAM Threshold Exceeded", "No"))
+    lines.append("        Aggregate Uncorrectable SRAM Sources")
+    sources = ("SRAM L2", "SRAM SM", "SRAM Microcontroller", "SRAM PCIE", "SRAM Other")
+    lines += [field(12, name, 0) for name in sources]
     lines += [
         "    Remapped Rows",
         field(8, "Correctable Error", r["rr_corr"]),
@@ -142,6 +166,11 @@ def _gpu_block(node, i: int, r: dict) -> list[str]:
 
 def smi_output(p: MemErrParams, rows: list[dict]) -> str:
     node = NODES[p.accelerator]
+    era = readings_rng("gpu-memory-errors", p.sample, "era", p.accelerator)
+    year = era.choice(YEARS)
+    driver = fleet_driver(p.accelerator, year)
+    when = fleet_moment(era, year)
+    stamp = f"{when:%a %b} {when.day:2d} {when:%H:%M:%S %Y}"
     lines = ["$ nvidia-smi --query-gpu=index,pci.bus_id --format=csv", "index, pci.bus_id"]
     lines += [f"{i}, {node.bus_id(i)}" for i in range(GPUS)]
     lines += [
@@ -150,9 +179,9 @@ def smi_output(p: MemErrParams, rows: list[dict]) -> str:
         "",
         "==============NVSMI LOG==============",
         "",
-        f"{'Timestamp':<42}: Mon Nov 30 06:12:44 2026",
-        f"{'Driver Version':<42}: {DRIVER}",
-        f"{'CUDA Version':<42}: {CUDA}",
+        f"{'Timestamp':<42}: {stamp}",
+        f"{'Driver Version':<42}: {driver.version}",
+        f"{'CUDA Version':<42}: {driver.cuda}",
         "",
         f"{'Attached GPUs':<42}: {GPUS}",
     ]
@@ -242,8 +271,10 @@ class GpuMemoryErrors(Template):
                 text += (
                     f"GPU {g} has {vol[3]} volatile DRAM uncorrectable error(s) and "
                     "**Remapping Failure Occurred: Yes**, with "
-                    f"{r['hist'][4]} bank(s) at None in the histogram: a bank ran out of "
-                    "spare rows, so the bad row cannot be retired. That is NVIDIA's RMA "
+                    f"{r['hist'][4]} bank at None in the histogram: that bank had already "
+                    f"remapped all {ROWS_PER_BANK} of its reserved rows (its share of the "
+                    f"{r['rr_unc']} uncorrectable-error rows), so the new bad row cannot be "
+                    "retired. That is NVIDIA's RMA "
                     "condition: drain the node and **replace GPU**. A reset or a restart "
                     "would put a GPU with known bad memory back into service.\n\n"
                 )

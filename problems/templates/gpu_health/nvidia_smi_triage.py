@@ -4,17 +4,21 @@ reasons, and say why.
 
 Realism: the node is an HGX A100, H100, H200 or B200 with the GPUs' product names,
 memory (MiB, as the driver reports it) and power limits from hardware_db, their maximum SM
-clocks (1410, 1980, 1980 and 1965 MHz), DGX-style PCI bus IDs and a driver of the era. It
-runs eight independent single-GPU runs of one sweep, so healthy GPUs look alike: 100%
-GPU-Util, 80-91% of the power limit, full SM clock, 55-72 C. Every variant also has one
+clocks (1410, 1980, 1980 and 1965 MHz), DGX-style PCI bus IDs, and the date line, driver
+and layout of a fleet year from the era table (R550 in 2024, R570 in 2025, R580 in 2026;
+B200 from 2025). It runs eight independent single-GPU runs of one sweep, so healthy GPUs
+look alike: 100% GPU-Util, 80-91% of the power limit, full SM clock, 55-72 C; the
+Processes box lists the eight runs, one compute process per GPU holding nearly all of
+its memory (the stalled one too: a stalled run has not exited). Every variant also has one
 healthy GPU drawing 97-99.5% of its limit with SW Power Cap (0x4) active and its clock a
 few 15 MHz steps down (normal at full load), and one healthy GPU at 77-81 C with no
 reason active. The planted fault, if any, is one of:
 
 - stalled: a kernel is resident (100% GPU-Util) but the GPU does almost no work: 15-24%
-  of its power limit, 33-42 C, full clock and no reason active (a hung kernel or a rank
-  spinning in a collective). GPU-Util is the share of time some kernel was running, not
-  how busy the SMs are.
+  of its power limit, 33-42 C, full clock and no reason active, its process still listed
+  with its memory: a kernel that never completes (a deadlock or a spin-wait on a flag
+  that is never set). The runs are single-GPU, so no collective is involved. GPU-Util is
+  the share of time some kernel was running, not how busy the SMs are.
 - thermal: 86-89 C, SW Thermal Slowdown (0x20) or HW Slowdown with HW and SW thermal
   (0x68) active, the SM clock at 62-80% of its maximum and power well under the limit.
 - power-cap: power.limit set 55-75% of the default (25 W steps), drawing 97-99.5% of
@@ -49,9 +53,9 @@ from problems.templates.gpu_health._family import (
     Hgx,
     gpu_label,
     gpu_or_none,
+    node_smi,
     others,
     readings_rng,
-    smi_table,
 )
 
 Fault = Literal["stalled", "thermal", "power-cap", "none"]
@@ -107,6 +111,15 @@ def readings(p: TriageParams) -> tuple[list[dict], int, int]:
         r["draw"] = round(r["draw"], 2)
         rows.append(r)
     return rows, at_limit, warm
+
+
+PROCESS_NAMES = ("python", "python3", "/usr/bin/python3", "/opt/conda/bin/python3")
+
+
+def smi_default(p: TriageParams, rows: list[dict]) -> str:
+    """The default table, from a stream of its own so the readings stay as they were."""
+    rng = readings_rng("nvidia-smi-triage", p.sample, "smi", p.accelerator, p.fault, p.gpu)
+    return node_smi(NODES[p.accelerator], rows, rng, rng.choice(PROCESS_NAMES))
 
 
 QUERY = (
@@ -174,7 +187,7 @@ class NvidiaSmiTriage(Template):
             f"An HGX node with eight {node.smi_name} GPUs runs a hyperparameter sweep: eight "
             "independent single-GPU training runs of the same model and batch size, one per "
             "GPU, so healthy GPUs should look alike. You check the node:\n\n"
-            f"```text\n{smi_table(NODES[p.accelerator], rows)}\n\n{smi_csv(p, rows)}\n```\n\n"
+            f"```text\n{smi_default(p, rows)}\n\n{smi_csv(p, rows)}\n```\n\n"
             "`clocks_event_reasons.active` is a bit mask (NVML clock event reasons): "
             "0x1 GPU idle, 0x4 SW power cap, 0x8 HW slowdown, 0x20 SW thermal slowdown, "
             "0x40 HW thermal slowdown, 0x80 HW power brake slowdown.\n\n"
@@ -206,8 +219,10 @@ class NvidiaSmiTriage(Template):
                 f"GPU {g} shows 100% GPU-Util like the others but draws only "
                 f"{r['draw']:.0f} W of its {cap} W and runs at {r['temp']} C, with its clock "
                 "at full speed and no event reason active: nothing is slowing it down, it "
-                "simply has almost no work in flight. A hung kernel, or a rank spinning in a "
-                "collective that never completes, looks exactly like this: answer "
+                "simply has almost no work in flight. Its process is still listed with its "
+                "memory, so the run has not crashed: a kernel is resident and not making "
+                "progress (a deadlock, or a spin-wait on a flag that is never set; these "
+                "runs are single-GPU, so there is no collective to wait on). Answer "
                 f"**GPU {g}**, **stalled**. The power limit column still shows {cap} W, so "
                 "this is not a cap.\n\n"
             )

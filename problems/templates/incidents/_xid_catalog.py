@@ -50,10 +50,12 @@ EXPLAIN: dict[int, str] = {
     31: "a GPU memory page fault (MMU fault): the process touched a virtual address that "
     "is not mapped, an illegal address from the program's side, not a memory cell going "
     "bad. Debug the application; the GPU is fine.",
-    48: "an uncorrectable double-bit ECC error in the framebuffer. No containment report "
-    "(an Xid 94) follows, so nothing says the damage stayed in one process: stop the work "
-    "on that GPU and reset it, which also swaps in a spare for the bad row. One DBE is not "
-    "yet a reason to replace the board.",
+    48: "an uncorrectable double-bit ECC error in the framebuffer (HBM). The lines that "
+    "follow it tell the rest: Xid 63 records a spare row for the bad address (it takes "
+    "effect at the next reset), and Xid 95 says the error could not be contained to the "
+    "process that touched it (Uncontained, RST: Yes). Any process on that GPU may have "
+    "read bad data: stop its work and reset it, which also activates the remap. One DBE "
+    "whose remap was recorded is not yet a reason to replace the board.",
     63: "the row remapper recorded a spare row to replace a failing one; the message says "
     "it activates at the next reset. Until then error containment and page blacklisting "
     "keep the bad row away from new work, so nothing has to stop: keep the GPU in service "
@@ -115,23 +117,24 @@ SLIPS: dict[int, tuple[tuple[str, str, str, str], ...]] = {
             "action",
             "restart-app",
             "dbe-treated-as-contained",
-            "Only a contained error (Xid 94) says the damage stayed in one process. A bare DBE "
-            "with no containment report leaves every process on the GPU exposed: stop the "
-            "work and reset, which also remaps the row.",
+            "Only a contained error (Xid 94) says the damage stayed in one process. The 95 "
+            "after this DBE says Uncontained (RST: Yes): every process on the GPU is exposed, "
+            "so stop the work and reset, which also activates the remap the 63 recorded.",
         ),
         (
             "action",
             "reset-at-window",
             "dbe-treated-as-contained",
-            "Waiting is safe for a pending remap or a contained error; a bare DBE with no "
-            "containment report means work on the GPU may already have read bad data.",
+            "Waiting is safe for a pending remap or a contained error; here the 95 says the "
+            "DBE was not contained, so work on the GPU may already have read bad data.",
         ),
         (
             "action",
             "rma-gpu",
             "remap-is-not-failure",
-            "One DBE is handled by remapping the row "
-            "at reset; replace the GPU when remapping fails (Xid 64) or the errors recur.",
+            "The 63 after the DBE says the spare row was "
+            "recorded: a reset applies it. Replace the GPU when remapping fails (Xid 64) or "
+            "the errors recur.",
         ),
     ),
     63: (

@@ -1,10 +1,11 @@
 """vllm-metrics-diagnosis: two scrapes of a vLLM server's Prometheus /metrics, some seconds
 apart; say what state the server is in, and read two numbers off the series.
 
-Realism: the V0 engine's series and HELP texts (`vllm:num_requests_running`,
+Realism: vLLM 0.7's V0 engine, its series and HELP texts (`vllm:num_requests_running`,
 `vllm:num_requests_waiting`, `vllm:gpu_cache_usage_perc` as a 0-1 fraction,
 `vllm:num_preemptions_total`, `vllm:prompt_tokens_total`, `vllm:generation_tokens_total`,
-and `vllm:cache_config_info` carrying num_gpu_blocks and block_size as labels), labelled
+and `vllm:cache_config_info` carrying the cache config as labels: block_size,
+num_gpu_blocks, and num_cpu_blocks from the 4 GiB swap space; _vllm.py), labelled
 with the served model's Hugging Face name, values printed the way the Prometheus Python
 client prints them (Go-style exponents from a million up). Deployments are real models
 on real accelerators at a tensor-parallel size that holds them; num_gpu_blocks follows
@@ -47,8 +48,10 @@ from problems.templates.incidents._vllm import (
     DEPLOYMENTS,
     GREP,
     HELP,
+    SWAP_BYTES,
     UTIL,
     Deployment,
+    cpu_blocks,
     go_float,
     gpu_blocks,
 )
@@ -122,10 +125,12 @@ def scrape(p: VllmParams, i: int) -> str:
         f"$ curl -s http://localhost:8000/metrics | {GREP}",
         "# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig",
         "# TYPE vllm:cache_config_info gauge",
-        f'vllm:cache_config_info{{block_size="{BLOCK}",cache_dtype="auto",cpu_offload_gb="0",'
-        f'enable_prefix_caching="False",gpu_memory_utilization="{UTIL}",num_cpu_blocks="2048",'
-        f'num_gpu_blocks="{n}",num_gpu_blocks_override="None",sliding_window="None",'
-        'swap_space_bytes="4294967296"} 1.0',
+        f'vllm:cache_config_info{{block_size="{BLOCK}",cache_dtype="auto",'
+        'calculate_kv_scales="False",cpu_offload_gb="0",enable_prefix_caching="False",'
+        f'gpu_memory_utilization="{UTIL}",is_attention_free="False",'
+        f'num_cpu_blocks="{cpu_blocks(p.deployment)}",num_gpu_blocks="{n}",'
+        'num_gpu_blocks_override="None",sliding_window="None",'
+        f'swap_space_bytes="{SWAP_BYTES}"}} 1.0',
     ]
     for series, (kind, text) in HELP.items():
         lines += [f"# HELP vllm:{series} {text}", f"# TYPE vllm:{series} {kind}"]
@@ -181,7 +186,7 @@ class VllmMetricsDiagnosis(Template):
         gpus = f"one {acc.vendor} {acc.name}" if tp == 1 else f"{tp} x {acc.vendor} {acc.name}"
         tp_flag = f" --tensor-parallel-size {tp}" if tp > 1 else ""
         return (
-            f"A vLLM server (V0 engine) serves `{name}` in BF16 on {gpus}, started with "
+            f"A vLLM 0.7 server (V0 engine) serves `{name}` in BF16 on {gpus}, started with "
             f"`--max-num-seqs {p.max_num_seqs}{tp_flag}`. Two scrapes of its metrics, taken "
             f"{p.interval_s} s apart:\n\n"
             + fenced(scrape(p, 0))

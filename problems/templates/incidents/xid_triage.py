@@ -1,44 +1,47 @@
-"""xid-triage: read one Xid out of an 8-GPU node's kernel log, find the GPU it names,
-say what happened and pick the first thing to do.
+"""xid-triage: read one fault out of an 8-GPU node's kernel log, find the GPU that raised
+it, say what its first Xid reported and pick the first thing to do.
 
-Realism: the log is `dmesg -T` filtered for the NVIDIA driver, as engineers paste it:
-the module-load and device-enable lines at boot (one per GPU, so every bus appears),
-then days later the driver's "GPU at PCI / Board Serial Number" pair and the Xid line(s)
-for exactly one GPU, in the driver's own wording (taken from public captures and the open
-kernel modules' format strings). The Xid line names the GPU by PCI bus in lower case
-(`PCI:0000:b9:00`); the second block is `nvidia-smi --query-gpu=index,name,pci.bus_id`
-recorded at bring-up, with the 8-digit domain and upper case (`00000000:B9:00.0`), so
-the learner has to match the bus, not count lines. Bus-id sets are those of real 8-GPU
-boards (DGX A100; two HGX H100 captures). Only Ampere-and-later codes are drawn, so
-row remapping (63/64) and error containment (94/95) apply.
+Realism: the log is `dmesg -T` filtered for the NVIDIA driver, as engineers paste it
+(_xid_log.py says where each line comes from): the module-load line of the era's driver
+and the device-enable lines at boot (one per GPU, so every bus appears), then days later
+the faulty GPU's "GPU at PCI / Board Serial Number" pair and its Xid line(s) in the
+driver's own wording; an uncorrectable HBM error arrives as the sequence 48, 63, 95 that
+error containment produces, never a bare 48; and when the fault kills the node-wide
+training job, each peer GPU logs Xid 45 as its rank is cleaned up. The Xid line names
+the GPU by PCI bus in lower case (`PCI:0000:b9:00`); the second block is `nvidia-smi
+--query-gpu=index,name,pci.bus_id` recorded at bring-up, with the 8-digit domain and
+upper case (`00000000:B9:00.0`), so the learner has to match the bus, not count lines.
+Only A100 and H100 boards are drawn, so row remapping (63/64) and error containment
+(94/95) apply; Blackwell, whose catalog adds its own memory and NVLink Xids, is not.
 
 Meanings and first actions follow NVIDIA's Xid catalog, GPU debug guidelines and
 memory error management notes: 13 and 31 are almost always the application's own bug
 (hand it back to be debugged); 94 was contained to the process that touched the bad
 memory (restart that job; the reset can wait); 63 records a spare row that activates at
 the next reset, and containment keeps the bad row from new work meanwhile (reset when
-the GPU's current work ends); 48 alone, with no containment report, and 95 need the
-work stopped and the GPU reset; 64 means the remap itself failed (replace the GPU); 74
-is an NVLink fault (check the link first); 79 means the GPU no longer answers on PCIe,
-so a GPU reset cannot reach it (drain and power-cycle the node).
+the GPU's current work ends); 48 followed by 63 and an uncontained 95, and 95 alone,
+need the work stopped and the GPU reset (which also activates the remap); 64 means the
+remap itself failed (replace the GPU); 74 is an NVLink fault (check the link first); 79
+means the GPU no longer answers on PCIe, so a GPU reset cannot reach it (drain and
+power-cycle the node).
 
-Discrimination: on the event part, 63 and 64 swapped (remap-recorded-vs-failed), 94
-and 95 swapped (contained-vs-uncontained), an MMU page fault read as a memory hardware
-error (page-fault-as-ecc). On the action part: an application fault blamed on the GPU
-(app-fault-blamed-on-gpu) or rerun as if the job were a victim (restart-without-fix); a
-bare DBE handled as if contained (dbe-treated-as-contained); a pending remap treated as
-an emergency (pending-remap-is-not-urgent) or an RMA (remap-is-not-failure, also for a
-single DBE); a failed remap "fixed" by a reset (reset-after-failed-remap); a contained
-error handled as uncontained (contained-treated-as-uncontained) or as the job's own bug
-(contained-treated-as-app-bug), and an uncontained one as contained
-(uncontained-restart-only); a reset tried on a GPU that fell off the bus
-(reset-unreachable-gpu); an NVLink fault sent straight to RMA (nvlink-rma-first). On the
-GPU index, counting rows from one (counted-from-one).
+Discrimination: on the event part, 63 and 64 swapped (remap-recorded-vs-failed), 94 and
+95 swapped (contained-vs-uncontained), an MMU page fault read as a memory hardware error
+(page-fault-as-ecc). On the action part: an application fault blamed on the GPU (app-
+fault-blamed-on-gpu) or rerun as if the job were a victim (restart-without-fix); a DBE
+whose 95 says uncontained handled as if contained (dbe-treated-as-contained); a pending
+remap treated as an emergency (pending-remap-is-not-urgent) or an RMA (remap-is-not-
+failure, also for a single DBE); a failed remap "fixed" by a reset (reset-after-failed-
+remap); a contained error handled as uncontained (contained-treated-as-uncontained) or
+as the job's own bug (contained-treated-as-app-bug), and an uncontained one as contained
+(uncontained-restart-only); a reset tried on a GPU that fell off the bus (reset-
+unreachable-gpu); an NVLink fault sent straight to RMA (nvlink-rma-first). On the GPU
+index, counting rows from one (counted-from-one) and a peer that only logged the Xid 45
+cleanup (peer-cleanup-blamed).
 """
 
 from __future__ import annotations
 
-import datetime
 import random
 from typing import Literal
 
@@ -50,38 +53,14 @@ from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates.incidents._family import choice_part, fenced, menu
 from problems.templates.incidents._xid_catalog import ACTIONS, EVENTS, EXPLAIN, MEANING, SLIPS
+from problems.templates.incidents._xid_log import PLATFORMS, QUIET
+from problems.templates.incidents._xid_log import bus_table as _bus_table
+from problems.templates.incidents._xid_log import kernel_log as _kernel_log
 
 Platform = Literal["dgx-a100", "hgx-h100-a", "hgx-h100-b"]
 XidCode = Literal[13, 31, 48, 63, 64, 74, 79, 94, 95]
 
-# platform: (accelerator slug, nvidia-smi name, bus numbers in index order, NVLinks, host)
-PLATFORMS: dict[str, tuple[str, str, tuple[int, ...], int, str]] = {
-    "dgx-a100": (
-        "a100-sxm-80gb",
-        "NVIDIA A100-SXM4-80GB",
-        (0x07, 0x0F, 0x47, 0x4E, 0x87, 0x90, 0xB7, 0xBD),
-        12,
-        "dgx",
-    ),
-    "hgx-h100-a": (
-        "h100-sxm",
-        "NVIDIA H100 80GB HBM3",
-        (0x53, 0x64, 0x75, 0x86, 0x97, 0xA8, 0xB9, 0xCA),
-        18,
-        "gpu",
-    ),
-    "hgx-h100-b": (
-        "h100-sxm",
-        "NVIDIA H100 80GB HBM3",
-        (0x8D, 0x91, 0x95, 0x99, 0xAB, 0xAF, 0xB3, 0xB7),
-        18,
-        "node",
-    ),
-}
 XIDS: tuple[int, ...] = (13, 31, 48, 63, 64, 74, 79, 94, 95)
-DRIVER = "535.183.01  Sun May 12 19:39:15 UTC 2024"  # as in a public capture
-
-PROCS = ("python3", "pt_main_thread", "python3.10", "torchrun")
 
 
 class XidParams(Params):
@@ -91,108 +70,12 @@ class XidParams(Params):
     log_seed: int = Field(ge=0, le=2**31 - 1)
 
 
-def _when(d: datetime.datetime) -> str:
-    """dmesg -T's ctime stamp: [Mon Aug  5 03:54:13 2024]."""
-    return f"[{d:%a %b} {d.day:2d} {d:%H:%M:%S %Y}]"
-
-
-def _xid_lines(p: XidParams, rng: random.Random) -> list[str]:
-    """The driver's message(s) for this Xid on this GPU, without the timestamp."""
-    _, _, buses, links, _ = PLATFORMS[p.platform]
-    bus = buses[p.gpu]
-    head = f"NVRM: Xid (PCI:0000:{bus:02x}:00): {p.xid}, "
-    anon = "pid='<unknown>', name=<unknown>, "
-    who = f"pid={rng.randint(20_000, 4_000_000)}, name={rng.choice(PROCS)}, "
-    addr = rng.randrange(0x1000000, 0x7FFFFFFF0) & ~0x1F
-    hopper = p.platform != "dgx-a100"
-    if p.xid == 13:
-        gpc, tpc = rng.randint(0, 7), rng.randint(0, 8)
-        kind = rng.choice(("Out Of Range Address", "Misaligned Address"))
-        cls = "0000cbc0" if hopper else "0000c6c0"
-        return [
-            f"{head}{who}Graphics SM Warp Exception on (GPC {gpc}, TPC {tpc}, SM 0): {kind}",
-            f"{head}{who}Graphics Exception: ChID {rng.randint(8, 40):04x}, Class {cls}, "
-            "Offset 00000000, Data 00000000",
-        ]
-    if p.xid == 31:
-        access = rng.choice(("READ", "WRITE"))
-        return [
-            f"{head}{who}Ch {rng.randint(8, 40):08x}, intr 00000000. MMU Fault: ENGINE GRAPHICS "
-            f"GPCCLIENT_T1_{rng.randint(0, 15)} faulted @ 0x{rng.randint(0x7000, 0x7FFF):04x}_"
-            f"{rng.randrange(0, 2**32, 0x1000):08x}. Fault is of type "
-            f"FAULT_{rng.choice(('PDE', 'PTE'))} ACCESS_TYPE_VIRT_{access}"
-        ]
-    if p.xid == 48:
-        return [
-            f"{head}{anon}An uncorrectable double bit error (DBE) has been detected on GPU in "
-            f"the framebuffer at physAddr 0x{addr:x} partition {rng.randint(0, 15)}, "
-            f"subpartition {rng.randint(0, 3)}."
-        ]
-    if p.xid == 63:
-        return [
-            f"{head}{anon}Row Remapper: New row (0x{addr:016x}) marked for remapping, "
-            "reset gpu to activate."
-        ]
-    if p.xid == 64:
-        why = rng.choice(("Row Remapping table is full", "All reserved rows for bank are remapped"))
-        return [f"{head}{anon}Row Remapper Error: (0x{addr:016x}) - {why}"]
-    if p.xid == 74:
-        return [
-            f"{head}{anon}NVLink: fatal error detected on link {rng.randrange(links)}"
-            "(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)"
-        ]
-    if p.xid == 79:
-        return [
-            f"{head}{anon}GPU has fallen off the bus.",
-            f"NVRM: GPU 0000:{bus:02x}:00.0: GPU has fallen off the bus.",
-            "NVRM: A GPU crash dump has been created. If possible, please run",
-            "NVRM: nvidia-bug-report.sh as root to collect this data before",
-            "NVRM: the NVIDIA kernel module is unloaded.",
-        ]
-    if p.xid == 94:
-        return [f"{head}{who}Contained: SM (0x1). RST: No, D-RST: No"]
-    return [f"{head}{who}Uncontained: LTC TAG (0x2,0x0). RST: Yes, D-RST: No"]
-
-
 def kernel_log(p: XidParams) -> str:
-    """The filtered dmesg, generated from the parameters alone."""
-    rng = random.Random(f"xid|{p.platform}|{p.xid}|{p.gpu}|{p.log_seed}")
-    _, _, buses, _, host = PLATFORMS[p.platform]
-    boot = datetime.datetime(2025, 1, 1) + datetime.timedelta(
-        days=rng.randint(0, 300), seconds=rng.randint(0, 86_399)
-    )
-    lines = [f"{_when(boot)} NVRM: loading NVIDIA UNIX x86_64 Kernel Module  {DRIVER}"]
-    nvlink = boot + datetime.timedelta(seconds=1)
-    lines.append(
-        f"{_when(nvlink)} nvidia-nvlink: Nvlink Core is being initialized, major device number "
-        f"{rng.randint(230, 511)}"
-    )
-    for bus in buses:
-        lines.append(f"{_when(nvlink)} nvidia 0000:{bus:02x}:00.0: enabling device (0000 -> 0002)")
-    uvm = nvlink + datetime.timedelta(seconds=2)
-    lines.append(
-        f"{_when(uvm)} nvidia_uvm: module uses symbols nvUvmInterfaceDisableAccessCntr from "
-        "proprietary module nvidia, inheriting taint."
-    )
-    event = boot + datetime.timedelta(days=rng.randint(1, 40), seconds=rng.randint(0, 86_399))
-    uuid = "-".join(
-        "".join(rng.choice("0123456789abcdef") for _ in range(n)) for n in (8, 4, 4, 4, 12)
-    )
-    stamp = _when(event)
-    lines.append(f"{stamp} NVRM: GPU at PCI:0000:{buses[p.gpu]:02x}:00: GPU-{uuid}")
-    serial = f"16{rng.randint(50, 53)}{rng.randint(10**8, 10**9 - 1)}"
-    lines.append(f"{stamp} NVRM: GPU Board Serial Number: {serial}")
-    lines += [f"{stamp} {line}" for line in _xid_lines(p, rng)]
-    prompt = f"root@{host}{rng.randint(1, 64):02d}:~# dmesg -T | grep -iE 'nvrm|nvidia'"
-    return "\n".join([prompt, *lines])
+    return _kernel_log(p.platform, p.xid, p.gpu, p.log_seed)
 
 
 def bus_table(p: XidParams) -> str:
-    """nvidia-smi's CSV of index, name and bus id, as recorded at bring-up."""
-    _, name, buses, _, _ = PLATFORMS[p.platform]
-    rows = [f"{i}, {name}, 00000000:{bus:02X}:00.0" for i, bus in enumerate(buses)]
-    cmd = "$ nvidia-smi --query-gpu=index,name,pci.bus_id --format=csv"
-    return "\n".join([cmd, "index, name, pci.bus_id", *rows])
+    return _bus_table(p.platform)
 
 
 @register
@@ -234,7 +117,7 @@ class XidTriage(Template):
             + "\n\nand the node's GPU inventory, recorded by `nvidia-smi` at bring-up:\n\n"
             + fenced(bus_table(p))
             + "\n\n1. Which GPU (its `nvidia-smi` index) raised the error?\n"
-            "2. What happened? Answer with one of these words:\n\n"
+            "2. What did the faulty GPU's first Xid report? Answer with one of these words:\n\n"
             + menu(EVENTS)
             + "\n\n3. What should the on-call engineer do first? One of:\n\n"
             + menu(ACTIONS)
@@ -243,20 +126,28 @@ class XidTriage(Template):
     def solution(self, p: XidParams) -> str:
         bus = PLATFORMS[p.platform][2][p.gpu]
         event, action = MEANING[p.xid]
+        peers = (
+            ""
+            if p.xid in QUIET
+            else " The Xid 45 lines a second later, one on every other GPU, are the driver "
+            "cleaning up the job's other ranks after the launcher killed them (preemptive "
+            "channel removal): consequences of the fault, not faults of their own."
+        )
         return (
-            f"Skip the boot lines: the only Xid in the log is `Xid (PCI:0000:{bus:02x}:00): "
-            f"{p.xid}`. The part in brackets is the GPU's PCI address (domain, bus, device); "
-            "the number after the colon is the Xid code. In the inventory the same GPU is "
-            f"`00000000:{bus:02X}:00.0` (nvidia-smi writes an 8-digit domain, upper-case hex "
-            f"and the function), which is the row with index **{p.gpu}**. Indices start at 0, "
-            "so read the index column rather than counting rows.\n\n"
+            f"Skip the boot lines: the burst starts with `Xid (PCI:0000:{bus:02x}:00): "
+            f"{p.xid}` on one GPU.{peers} The part in brackets is the GPU's PCI address "
+            "(domain, bus, device); the number after the colon is the Xid code. In the "
+            f"inventory the same GPU is `00000000:{bus:02X}:00.0` (nvidia-smi writes an "
+            "8-digit domain, upper-case hex and the function), which is the row with index "
+            f"**{p.gpu}**. Indices start at 0, so read the index column rather than counting "
+            "rows.\n\n"
             f"Xid {p.xid}: {EXPLAIN[p.xid]} So the event is **{event}** and the first "
             f"action is **{action}**.\n\n"
             "How the codes in this family differ: 13 and 31 come from the program's own "
             "accesses; 48 is the raw double-bit error, 63 records the row that will replace "
             "the bad one at the next reset and 64 says that replacement failed; 94 was "
             "contained to one process, 95 was not; 74 is a link, 79 the whole device gone "
-            "from PCIe."
+            "from PCIe; 45 is the cleanup of a killed process."
         )
 
     def misconceptions(self, p: XidParams) -> list[Misconception]:
@@ -271,6 +162,19 @@ class XidTriage(Template):
                     "find the row whose bus id matches the Xid's and read its index.",
                 )
             )
+        if p.xid not in QUIET:
+            for peer in range(8):
+                if peer not in (p.gpu, p.gpu + 1):
+                    out.append(
+                        Misconception(
+                            "peer-cleanup-blamed",
+                            "gpu",
+                            peer,
+                            f"GPU {peer} only logged Xid 45, the driver cleaning up a rank "
+                            "the launcher killed after the fault: find the GPU whose Xid "
+                            "came first and is not a 45.",
+                        )
+                    )
         for part, value, code, feedback in SLIPS.get(p.xid, ()):
             out.append(Misconception(code, part, value, feedback))
         return out

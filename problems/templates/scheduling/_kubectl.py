@@ -7,9 +7,21 @@ NodeResourcesFit; the "count reason" strings are sorted as strings and joined wi
 then the preemption summary, where nodes that failed on a taint or a selector are "not
 helpful" to preempt on and nodes short of GPUs have no victims (nothing of lower priority
 to evict).
+
+Ages are printed as kubectl prints them (k8s.io/apimachinery's duration.HumanDuration:
+"95s", "4m7s", "15m", "5h12m", "3d4h", "41d"), and an event seen more than once as
+"<since last> (x<count> over <since first>)". A story's times hang together: the pods
+and the Workload are as old as the Job, the scheduler has retried a pending pod at least
+every five minutes (kube-scheduler moves unschedulable pods back to the active queue
+after podMaxInUnschedulablePodsDuration, 5 minutes) and more often when the cluster
+changed, and the Job controller retries a refused pod creation with an exponential
+back-off from 10 s, capped at 6 minutes.
 """
 
 from __future__ import annotations
+
+import random
+from dataclasses import dataclass
 
 CP_TAINT = "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"
 GPU_TAINT = "node(s) had untolerated taint {nvidia.com/gpu: present}"
@@ -18,6 +30,70 @@ SHORT = "Insufficient nvidia.com/gpu"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
 NO_VICTIMS = "No preemption victims found for incoming pod"
 VERSION = "v1.30.4"
+
+
+def human_duration(seconds: int) -> str:
+    """A duration as kubectl's AGE columns print it (apimachinery HumanDuration)."""
+    if seconds < 120:
+        return f"{seconds}s"
+    minutes = seconds // 60
+    if minutes < 10:
+        return f"{minutes}m{seconds % 60}s" if seconds % 60 else f"{minutes}m"
+    if minutes < 180:
+        return f"{minutes}m"
+    hours = seconds // 3600
+    if hours < 8:
+        return f"{hours}h{minutes % 60}m" if minutes % 60 else f"{hours}h"
+    if hours < 48:
+        return f"{hours}h"
+    if hours < 24 * 8:
+        return f"{hours // 24}d{hours % 24}h" if hours % 24 else f"{hours // 24}d"
+    return f"{hours // 24}d"  # up to two years, all this cluster needs
+
+
+def event_age(last: int, count: int, first: int) -> str:
+    """The Age cell of an event: since it was last seen, and how often over how long."""
+    if count == 1:
+        return human_duration(last)
+    return f"{human_duration(last)} ({f'x{count}'} over {human_duration(first)})"
+
+
+@dataclass(frozen=True)
+class Ages:
+    """When things happened, in seconds before the engineer looked."""
+
+    job: int  # since the Job was submitted
+    cluster_days: int  # the control-plane and CPU nodes
+    gpu_days: int  # the GPU nodes
+    scheduled: tuple[int, int]  # FailedScheduling: (since last, count)
+    created: tuple[int, int]  # the Job's FailedCreate
+    admitted: tuple[int, int]  # Kueue's Pending
+
+
+def job_backoff(job: int) -> tuple[int, int]:
+    """(since last, count) of the Job controller's creation attempts: 10 s, then doubling,
+    at most 6 minutes apart."""
+    times, t, step = [0], 0, 10
+    while t + step <= job:
+        t += step
+        times.append(t)
+        step = min(2 * step, 360)
+    return job - times[-1], len(times)
+
+
+def draw_ages(rng: random.Random) -> Ages:
+    job = rng.randint(6, 90) * 60 + rng.randint(0, 59)
+    minutes = job // 60
+    cluster = rng.randint(20, 400)
+    scheduled = rng.randint(minutes // 5 + 1, 4 * minutes)
+    return Ages(
+        job=job,
+        cluster_days=cluster,
+        gpu_days=rng.randint(8, cluster),
+        scheduled=(rng.randint(1, min(299, job - 60)), scheduled),
+        created=job_backoff(job),
+        admitted=(rng.randint(1, min(299, job - 60)), rng.randint(minutes // 5 + 1, minutes + 2)),
+    )
 
 
 def kubectl_table(head: list[str], rows: list[list[str]], pad: int, indent: str = "") -> list[str]:
@@ -69,32 +145,41 @@ def scheduler_message(reasons: dict[str, int]) -> str:
     )
 
 
-def nodes_block(cpu_nodes: int, gpu_nodes: int, product: str) -> list[str]:
+def nodes_block(cpu_nodes: int, gpu_nodes: int, product: str, ages: Ages) -> list[str]:
     """`kubectl get nodes -L nvidia.com/gpu.product` (the label GPU Feature Discovery sets)."""
-    rows = [["cp-0", "Ready", "control-plane", "41d", VERSION, ""]]
-    rows += [[f"cpu-{i}", "Ready", "<none>", "41d", VERSION, ""] for i in range(cpu_nodes)]
-    rows += [[f"gpu-{i}", "Ready", "<none>", "12d", VERSION, product] for i in range(gpu_nodes)]
+    old, new = human_duration(ages.cluster_days * 86400), human_duration(ages.gpu_days * 86400)
+    rows = [["cp-0", "Ready", "control-plane", old, VERSION, ""]]
+    rows += [[f"cpu-{i}", "Ready", "<none>", old, VERSION, ""] for i in range(cpu_nodes)]
+    rows += [[f"gpu-{i}", "Ready", "<none>", new, VERSION, product] for i in range(gpu_nodes)]
     head = ["NAME", "STATUS", "ROLES", "AGE", "VERSION", "GPU.PRODUCT"]
     return ["$ kubectl get nodes -L nvidia.com/gpu.product", *kubectl_table(head, rows, 3)]
 
 
-def pods_block(ns: str, job: str, pods: list[str]) -> list[str]:
+def pods_block(ns: str, job: str, pods: list[str], ages: Ages) -> list[str]:
     get = f"$ kubectl get pods -n {ns} -l batch.kubernetes.io/job-name={job}"
     if not pods:
         return [get, f"No resources found in {ns} namespace."]
-    rows = [[name, "0/1", "Pending", "0", "15m"] for name in sorted(pods)]
+    rows = [[name, "0/1", "Pending", "0", human_duration(ages.job)] for name in sorted(pods)]
     return [get, *kubectl_table(["NAME", "READY", "STATUS", "RESTARTS", "AGE"], rows, 3)]
 
 
 def pod_block(
-    ns: str, job: str, pod: str, gpus: int, selector: str | None, tolerates: bool, message: str
+    ns: str,
+    job: str,
+    pod: str,
+    gpus: int,
+    selector: str | None,
+    tolerates: bool,
+    message: str,
+    ages: Ages,
 ) -> list[str]:
     """An excerpt of `kubectl describe pod` for a pending GPU pod of a Job."""
     tolerations = [
         "node.kubernetes.io/not-ready:NoExecute op=Exists for 300s",
         "node.kubernetes.io/unreachable:NoExecute op=Exists for 300s",
     ] + (["nvidia.com/gpu:NoSchedule op=Exists"] if tolerates else [])
-    event = ["Warning", "FailedScheduling", "2s (x57 over 15m)", "default-scheduler", message]
+    age = event_age(*ages.scheduled, ages.job)
+    event = ["Warning", "FailedScheduling", age, "default-scheduler", message]
     return [
         f"$ kubectl describe pod {pod} -n {ns}",
         f"Name:             {pod}",
@@ -116,7 +201,7 @@ def pod_block(
 
 
 def job_quota_block(
-    ns: str, job: str, pod: str, parallelism: int, gpus: int, used: int, limit: int
+    ns: str, job: str, pod: str, parallelism: int, gpus: int, used: int, limit: int, ages: Ages
 ) -> list[str]:
     """`kubectl describe job` when a ResourceQuota refuses its pods (FailedCreate)."""
     message = (
@@ -124,7 +209,8 @@ def job_quota_block(
         f"requests.nvidia.com/gpu={gpus}, used: requests.nvidia.com/gpu={used}, limited: "
         f"requests.nvidia.com/gpu={limit}"
     )
-    event = ["Warning", "FailedCreate", "38s (x9 over 14m)", "job-controller", message]
+    age = event_age(*ages.created, ages.job)
+    event = ["Warning", "FailedCreate", age, "job-controller", message]
     return [
         f"$ kubectl describe job {job} -n {ns}",
         f"Name:             {job}",
@@ -137,15 +223,15 @@ def job_quota_block(
     ]
 
 
-def workload_blocks(ns: str, workload: str, flavor: str, more: int) -> list[list[str]]:
+def workload_blocks(ns: str, workload: str, flavor: str, more: int, ages: Ages) -> list[list[str]]:
     """Kueue's view of a suspended Job: `kubectl get workloads`, then the Workload's events."""
     head = ["NAME", "QUEUE", "RESERVED IN", "ADMITTED", "FINISHED", "AGE"]
-    rows = [[workload, "team-gpu", "", "False", "", "14m"]]
+    rows = [[workload, "team-gpu", "", "False", "", human_duration(ages.job)]]
     message = (
         "couldn't assign flavors to pod set main: insufficient unused quota for "
         f"nvidia.com/gpu in flavor {flavor}, {more} more needed"
     )
-    event = ["Warning", "Pending", "41s (x12 over 14m)", "kueue-admission", message]
+    event = ["Warning", "Pending", event_age(*ages.admitted, ages.job), "kueue-admission", message]
     return [
         [f"$ kubectl get workloads -n {ns}", *kubectl_table(head, rows, 3)],
         [f"$ kubectl describe workload {workload} -n {ns}", "[...]", *events_table([event])],

@@ -40,6 +40,7 @@ from problems.engine.template import Misconception, Params, Part, Template
 from problems.templates.scheduling._family import accelerator_name, choice_part, detail_rng, fence
 from problems.templates.scheduling._kubectl import (
     SHORT,
+    draw_ages,
     filter_reasons,
     job_quota_block,
     nodes_block,
@@ -172,26 +173,29 @@ class K8sPendingPod(Template):
         job, ns, suffix = self._names(p)
         pod = f"{job}-{suffix}"
         r = detail_rng(p, "pods")
-        blocks = [nodes_block(p.cpu_nodes, p.gpu_nodes, p.product)]
+        ages = draw_ages(detail_rng(p, "ages"))
+        blocks = [nodes_block(p.cpu_nodes, p.gpu_nodes, p.product, ages)]
         if p.cause == "quota":
-            blocks.append(pods_block(ns, job, []))
+            blocks.append(pods_block(ns, job, [], ages))
             used, limit = p.quota_used, p.quota_limit
-            blocks.append(job_quota_block(ns, job, pod, p.pods, p.gpus_per_pod, used, limit))
+            blocks.append(job_quota_block(ns, job, pod, p.pods, p.gpus_per_pod, used, limit, ages))
         elif p.cause == "queue":
-            blocks.append(pods_block(ns, job, []))
+            blocks.append(pods_block(ns, job, [], ages))
             flavor = p.product.split("-")[1].lower()
             more = p.gpus_per_pod * p.pods - (p.quota_limit - p.quota_used)
             workload = f"job-{job}-{''.join(r.choices('0123456789abcdef', k=5))}"
-            blocks += workload_blocks(ns, workload, flavor, more)
+            blocks += workload_blocks(ns, workload, flavor, more, ages)
         else:
             others = [f"{job}-{''.join(r.sample(LETTERS, 5))}" for _ in range(p.pods - 1)]
-            blocks.append(pods_block(ns, job, [pod, *others]))
+            blocks.append(pods_block(ns, job, [pod, *others], ages))
             selector = None
             if p.selector != "none":
                 value = self._asked(p) if p.selector == "other" else p.product
                 selector = f"nvidia.com/gpu.product={value}"
             message = scheduler_message(reasons(p))
-            blocks.append(pod_block(ns, job, pod, p.gpus_per_pod, selector, p.tolerates, message))
+            blocks.append(
+                pod_block(ns, job, pod, p.gpus_per_pod, selector, p.tolerates, message, ages)
+            )
         return blocks
 
     def statement(self, p: PendingPodParams) -> str:
@@ -202,8 +206,8 @@ class K8sPendingPod(Template):
             f"A team submitted the Kubernetes Job `{job}` in namespace `{ns}`: {p.pods} "
             f"pod(s), each asking for {p.gpus_per_pod} GPU(s) as `nvidia.com/gpu` through "
             f"the NVIDIA device plugin. The cluster's GPU nodes each carry {GPUS} {acc} GPUs "
-            "and the taint `nvidia.com/gpu=present:NoSchedule`. Fifteen minutes later nothing "
-            "is running:\n\n"
+            "and the taint `nvidia.com/gpu=present:NoSchedule`. "
+            f"{draw_ages(detail_rng(p, 'ages')).job // 60} minutes later nothing is running:\n\n"
             + blocks
             + "\n\n1. What keeps the Job from running? Answer one of: **insufficient** (no "
             "node has enough free GPUs), **selector** (the pod's nodeSelector or affinity "

@@ -1,6 +1,7 @@
-"""What the software-stack templates share: verified driver and CUDA version figures, the
-PyTorch wheels that exist, the NVIDIA GPUs the statements show, and an `nvidia-smi`
-renderer that follows the three published layouts.
+"""What the software-stack templates share: verified driver and CUDA version figures (the
+drivers themselves live in the one era table, problems/templates/_era.py), the PyTorch
+wheels that exist, the NVIDIA GPUs the statements show, and an idle node's `nvidia-smi`
+(drawn by the one renderer, problems/templates/_nvidia_smi.py).
 
 Sources (each figure below was checked against them):
 
@@ -31,31 +32,36 @@ Sources (each figure below was checked against them):
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 from dataclasses import dataclass
 
 from hardware_db import catalog
+from problems.templates._era import DRIVERS as ERA
+from problems.templates._nvidia_smi import GpuRow, nvidia_smi
 
-# Driver version -> (branch, CUDA version its nvidia-smi header reports).
-DRIVERS: dict[str, tuple[int, str]] = {
-    "470.82.01": (470, "11.4"),
-    "510.47.03": (510, "11.6"),
-    "510.73.08": (510, "11.6"),
-    "515.48.07": (515, "11.7"),
-    "520.61.05": (520, "11.8"),
-    "525.85.12": (525, "12.0"),
-    "525.105.17": (525, "12.0"),
-    "535.104.05": (535, "12.2"),
-    "535.161.08": (535, "12.2"),
-    "545.23.08": (545, "12.3"),
-    "550.54.15": (550, "12.4"),
-    "550.90.07": (550, "12.4"),
-    "555.42.06": (555, "12.5"),
-    "560.35.03": (560, "12.6"),
-    "570.124.06": (570, "12.8"),
-    "575.57.08": (575, "12.9"),
-    "580.65.06": (580, "13.0"),
-}
+# The driver versions these templates draw (a fixed list: it is the parameters' domain)
+# -> (branch, CUDA version its nvidia-smi banner reports), from the one era table.
+_VERSIONS = (
+    "470.82.01",
+    "510.47.03",
+    "510.73.08",
+    "515.48.07",
+    "520.61.05",
+    "525.85.12",
+    "525.105.17",
+    "535.104.05",
+    "535.161.08",
+    "545.23.08",
+    "550.54.15",
+    "550.90.07",
+    "555.42.06",
+    "560.35.03",
+    "570.124.06",
+    "575.57.08",
+    "580.65.06",
+)
+DRIVERS: dict[str, tuple[int, str]] = {v: (ERA[v].branch, ERA[v].cuda) for v in _VERSIONS}
 DRIVER_VERSIONS = tuple(DRIVERS)
 
 # CUDA build -> the Linux driver its toolkit GA requires (Table 3).
@@ -132,82 +138,42 @@ def params_hash(*values: object) -> int:
     return int.from_bytes(hashlib.sha256(repr(values).encode()).digest()[:8], "big")
 
 
-# Per layout: the column widths, where "Driver Version:" and "CUDA Version:" start in the
-# banner, and the two fixed heading rows, copied from the captures.
-_LAYOUTS = {
-    "old": (
-        (31, 22, 22),
-        (26, 55),
-        "| GPU  Name        Persistence-M| Bus-Id        Disp.A | Volatile Uncorr. ECC |",
-        "| Fan  Temp  Perf  Pwr:Usage/Cap|         Memory-Usage | GPU-Util  Compute M. |",
-    ),
-    "r535": (
-        (41, 22, 22),
-        (36, 65),
-        "| GPU  Name                 Persistence-M | Bus-Id        Disp.A | Volatile Uncorr. ECC |",
-        "| Fan  Temp   Perf          Pwr:Usage/Cap |         Memory-Usage | GPU-Util  Compute M. |",
-    ),
-    "r550": (
-        (41, 24, 22),
-        (36, 67),
-        "| GPU  Name                 Persistence-M | Bus-Id          Disp.A "
-        "| Volatile Uncorr. ECC |",
-        "| Fan  Temp   Perf          Pwr:Usage/Cap |           Memory-Usage "
-        "| GPU-Util  Compute M. |",
-    ),
+# PyTorch release dates (the PyTorch release pages), for the date a node shows.
+TORCH_RELEASED = {
+    "2.3.1": datetime.date(2024, 6, 5),
+    "2.4.1": datetime.date(2024, 9, 4),
+    "2.5.1": datetime.date(2024, 10, 29),
+    "2.6.0": datetime.date(2025, 1, 29),
+    "2.7.1": datetime.date(2025, 6, 4),
+    "2.8.0": datetime.date(2025, 8, 6),
 }
 
 
-def _layout(branch: int) -> str:
-    if branch <= 525:
-        return "old"
-    return "r535" if branch < 550 else "r550"
-
-
-def _cells(cols: tuple[int, ...], texts: tuple[str, ...], fill: str = " ", join: str = "|") -> str:
-    return join + join.join(t.ljust(c, fill) for c, t in zip(cols, texts, strict=True)) + join
-
-
-def nvidia_smi(driver: str, gpu: str, count: int = 1) -> str:
-    """`nvidia-smi` banner and the first `count` GPU blocks of an idle node, in the layout
-    the driver branch prints (79 columns up to R525, 89 for R530-R545, 91 from R550)."""
-    branch, cuda = DRIVERS[driver]
+def idle_smi(driver: str, gpu: str, torch: str, count: int = 1) -> str:
+    """`nvidia-smi` on an idle node: the first `count` GPUs, nothing running, dated some
+    weeks after both the driver and the PyTorch release existed (the layout is the one the
+    driver branch prints: 79 columns up to R525, 89 for R530-R545, 91 from R550)."""
     g = NV_GPUS[gpu]
-    layout = _layout(branch)
-    cols, (at_driver, at_cuda), head1, head2 = _LAYOUTS[layout]
-    width = sum(cols) + 4
     h = params_hash(driver, gpu, count)
-    banner = f"| NVIDIA-SMI {driver}".ljust(at_driver) + f"Driver Version: {driver}"
-    banner = banner.ljust(at_cuda) + f"CUDA Version: {cuda}"
-    dash = "+" + "-" * (width - 2) + "+"
-    lines = [dash, banner.ljust(width - 1) + "|", _cells(cols, ("", "", ""), "-", "|")]
-    lines[-1] = "|" + lines[-1][1:-1].replace("|", "+") + "+"
-    lines += [head1, head2, _cells(cols, ("", "", "MIG M. ".rjust(cols[2])))]
-    lines.append("|" + "+".join("=" * c for c in cols) + "|")
-    end = "+" + "+".join("-" * c for c in cols) + "+"
-    for i in range(count):
-        watts = g.idle_w[0] + (h >> (5 * i)) % (g.idle_w[1] - g.idle_w[0] + 1)
-        temp = 25 + (h >> (5 * i + 3)) % 9
-        mig = "Disabled" if g.mig else "N/A"
-        bus = f"00000000:{BUS_IDS[i]}:00.0 Off"
-        if layout == "old":
-            name = g.name if len(g.name) <= 18 else g.name[:15] + "..."
-            first = f" {i:>3}  {name:<18}  On   "
-            power = f"{watts}W / {g.cap_w}W".rjust(14)
-            mem = f"0MiB / {g.mem_mib}MiB".rjust(cols[1] - 1)
-        else:
-            first = f" {i:>3}  {g.name:<31}On  "
-            cap = f"{g.cap_w}W" if layout == "r535" else f"{g.cap_w:>4}W"
-            power = f"{watts}W / {cap}".rjust(24)
-            used = "0MiB / " + (f"{g.mem_mib}MiB" if layout == "r535" else f"{g.mem_mib:>6}MiB")
-            mem = used.rjust(cols[1] - 1)
-            bus = bus.rjust(cols[1] - 2)
-        lines.append(_cells(cols, (first, f" {bus} ", "0 ".rjust(cols[2]))))
-        util = "      0%      Default "
-        lines.append(_cells(cols, (f" N/A   {temp}C    P0{power} ", f"{mem} ", util)))
-        lines.append(_cells(cols, ("", "", f"{mig} ".rjust(cols[2]))))
-        lines.append(end)
-    return "\n".join(lines)
+    rows = [
+        GpuRow(
+            name=g.name,
+            bus_id=f"00000000:{BUS_IDS[i]}:00.0",
+            temp=25 + (h >> (5 * i + 3)) % 9,
+            watts=g.idle_w[0] + (h >> (5 * i)) % (g.idle_w[1] - g.idle_w[0] + 1),
+            cap=g.cap_w,
+            used_mib=0,
+            total_mib=g.mem_mib,
+            util=0,
+            mig="Disabled" if g.mig else "N/A",
+        )
+        for i in range(count)
+    ]
+    start = max(ERA[driver].out_by, TORCH_RELEASED[torch])
+    when = datetime.datetime(start.year, start.month, start.day) + datetime.timedelta(
+        days=14 + h % 120, seconds=(h >> 20) % 86_400
+    )
+    return nvidia_smi(driver, rows, [], when)
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,10 @@ template's docstring); host names, addresses, PIDs and UUIDs are made up per var
 
 from __future__ import annotations
 
-import hashlib
+import random
 from typing import Any
 
+from problems.templates._nvidia_smi import gpu_uuid, list_gpus
 from problems.templates.software_stack._family import (
     DRIVER_VERSIONS,
     DRIVERS,
@@ -207,14 +208,10 @@ def _host(h: int) -> str:
     return f"gpu-node-{(h >> 8) % 90 + 10:02d}"
 
 
-def _uuid(h: int, i: int) -> str:
-    x = hashlib.sha256(f"{h}-{i}".encode()).hexdigest()
-    return f"GPU-{x[:8]}-{x[8:12]}-{x[12:16]}-{x[16:20]}-{x[20:]}"
-
-
 def _gpu_list(p: Any, h: int) -> str:
-    name = NV_GPUS[p.gpu].name
-    return "\n".join(f"GPU {i}: {name} (UUID: {_uuid(h, i)})" for i in range(8))
+    """`nvidia-smi -L` on the host: eight GPUs with UUIDs of the real 8-4-4-4-12 form."""
+    rng = random.Random(h)
+    return list_gpus(NV_GPUS[p.gpu].name, [gpu_uuid(rng) for _ in range(8)])
 
 
 def _image(p: Any) -> str:

@@ -48,7 +48,7 @@ from problems.templates.software_stack._family import (
     branch_of,
     cu_tag,
     cuda_tuple,
-    nvidia_smi,
+    idle_smi,
 )
 
 VERDICTS = ("native", "minor-version", "no")
@@ -149,7 +149,7 @@ class CudaDriverCompat(Template):
             "ships compiled kernels for this GPU, so nothing needs PTX JIT compilation. The "
             "host has no CUDA forward-compatibility package (`cuda-compat`). On the node, "
             "`nvidia-smi -i 0` prints:\n\n"
-            f"```text\n$ nvidia-smi -i 0\n{nvidia_smi(p.driver, p.gpu)}\n```\n\n"
+            f"```text\n$ nvidia-smi -i 0\n{idle_smi(p.driver, p.gpu, p.torch)}\n```\n\n"
             "From NVIDIA's release notes, the Linux driver each CUDA toolkit release "
             "requires:\n\n| Toolkit | Driver |\n|---|---|\n"
             f"{rows}\n\n"
