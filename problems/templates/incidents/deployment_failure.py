@@ -119,7 +119,7 @@ class DeploymentFailureClass(Template):
         where, text = render(p)
         return (
             f"A team rolls out a vLLM server for `{name}` (BF16) on Kubernetes, each replica "
-            f"asking for {p.gpus} x {acc.vendor} {acc.name} "
+            f"asking for {p.gpus} x {acc.prose_name} "
             f"(`nvidia.com/gpu: {p.gpus}`). The new replicas never serve traffic. {where}\n\n"
             + fenced(text)
             + "\n\n1. Which class of deployment failure is this? One of:\n\n"

@@ -228,7 +228,7 @@ class XidTriage(Template):
         else:
             why = "A training job died overnight on an 8-GPU server"
         return (
-            f"{why} with {acc.vendor} {acc.name} GPUs. The on-call engineer pulled the "
+            f"{why} with {acc.prose_name} GPUs. The on-call engineer pulled the "
             "NVIDIA driver's kernel messages:\n\n"
             + fenced(kernel_log(p))
             + "\n\nand the node's GPU inventory, recorded by `nvidia-smi` at bring-up:\n\n"

@@ -71,12 +71,12 @@ def usable_gib(slug: str) -> float:
 
 def gpu_name(slug: str) -> str:
     acc = catalog.accelerator(slug)
-    return f"{acc.vendor} {acc.name}"
+    return acc.prose_name
 
 
 def _short(link: catalog.Link) -> str:
     """A link's name without the catalog's parenthetical ("NVLink 4")."""
-    return link.name.split(" (")[0]
+    return link.short_name
 
 
 def cluster_sentence(slug: str) -> str:
