@@ -309,6 +309,7 @@ NAMES: dict[str, str] = {
     "scale-per-weight": "A scale for every weight instead of every group",
     "scales-ignored": "The quantization scales left out",
     "scheduler-check-for-oom": "The scheduler expected to check that the model fits",
+    "probe-for-oom": "A startup probe expected to cure a model too big for its GPUs",
     "scratch-vs-lds": "Scratch memory taken for the local data share",
     "seconds-as-minutes": "Seconds used as minutes",
     "selector-blamed": "The node selector blamed instead of the free GPUs",

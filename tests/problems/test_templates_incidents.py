@@ -245,7 +245,7 @@ def test_deployment_oom_needs_weights_that_do_not_fit():
     # 70B on one H100: 141 GB of weights against 85.5 GB: an OOM at load, class startup.
     oom = {**DEPLOY, "gpus": 1, "symptom": "oom-weight-load"}
     parts = solve("deployment-failure-class", oom)
-    assert (parts["failure_class"].value, parts["signal"].value) == ("startup", "startup-probe")
+    assert parts["failure_class"].value == "startup"
     assert slips("deployment-failure-class", oom)[("oom-as-allocation", "failure_class")] == (
         "allocation"
     )
@@ -255,6 +255,20 @@ def test_deployment_oom_needs_weights_that_do_not_fit():
     assert refused("deployment-failure-class", {**DEPLOY, "symptom": "disk-full"})
 
 
+def test_deployment_oom_at_load_is_caught_by_a_sizing_check_not_a_probe():
+    """Issue 34: an OOM while loading weights fails however long a startup probe waits;
+    what catches it before users do is checking the weights against the GPUs requested."""
+    oom = {**DEPLOY, "gpus": 1, "symptom": "oom-weight-load"}
+    assert solve("deployment-failure-class", oom)["signal"].value == "sizing-check"
+    named = slips("deployment-failure-class", oom)
+    assert named[("probe-for-oom", "signal")] == "startup-probe"
+    assert named[("scheduler-check-for-oom", "signal")] == "scheduler-check"
+    probe = {**DEPLOY, "symptom": "liveness-kills-load"}
+    assert solve("deployment-failure-class", probe)["signal"].value == "startup-probe"
+    statement = Variant.from_params("deployment-failure-class", oom).statement_markdown()
+    assert "`sizing-check`" in statement
+
+
 READ = (
     (re.compile(r"Insufficient nvidia\.com/gpu|exceeded quota"), "allocation", "scheduler-check"),
     (
@@ -262,7 +276,8 @@ READ = (
         "compatibility",
         "compat-check",
     ),
-    (re.compile(r"OutOfMemoryError|failed liveness probe"), "startup", "startup-probe"),
+    (re.compile(r"OutOfMemoryError"), "startup", "sizing-check"),
+    (re.compile(r"failed liveness probe"), "startup", "startup-probe"),
     (re.compile(r"uncorrectable ECC|fallen off the bus"), "device-health", "health-watch"),
 )
 
