@@ -36,8 +36,8 @@ def refused(slug: str, params: dict) -> bool:
 
 # What NVIDIA's Xid catalog and debug guidelines say, written out again here.
 XID_TRUTH = {
-    13: ("graphics-exception", "debug-app"),
-    31: ("mmu-fault", "debug-app"),
+    13: ("graphics-exception", "restart-app"),
+    31: ("mmu-fault", "restart-app"),
     48: ("double-bit-ecc", "reset-gpu"),
     63: ("row-remap-pending", "reset-at-window"),
     64: ("row-remap-failed", "rma-gpu"),
@@ -80,6 +80,21 @@ def test_xid_triage_contained_and_off_the_bus():
     p79 = {"platform": "hgx-h100-b", "xid": 79, "gpu": 0, "log_seed": 2}
     assert solve("xid-triage", p79)["action"].value == "reboot-node"
     assert slips("xid-triage", p79)[("reset-unreachable-gpu", "action")] == "reset-gpu"
+
+
+@pytest.mark.parametrize("xid", [13, 31])
+def test_xid_13_and_31_restart_the_application_first_then_debug_it(xid):
+    """NVIDIA's Xid catalog gives RESTART_APP as the immediate action for both (the GPU
+    needs nothing); debugging the application is the investigatory follow-up, so it is
+    the second step, and answering it first is a named slip."""
+    params = {"platform": "hgx-h100-a", "xid": xid, "gpu": 2, "log_seed": 5}
+    assert solve("xid-triage", params)["action"].value == "restart-app"
+    named = slips("xid-triage", params)
+    assert named[("debug-before-restart", "action")] == "debug-app"
+    assert named[("app-fault-blamed-on-gpu", "action")] in {"reset-gpu", "rma-gpu"}
+    assert ("restart-without-fix", "action") not in named
+    solution = Variant.from_params("xid-triage", params).solution_markdown()
+    assert "compute-sanitizer" in solution and "second" in solution
 
 
 def test_xid_triage_refuses_bad_params():

@@ -12,10 +12,12 @@ the learner has to match the bus, not count lines. Bus-id sets are those of real
 boards (DGX A100; two HGX H100 captures). Only Ampere-and-later codes are drawn, so
 row remapping (63/64) and error containment (94/95) apply.
 
-Meanings and first actions follow NVIDIA's Xid catalog, GPU debug guidelines and
-memory error management notes: 13 and 31 are almost always the application's own bug
-(hand it back to be debugged); 94 was contained to the process that touched the bad
-memory (restart that job; the reset can wait); 63 records a spare row that activates at
+Meanings and first actions follow NVIDIA's Xid catalog (its immediate-action column),
+GPU debug guidelines and memory error management notes: 13 and 31 are almost always the
+application's own bug, and the catalog's first action is to restart the application
+(the GPU needs nothing), with debugging it (compute-sanitizer) the follow-up if it
+faults again; 94 was contained to the process that touched the bad memory (restart
+that job; the reset can wait); 63 records a spare row that activates at
 the next reset, and containment keeps the bad row from new work meanwhile (reset when
 the GPU's current work ends); 48 alone, with no containment report, and 95 need the
 work stopped and the GPU reset; 64 means the remap itself failed (replace the GPU); 74
@@ -25,7 +27,8 @@ so a GPU reset cannot reach it (drain and power-cycle the node).
 Discrimination: on the event part, 63 and 64 swapped (remap-recorded-vs-failed), 94
 and 95 swapped (contained-vs-uncontained), an MMU page fault read as a memory hardware
 error (page-fault-as-ecc). On the action part: an application fault blamed on the GPU
-(app-fault-blamed-on-gpu) or rerun as if the job were a victim (restart-without-fix); a
+(app-fault-blamed-on-gpu) or debugged before the restart the catalog calls for
+(debug-before-restart); a
 bare DBE handled as if contained (dbe-treated-as-contained); a pending remap treated as
 an emergency (pending-remap-is-not-urgent) or an RMA (remap-is-not-failure, also for a
 single DBE); a failed remap "fixed" by a reset (reset-after-failed-remap); a contained
@@ -203,6 +206,7 @@ class XidTriage(Template):
     lessons = ("troubleshooting-gpu-clusters", "from-symptoms-to-device-evidence")
     skills = ("xid-errors", "incident-triage", "gpu-telemetry")
     difficulty = 3
+    version = 2  # issue 34: Xid 13/31 restart the application first, as NVIDIA's catalog says
     Params = XidParams
 
     def generate(self, rng: random.Random) -> XidParams:
