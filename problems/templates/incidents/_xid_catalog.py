@@ -10,6 +10,8 @@ that follows; 94 RESTART_APP; 95 RESET_GPU; 79 RESTART_BM; 74 WORKFLOW_NVLINK_ER
 
 from __future__ import annotations
 
+from problems.templates import _row_remap
+
 EVENTS: dict[str, str] = {
     "graphics-exception": "a graphics/compute engine exception raised by the running kernel",
     "mmu-fault": "a GPU memory-management (page) fault: an access to an unmapped address",
@@ -26,8 +28,8 @@ ACTIONS: dict[str, str] = {
     "(compute-sanitizer finds a bad access) before it runs again; the GPU needs nothing",
     "restart-app": "restart the application that was killed; the GPU needs no reset and "
     "other work on it carries on",
-    "reset-at-window": "nothing has to stop now: keep the GPU in service and reset it when "
-    "its current work ends, so the pending repair takes effect",
+    "reset-at-window": "nothing has to stop now: keep the GPU in service and reset it at "
+    "the next maintenance window, when its current work ends",
     "reset-gpu": "stop all work on that GPU now, reset it (`nvidia-smi -r`) and run a short "
     "diagnostic before it takes work again",
     "check-nvlink": "read the NVLink error counters and the fabric manager log, then reset "
@@ -67,9 +69,8 @@ EXPLAIN: dict[int, str] = {
     "on that GPU and reset it, which also swaps in a spare for the bad row. One DBE is not "
     "yet a reason to replace the board.",
     63: "the row remapper recorded a spare row to replace a failing one; the message says "
-    "it activates at the next reset. Until then error containment and page blacklisting "
-    "keep the bad row away from new work, so nothing has to stop: keep the GPU in service "
-    "and reset it when its current work ends. This is the repair working, not a failure.",
+    "it activates at the next reset. This is the repair working, not a failure, and "
+    "NVIDIA's Xid catalog lists no immediate action for it. " + _row_remap.WHY,
     64: "the row remapper could not record a replacement (its table or the bank's spare "
     "rows are used up). The GPU can no longer protect itself from that row, and a reset "
     "cannot help: drain it and replace the GPU.",
@@ -147,21 +148,8 @@ SLIPS: dict[int, tuple[tuple[str, str, str, str], ...]] = {
             "Xid 63 says a new row was "
             "marked for remapping: the repair was recorded. A failed remap is Xid 64.",
         ),
-        (
-            "action",
-            "reset-gpu",
-            "pending-remap-is-not-urgent",
-            "A pending remap does not endanger new work: containment and page blacklisting "
-            "keep the bad row out of use until the reset, which can wait for the GPU's "
-            "current work to end.",
-        ),
-        (
-            "action",
-            "rma-gpu",
-            "remap-is-not-failure",
-            "A recorded remap is the GPU repairing "
-            "itself with a spare row; it needs a reset, not a replacement.",
-        ),
+        ("action", "reset-gpu", *_row_remap.RESET_NOW),
+        ("action", "rma-gpu", *_row_remap.REPLACE),
     ),
     64: (
         (
