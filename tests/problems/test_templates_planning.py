@@ -266,6 +266,32 @@ def test_batching_policy_very_long_prompts_need_disaggregation():
     assert named[("prefill-stalls-decode", "policy")] == "continuous"
 
 
+def test_batching_policy_defines_the_tpot_its_key_uses():
+    """Issue 34: the key compares the step that holds a whole prefill with the target,
+    so the target bounds every gap between two tokens of a stream. Under the usual
+    per-request mean TPOT, t_d / (1 - lambda * P / R) (prefill steals that share of the
+    time from decoding), the answer would flip from chunked-prefill or disaggregated to
+    continuous in many variants, so the statement must say which TPOT it means, and
+    TTFT for which requests."""
+    flips = generated = 0
+    for seed in range(200):
+        v = Variant.from_seed("batching-policy", seed)
+        p = v.params
+        if p.workload != "generation":
+            continue
+        text = v.statement_markdown()
+        assert "every gap between two consecutive output tokens" in text, seed
+        assert "not the per-request average" in text, seed
+        assert "every request" in text and "first output token" in text, seed
+        generated += 1
+        busy = p.arrival_rps * p.prompt_tokens / p.prefill_tok_s
+        mean_tpot = p.decode_step_ms / (1 - busy)
+        whole_prefill_step = p.decode_step_ms + p.prompt_tokens / p.prefill_tok_s * 1000
+        if whole_prefill_step <= p.ttft_slo_ms and mean_tpot <= p.tpot_slo_ms:
+            flips += v.parts["policy"].value in ("chunked-prefill", "disaggregated")
+    assert generated and flips / generated > 0.2  # why the definition matters
+
+
 def test_batching_policy_embedding_is_dynamic():
     # Fill 7 / 20 s = 350 ms > 50 ms. Dynamic: 5 ms wait + 8 x 128 / 200,000 s = 5.12 ms.
     params = _bp(
