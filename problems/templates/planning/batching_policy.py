@@ -199,6 +199,7 @@ class BatchingPolicy(Template):
                 f"{sig15(p.ttft_slo_ms)} ms of its arrival."
             )
             targets = "the latency target"
+            step = "a step of bounded length"
         else:
             setting = (
                 "A replica serves an **LLM** that streams its answers. Requests arrive at "
@@ -216,6 +217,7 @@ class BatchingPolicy(Template):
                 "for a running step to end, and ignore the time to move a KV cache."
             )
             targets = "both targets"
+            step = "a TPOT-long step"
         return (
             f"{setting}\n\nThe batching policies, simplest first:\n\n"
             f"- `static`: wait until $B = {b}$ requests have arrived, then run them together "
@@ -225,7 +227,7 @@ class BatchingPolicy(Template):
             "- `continuous`: requests join and leave the running batch at every decode "
             "step; a newcomer's whole prefill runs inside one step;\n"
             "- `chunked-prefill`: continuous, but each step prefills only as many prompt "
-            "tokens as fit in the time left after the decode work in a TPOT-long step;\n"
+            f"tokens as fit in the time left after the decode work in {step};\n"
             "- `disaggregated`: prefill on a separate pool of GPUs, decode on this one.\n\n"
             f"1. With static batching ($B = {b}$), how long does the first request of a "
             "batch wait, on average, for the batch to fill, in ms?\n"

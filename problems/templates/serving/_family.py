@@ -35,6 +35,20 @@ def gpu_count(rng: random.Random, weight_bytes: float, acc: catalog.Accelerator)
     return None
 
 
+# The latency terms, defined where a statement uses them (issue 34). At batch size 1 a
+# sequence gets one token per decode step, so every gap between its tokens is one step
+# and the per-request mean TPOT and the worst gap coincide; the definition says so.
+TPOT_ONE_SEQUENCE = (
+    "time per output token (TPOT: the time from one output token of this sequence to the "
+    "next, one decode step; at batch size 1 every gap is the same, so it is also the mean)"
+)
+# With nothing queued ahead of the request, its first token comes when the prefill ends.
+TTFT_ONE_REQUEST = (
+    "time to first token (TTFT: from the request's arrival to its first output token; "
+    "with nothing queued ahead of it, that is its prefill time)"
+)
+
+
 # What each vendor's part is called in prose: "GPU" only for GPUs (issue #11).
 _NOUNS = {
     "NVIDIA": ("GPU", "GPUs"),

@@ -38,6 +38,7 @@ from problems.templates._common import (
 )
 from problems.templates.roofline._family import halving_note, quotes_sparse, sparse_clause
 from problems.templates.serving._family import (
+    TTFT_ONE_REQUEST,
     device_noun,
     gpu_count,
 )
@@ -130,7 +131,7 @@ class PrefillTime(Template):
             f"$\\mathrm{{MFU}} = {tex(p.mfu, 12)}$.\n\n"
             "Count about $2N$ FLOP per prompt token (one multiply and one add per weight; "
             "ignore the attention-score FLOPs), and ignore queueing and communication. How "
-            "long does the prefill take, i.e. the time to first token, in ms?"
+            f"long does the prefill take, i.e. the {TTFT_ONE_REQUEST}, in ms?"
         )
 
     def solution(self, p: PrefillParams) -> str:

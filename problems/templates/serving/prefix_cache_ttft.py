@@ -39,7 +39,7 @@ from problems.templates._common import (
     peak_tflops_of,
     sparse_note,
 )
-from problems.templates.serving._family import device_noun, gpu_count
+from problems.templates.serving._family import TTFT_ONE_REQUEST, device_noun, gpu_count
 
 
 class PrefixParams(Params):
@@ -149,7 +149,7 @@ class PrefixCacheTtft(Template):
             f"utilization of $\\mathrm{{MFU}} = {tex(p.mfu, 12)}$.\n\n"
             "Count about $2N$ FLOP per prefilled token (ignore the attention-score FLOPs), "
             "and ignore queueing, communication and the time to look the prefix up.\n\n"
-            "1. What is the time to first token, in ms?\n"
+            f"1. What is the {TTFT_ONE_REQUEST}, in ms?\n"
             "2. What share of the prompt's prefill work does the cache save, in %?"
         )
 
