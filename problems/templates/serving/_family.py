@@ -13,7 +13,7 @@ from problems.engine.numbers import sig, tex
 
 _GPU_COUNTS = (1, 2, 4, 8)
 # Share of each GPU's memory the weights may take when choosing a realistic GPU count.
-_WEIGHT_SHARE = 0.8
+WEIGHT_SHARE = 0.8
 
 
 def weight_dtypes(acc: catalog.Accelerator) -> list[str]:
@@ -28,7 +28,7 @@ def weight_dtypes(acc: catalog.Accelerator) -> list[str]:
 def gpu_count(rng: random.Random, weight_bytes: float, acc: catalog.Accelerator) -> int | None:
     """Smallest of 1, 2, 4, 8 that holds the weights with room to spare; sometimes doubled."""
     for n in _GPU_COUNTS:
-        if weight_bytes <= _WEIGHT_SHARE * n * acc.usable_bytes:
+        if weight_bytes <= WEIGHT_SHARE * n * acc.usable_bytes:
             if n < 8 and rng.random() < 0.3:
                 return n * 2
             return n

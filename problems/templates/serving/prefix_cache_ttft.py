@@ -4,7 +4,18 @@ the prefix cache, and the share of the prefill the cache saves.
 Realism: as prefill-time, a dense catalog model with a prompt within its context window,
 on a catalog part (any part may serve) at BF16 or FP8, on the smallest of 1, 2, 4 or 8
 devices that holds the weights with room to spare (sometimes doubled), with tensor
-parallelism, at a prefill MFU of 0.25-0.6. The cached prefix (a shared system prompt,
+parallelism, at a prefill MFU of 0.25-0.6. The statement names the parts by their peak
+and the precision that peak is quoted at; every part it names holds the weights at that
+precision (issue 34: Gaudi 3's FP8 peak equals its BF16 one, so an FP8 draw of 405B on
+four of them read as 811 GB of BF16 weights on 512 GB).
+
+The contract counts 2N FLOP per prefilled token and ignores attention (templates-2.md),
+so prompts are bounded by construction to where that holds: the attention-score FLOPs of
+the T - C prefilled tokens, 2 L H (T - C)(T + C + 1) with H = heads x head_dim, stay
+within 15% of 2 N (T - C), i.e. L H (T + C + 1) / N <= 0.15. That keeps an 8B model to
+about 9k tokens of prompt plus cache and a 405B model to about 29k; a 131k-token prompt,
+where attention is most of the work and the 2N count gave half the true TTFT, is not
+drawn. The cached prefix (a shared system prompt,
 earlier turns of a conversation) is 25-95% of the prompt, rounded down to whole
 16-token cache blocks as vLLM caches them, and at least one token is prefilled. The
 devices are called GPUs only when they are GPUs. Discrimination: prefilling the whole
@@ -24,6 +35,7 @@ import random
 
 from pydantic import Field, model_validator
 
+from hardware_db import catalog
 from problems.engine.numbers import BYTES_PER_ELEMENT, params_count, sig, tex
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
@@ -39,7 +51,12 @@ from problems.templates._common import (
     peak_tflops_of,
     sparse_note,
 )
-from problems.templates.serving._family import TTFT_ONE_REQUEST, device_noun, gpu_count
+from problems.templates.serving._family import (
+    TTFT_ONE_REQUEST,
+    WEIGHT_SHARE,
+    device_noun,
+    gpu_count,
+)
 
 
 class PrefixParams(Params):
@@ -72,6 +89,23 @@ _PROMPTS = (1000, 2000, 2048, 4000, 4096, 8000, 8192, 16384, 32768, 65536, 13107
 _SHARES = (0.25, 0.4, 0.5, 0.6, 0.7, 0.75, 0.9, 0.95)
 _MFU = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 _BLOCK = 16
+ATTENTION_SHARE_MAX = 0.15  # attention-score FLOPs over the 2N count the contract uses
+
+
+def attention_share(model: catalog.ModelArch, prompt: int, cached: int) -> float:
+    """Attention-score FLOPs of the prefilled tokens over their 2N FLOPs (module docstring)."""
+    width = model.n_heads * model.head_dim
+    return model.n_layers * width * (prompt + cached + 1) / model.total_params
+
+
+def _fits_as_stated(p: PrefixParams) -> bool:
+    """Every part the statement names by this peak holds the weights at the precision the
+    peak is quoted at, with the same room to spare gpu_count leaves."""
+    hits = matching_accelerators(peak_tflops=p.peak_tflops)
+    return bool(hits) and all(
+        p.n_params * BYTES_PER_ELEMENT[prec or "bf16"] <= WEIGHT_SHARE * p.n_gpus * acc.usable_bytes
+        for acc, prec in hits
+    )
 
 
 def _seconds(p: PrefixParams, tokens: int) -> float:
@@ -91,7 +125,7 @@ class PrefixCacheTtft(Template):
     )
     skills = ("prefix-caching", "prefill-compute-bound", "ttft")
     difficulty = 2
-    version = 1
+    version = 2  # issue 34: prompts bounded for the 2N count, weights fit what is named
     Params = PrefixParams
 
     def generate(self, rng: random.Random) -> PrefixParams:
@@ -104,6 +138,8 @@ class PrefixCacheTtft(Template):
                 continue
             t = rng.choice(prompts)
             c = int(rng.choice(_SHARES) * t) // _BLOCK * _BLOCK
+            if attention_share(model, t, c) > ATTENTION_SHARE_MAX:
+                continue
             p = PrefixParams(
                 n_params=float(model.total_params),
                 prompt_tokens=t,
@@ -112,7 +148,9 @@ class PrefixCacheTtft(Template):
                 n_gpus=n,
                 mfu=rng.choice(_MFU),
             )
-            if 0 < c < t and parts_separated(self.solve(p), self.misconceptions(p), 0.03):
+            if not (0 < c < t and _fits_as_stated(p)):
+                continue
+            if parts_separated(self.solve(p), self.misconceptions(p), 0.03):
                 return p
 
     def solve(self, p: PrefixParams) -> dict[str, Part]:
@@ -147,8 +185,9 @@ class PrefixCacheTtft(Template):
             "earlier turns) are already in the prefix cache: their keys and values are "
             "reused, so only the remaining tokens are prefilled, at a model FLOPs "
             f"utilization of $\\mathrm{{MFU}} = {tex(p.mfu, 12)}$.\n\n"
-            "Count about $2N$ FLOP per prefilled token (ignore the attention-score FLOPs), "
-            "and ignore queueing, communication and the time to look the prefix up.\n\n"
+            "Count about $2N$ FLOP per prefilled token (ignore the attention-score FLOPs, "
+            "which add less than 15% at this prompt length), and ignore queueing, "
+            "communication and the time to look the prefix up.\n\n"
             f"1. What is the {TTFT_ONE_REQUEST}, in ms?\n"
             "2. What share of the prompt's prefill work does the cache save, in %?"
         )
