@@ -35,7 +35,6 @@ import random
 
 from pydantic import Field, model_validator
 
-from hardware_db import catalog
 from problems.engine.numbers import BYTES_PER_ELEMENT, params_count, sig, tex
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
@@ -52,9 +51,11 @@ from problems.templates._common import (
     sparse_note,
 )
 from problems.templates.serving._family import (
+    ATTENTION_SHARE_MAX,
     TTFT_ONE_REQUEST,
-    WEIGHT_SHARE,
+    attention_share,
     device_noun,
+    fits_as_stated,
     gpu_count,
 )
 
@@ -89,23 +90,6 @@ _PROMPTS = (1000, 2000, 2048, 4000, 4096, 8000, 8192, 16384, 32768, 65536, 13107
 _SHARES = (0.25, 0.4, 0.5, 0.6, 0.7, 0.75, 0.9, 0.95)
 _MFU = (0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 _BLOCK = 16
-ATTENTION_SHARE_MAX = 0.15  # attention-score FLOPs over the 2N count the contract uses
-
-
-def attention_share(model: catalog.ModelArch, prompt: int, cached: int) -> float:
-    """Attention-score FLOPs of the prefilled tokens over their 2N FLOPs (module docstring)."""
-    width = model.n_heads * model.head_dim
-    return model.n_layers * width * (prompt + cached + 1) / model.total_params
-
-
-def _fits_as_stated(p: PrefixParams) -> bool:
-    """Every part the statement names by this peak holds the weights at the precision the
-    peak is quoted at, with the same room to spare gpu_count leaves."""
-    hits = matching_accelerators(peak_tflops=p.peak_tflops)
-    return bool(hits) and all(
-        p.n_params * BYTES_PER_ELEMENT[prec or "bf16"] <= WEIGHT_SHARE * p.n_gpus * acc.usable_bytes
-        for acc, prec in hits
-    )
 
 
 def _seconds(p: PrefixParams, tokens: int) -> float:
@@ -148,7 +132,7 @@ class PrefixCacheTtft(Template):
                 n_gpus=n,
                 mfu=rng.choice(_MFU),
             )
-            if not (0 < c < t and _fits_as_stated(p)):
+            if not (0 < c < t and fits_as_stated(p.n_params, p.peak_tflops, p.n_gpus)):
                 continue
             if parts_separated(self.solve(p), self.misconceptions(p), 0.03):
                 return p
