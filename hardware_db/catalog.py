@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import functools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -95,6 +96,17 @@ class Accelerator:
         """`usable_gib` in bytes, for callers that want to stay in bytes."""
         return self.usable_gib * 2**30
 
+    @property
+    def short_name(self) -> str:
+        """The part as engineers name it: the catalog name without its parenthetical
+        ("B200", not "B200 (HGX B200, per GPU)"), which qualifies the record, not the part."""
+        return _without_note(self.name)
+
+    @property
+    def prose_name(self) -> str:
+        """Vendor and short name, for statements: "NVIDIA B200", "Google TPU v6e"."""
+        return f"{self.vendor} {self.short_name}"
+
 
 @dataclass(frozen=True)
 class Link:
@@ -107,6 +119,16 @@ class Link:
     source: tuple[str, ...]
     as_of: datetime.date
     notes: str
+
+    @property
+    def short_name(self) -> str:
+        """The link as engineers name it ("InfiniBand NDR", "NVLink 4"), without the
+        catalog's parenthetical about lanes or links per GPU."""
+        return _without_note(self.name)
+
+
+def _without_note(name: str) -> str:
+    return re.sub(r"\s*\([^)]*\)", "", name).strip()
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,9 @@ def check_variant(variant: Variant, seed: int) -> list[str]:
         result = variant.grade(name, _answer_text(part))
         if not result.correct:
             problems.append(f"{where}: exact answer for {name} graded wrong ({result.feedback})")
+        for other in part.also_correct:
+            if other not in part.choices or not variant.grade(name, other).correct:
+                problems.append(f"{where}: {name} also accepts {other!r}, which grades wrong")
         alternate = _ALTERNATES.get(part.unit)
         if part.kind is Kind.NUMERIC and alternate and same_kind(part.unit, alternate):
             other = convert(float(part.value), part.unit, alternate)

@@ -121,7 +121,8 @@ def typed(part: Part, value: float | int | str) -> str:
 def _applies(part: Part, value: float | int | str) -> bool:
     correct = part.value
     if isinstance(value, str) or isinstance(correct, str):
-        return normalise_choice(str(value)) != normalise_choice(str(correct))
+        right = {normalise_choice(str(c)) for c in (correct, *part.also_correct)}
+        return normalise_choice(str(value)) not in right
     v, c = float(value), float(correct)
     if math.isclose(v, c, rel_tol=APPLIES_REL, abs_tol=0.0):
         return False

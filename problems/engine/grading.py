@@ -148,7 +148,7 @@ def _grade_choice(part: Part, text: str, own: list[Misconception]) -> GradeResul
     picked = next((c for c in choices if normalise_choice(c) == key), None)
     if picked is None:
         return _invalid(f"Expected one of: {listed}.")
-    if key == normalise_choice(str(part.value)):
+    if key in {normalise_choice(str(c)) for c in (part.value, *part.also_correct)}:
         return GradeResult(True, True, 1.0, picked, "", None, CORRECT_FEEDBACK)
     for m in own:
         if isinstance(m.value, str) and normalise_choice(m.value) == key:

@@ -41,6 +41,8 @@ class Part:
 
     `value` is exact: a float for numeric parts, an int for integer parts, a word for
     choice parts. `unit` is the unit the value is expressed in ("" for a pure number).
+    `also_correct` lists other choice words graded correct, for the rare question where
+    an expert would defend a second answer as equally right; `value` stays the key shown.
     """
 
     name: str
@@ -51,6 +53,7 @@ class Part:
     choices: tuple[str, ...] = ()
     weight: float = 1.0
     label: str = ""
+    also_correct: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

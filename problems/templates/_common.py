@@ -180,7 +180,7 @@ def name_list(names: Iterable[str], *, most: int | None = None, conj: str | None
 
 def accelerator_names(hits: list[Hit]) -> str:
     """'NVIDIA H100 SXM5 80GB' or 'NVIDIA H100 SXM5 80GB / NVIDIA H200 SXM 141GB'."""
-    return name_list(f"{acc.vendor} {acc.name}" for acc, _ in hits)
+    return name_list(acc.prose_name for acc, _ in hits)
 
 
 # --- dense and sparse peaks -----------------------------------------------------------------
@@ -193,7 +193,7 @@ def sparse_note(hits: list[Hit]) -> str:
             sparse = round(acc.sparse_flops[prec] / 1e12, 6)
             if sparse > peak_tflops_of(acc, prec) * 1.01:
                 return (
-                    f" (The datasheet headline of {sig(sparse)} TFLOP/s for the {acc.name} "
+                    f" (The datasheet headline of {sig(sparse)} TFLOP/s for the {acc.short_name} "
                     "assumes 2:4 structured sparsity; it does not apply here.)"
                 )
     return ""

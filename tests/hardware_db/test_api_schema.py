@@ -61,7 +61,9 @@ def test_every_slug_fits_the_declared_path_pattern(client, resource):
 def test_nullable_links_are_served_as_null_and_documented(client):
     """The lie issue #10 found: the schema promised a string where the data holds null."""
     rows = client.get("/api/hardware/accelerators/", {"page_size": 200}).json()["results"]
-    assert sum(row["host_link"] is None or row["scale_up_link"] is None for row in rows) == 9
+    # GB200 and the TPUs have no PCIe host link, the L40S no scale-up fabric, Trainium2 and
+    # Inferentia2 neither in the catalog (MI250X and MI355X gained theirs in issue 34).
+    assert sum(row["host_link"] is None or row["scale_up_link"] is None for row in rows) == 7
     properties = project().component("Accelerator")["properties"]
     assert properties["host_link"]["nullable"] and properties["scale_up_link"]["nullable"]
 

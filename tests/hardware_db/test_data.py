@@ -194,3 +194,56 @@ def test_gpt3_parameter_count_follows_from_the_shape():
     L, d = m.n_layers, m.hidden_size
     expected = 12 * L * d**2 + 13 * L * d + m.vocab_size * d + m.max_context * d + 2 * d
     assert m.total_params == expected
+
+
+# --- issue 34: figures checked against their primary sources ------------------------------
+
+
+def test_b200_tf32_is_half_its_bf16_as_the_hgx_b200_totals_give():
+    """NVIDIA's HGX B200 table: 18 PFLOPS TF32 and 36 PFLOPS BF16 for 8 GPUs, both with
+    sparsity, so 1,125 and 2,250 TFLOPS dense per GPU. The per-GPU datasheet prints the
+    TF32 figure rounded to "2.2 PFLOPS"; halving that rounding gave 1,100."""
+    b200 = catalog.accelerator("b200")
+    assert b200.dense_flops["tf32"] == 1_125e12
+    assert b200.dense_flops["tf32"] * 2 == b200.dense_flops["bf16"]
+    assert any("18 PFLOPS" in s and "TF32" in s for s in b200.source)
+
+
+@pytest.mark.parametrize(
+    ("slug", "link", "per_direction"),
+    [
+        # CDNA 2 white paper endnote: 8 links x 100 GB/s (both directions) per OAM.
+        ("mi250x", "infinity-fabric-mi250x", 400_000_000_000),
+        # CDNA 4 white paper, endnote MI350-007: 7 links x 153.6 GB/s (both directions).
+        ("mi355x", "infinity-fabric-mi355x", 537_600_000_000),
+    ],
+)
+def test_amd_parts_carry_their_infinity_fabric_scale_up(slug, link, per_direction):
+    acc = catalog.accelerator(slug)
+    assert acc.scale_up_link == link
+    assert acc.scale_up_bw_bytes_per_s_per_direction == per_direction
+    assert acc.scale_up_bw_bytes_per_s_bidirectional == 2 * per_direction
+    record = catalog.link(link)
+    assert record.bw_bytes_per_s_per_direction == per_direction
+    assert any("white paper" in s for s in record.source)
+
+
+def test_tpu_v6e_ici_figure_records_the_revisions_google_published():
+    """Google's v6e page has printed 3,584 Gbps, 3,200 Gbps and "800 GBps bidirectional"
+    in turn. The current revision (800 GBps both ways) is stored, and it is the one the
+    same table's pod all-reduce bandwidth agrees with: 256 chips x 400 GB/s = 102.4 TB/s."""
+    v6e = catalog.accelerator("tpu-v6e")
+    assert v6e.scale_up_bw_bytes_per_s_per_direction == 400_000_000_000
+    assert 256 * v6e.scale_up_bw_bytes_per_s_per_direction == 102.4e12
+    link = catalog.link(v6e.scale_up_link)
+    for figure in ("3584 Gbps", "3200 Gbps", "800 GBps"):
+        assert figure in " ".join(link.source) + link.notes, figure
+
+
+def test_tpu_v5p_fp8_is_googles_figure_with_no_speed_up():
+    """Google's current v5p table lists "Peak compute per chip (FP8) 459" TFLOPs, the same
+    as BF16: FP8 runs without a speed-up. The record says so, with the source."""
+    v5p = catalog.accelerator("tpu-v5p")
+    assert v5p.dense_flops["fp8"] == v5p.dense_flops["bf16"]
+    assert "Peak compute per chip (FP8)" in " ".join(v5p.source)
+    assert "no speed-up" in v5p.notes

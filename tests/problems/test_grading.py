@@ -301,3 +301,21 @@ def test_grade_never_raises(part, text):
     assert g.correct == (g.valid and g.score == 1.0)
     assert g.valid or g.error
     assert set(g.as_dict(slug="s", part=part.name)) >= CONTRACT_KEYS
+
+
+def test_a_choice_can_accept_a_second_answer_an_expert_would_defend():
+    """Issue 34: where two layouts are equally right (EP or TP for a wide MoE on one node),
+    the part keys one and accepts the other; a slip naming the other is a template bug."""
+    part = Part(
+        "strategy",
+        "expert-parallel",
+        kind=Kind.CHOICE,
+        choices=("data-parallel", "tensor-parallel", "expert-parallel"),
+        also_correct=("tensor-parallel",),
+    )
+    for text in ("expert-parallel", "Tensor parallel", "tensor-parallel"):
+        g = grade_part(part, text)
+        assert g.correct and g.score == 1.0, text
+    assert not grade_part(part, "data-parallel").correct
+    bug = [Misconception("tp-for-experts", "strategy", "tensor-parallel", "…")]
+    assert grade_part(part, "tensor-parallel", misconceptions=bug).correct

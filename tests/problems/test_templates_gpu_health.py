@@ -175,7 +175,7 @@ def read_memory(markdown: str, banks: int) -> tuple[str, str, dict]:
     if g["Remapped Rows/Remapping Failure Occurred"] == "Yes":
         action = "replace GPU"
     elif g["Remapped Rows/Pending"] == "Yes":
-        action = "reset GPU"
+        action = "reset at window"  # NVIDIA: new work may run; reset at the next window
     else:
         assert int(g["ECC Errors/Volatile/DRAM Uncorrectable"]) == 0
         action = "keep running"
@@ -200,7 +200,7 @@ def test_memory_reader_finds_the_graded_state():
     assert actions == {
         (True, "keep running"),
         (False, "keep running"),
-        (False, "reset GPU"),
+        (False, "reset at window"),
         (False, "replace GPU"),
     }
 
@@ -213,19 +213,21 @@ def g_is_history(g: dict) -> bool:
 
 def test_memory_h100_pending_by_hand():
     # HGX H100, sample 4242: bus BA:00.0 is GPU 6; its Volatile DRAM Uncorrectable is 2,
-    # with one row remapped for an uncorrectable error, Pending: Yes -> GPU 6, reset GPU.
+    # with one row remapped for an uncorrectable error, Pending: Yes -> GPU 6, reset at
+    # the next window (NVIDIA: work continues while a remap is pending).
     # GPU 2 (3A:00.0) has 31 Aggregate DRAM Correctable and zero volatile counts
     # (aggregate-is-history); GPU 3 (5D:00.0) has one aggregate uncorrectable error and
     # its row remapped with Pending: No (applied-remap-is-healthy).
     params = {"accelerator": "h100-sxm", "state": "pending", "gpu": 6, "sample": 4242}
     parts = solve("gpu-memory-errors", params)
-    assert (parts["gpu"].value, parts["action"].value) == ("GPU 6", "reset GPU")
+    assert (parts["gpu"].value, parts["action"].value) == ("GPU 6", "reset at window")
     assert slips("gpu-memory-errors", params) == {
         ("aggregate-is-history", "gpu"): "GPU 2",
         ("applied-remap-is-healthy", "gpu"): "GPU 3",
         ("pending-needs-reset", "action"): "keep running",
         ("restart-is-not-reset", "action"): "restart job",
-        ("remap-is-the-repair", "action"): "replace GPU",
+        ("pending-remap-is-not-urgent", "action"): "reset GPU",
+        ("remap-is-not-failure", "action"): "replace GPU",
     }
 
 
@@ -233,7 +235,7 @@ def test_memory_correctable_names_every_drastic_action():
     params = {"accelerator": "a100-sxm-80gb", "state": "correctable", "gpu": 0, "sample": 5}
     v = Variant.from_params("gpu-memory-errors", params)
     assert v.parts["action"].value == "keep running"
-    for action in ("restart job", "reset GPU", "replace GPU"):
+    for action in ("restart job", "reset at window", "reset GPU", "replace GPU"):
         assert v.grade("action", action).misconception == "correctable-is-not-fatal"
 
 

@@ -37,8 +37,8 @@ def refused(slug: str, params: dict) -> bool:
 
 # What NVIDIA's Xid catalog and debug guidelines say, written out again here.
 XID_TRUTH = {
-    13: ("graphics-exception", "debug-app"),
-    31: ("mmu-fault", "debug-app"),
+    13: ("graphics-exception", "restart-app"),
+    31: ("mmu-fault", "restart-app"),
     48: ("double-bit-ecc", "reset-gpu"),
     63: ("row-remap-pending", "reset-at-window"),
     64: ("row-remap-failed", "rma-gpu"),
@@ -81,6 +81,21 @@ def test_xid_triage_contained_and_off_the_bus():
     p79 = {"platform": "hgx-h100-b", "xid": 79, "gpu": 0, "log_seed": 2}
     assert solve("xid-triage", p79)["action"].value == "reboot-node"
     assert slips("xid-triage", p79)[("reset-unreachable-gpu", "action")] == "reset-gpu"
+
+
+@pytest.mark.parametrize("xid", [13, 31])
+def test_xid_13_and_31_restart_the_application_first_then_debug_it(xid):
+    """NVIDIA's Xid catalog gives RESTART_APP as the immediate action for both (the GPU
+    needs nothing); debugging the application is the investigatory follow-up, so it is
+    the second step, and answering it first is a named slip."""
+    params = {"platform": "hgx-h100-a", "xid": xid, "gpu": 2, "log_seed": 5}
+    assert solve("xid-triage", params)["action"].value == "restart-app"
+    named = slips("xid-triage", params)
+    assert named[("debug-before-restart", "action")] == "debug-app"
+    assert named[("app-fault-blamed-on-gpu", "action")] in {"reset-gpu", "rma-gpu"}
+    assert ("restart-without-fix", "action") not in named
+    solution = Variant.from_params("xid-triage", params).solution_markdown()
+    assert "compute-sanitizer" in solution and "second" in solution
 
 
 def test_xid_triage_refuses_bad_params():
@@ -299,7 +314,7 @@ def test_deployment_oom_needs_weights_that_do_not_fit():
     # 70B on one H100: 141 GB of weights against 85.5 GB: an OOM at load, class startup.
     oom = {**DEPLOY, "gpus": 1, "symptom": "oom-weight-load"}
     parts = solve("deployment-failure-class", oom)
-    assert (parts["failure_class"].value, parts["signal"].value) == ("startup", "startup-probe")
+    assert parts["failure_class"].value == "startup"
     assert slips("deployment-failure-class", oom)[("oom-as-allocation", "failure_class")] == (
         "allocation"
     )
@@ -309,6 +324,20 @@ def test_deployment_oom_needs_weights_that_do_not_fit():
     assert refused("deployment-failure-class", {**DEPLOY, "symptom": "disk-full"})
 
 
+def test_deployment_oom_at_load_is_caught_by_a_sizing_check_not_a_probe():
+    """Issue 34: an OOM while loading weights fails however long a startup probe waits;
+    what catches it before users do is checking the weights against the GPUs requested."""
+    oom = {**DEPLOY, "gpus": 1, "symptom": "oom-weight-load"}
+    assert solve("deployment-failure-class", oom)["signal"].value == "sizing-check"
+    named = slips("deployment-failure-class", oom)
+    assert named[("probe-for-oom", "signal")] == "startup-probe"
+    assert named[("scheduler-check-for-oom", "signal")] == "scheduler-check"
+    probe = {**DEPLOY, "symptom": "liveness-kills-load"}
+    assert solve("deployment-failure-class", probe)["signal"].value == "startup-probe"
+    statement = Variant.from_params("deployment-failure-class", oom).statement_markdown()
+    assert "`sizing-check`" in statement
+
+
 READ = (
     (re.compile(r"Insufficient nvidia\.com/gpu|exceeded quota"), "allocation", "scheduler-check"),
     (
@@ -316,7 +345,8 @@ READ = (
         "compatibility",
         "compat-check",
     ),
-    (re.compile(r"OutOfMemoryError|failed liveness probe"), "startup", "startup-probe"),
+    (re.compile(r"OutOfMemoryError"), "startup", "sizing-check"),
+    (re.compile(r"failed liveness probe"), "startup", "startup-probe"),
     (re.compile(r"uncorrectable ECC|fallen off the bus"), "device-health", "health-watch"),
 )
 

@@ -21,7 +21,9 @@ a bank of its own, except the failed GPU's exhausted bank, which holds eight. Th
 state, if any, is one of:
 
 - pending: 1-2 new DRAM uncorrectable errors, a row remapped for them with Pending: Yes.
-  The spare row is only used after a GPU reset: drain and reset the GPU.
+  The spare row is only used after a GPU reset, and NVIDIA's guidance (the shared
+  `_row_remap` module, which xid-triage's Xid 63 follows too) is to keep the GPU in
+  service and reset it at the next maintenance window: reset at window.
 - failure: new uncorrectable errors and Remapping Failure Occurred: Yes: a bank that had
   already used its eight rows (None: 1) got another error. A reset cannot repair that:
   drain and replace the GPU (RMA).
@@ -32,9 +34,10 @@ state, if any, is one of:
 Every variant also has two healthy GPUs with history only: one with aggregate
 correctable errors and no new ones (named aggregate-is-history when picked), and one
 whose past uncorrectable error was remapped at an earlier reset, Pending: No
-(applied-remap-is-healthy). Action slips: keep running or restart the job with a remap
-pending (pending-needs-reset, restart-is-not-reset), replacing a GPU whose remap worked
-(remap-is-the-repair), resetting or restarting after a remapping failure
+(applied-remap-is-healthy). Action slips: with a remap pending, never resetting
+(pending-needs-reset), restarting the job (restart-is-not-reset), draining and resetting
+now (pending-remap-is-not-urgent) or replacing a GPU whose remap worked
+(remap-is-not-failure); resetting or restarting after a remapping failure
 (failure-needs-replacement), any drastic step for correctable errors
 (correctable-is-not-fatal), and resetting or replacing a GPU when nothing is new.
 """
@@ -49,6 +52,7 @@ from pydantic import Field, model_validator
 from problems.engine.registry import register
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
+from problems.templates import _row_remap
 from problems.templates._common import choice_part
 from problems.templates._era import fleet_driver, fleet_moment
 from problems.templates.gpu_health._family import (
@@ -65,10 +69,11 @@ from problems.templates.gpu_health._family import (
 State = Literal["pending", "failure", "correctable", "none"]
 STATES = ("pending", "failure", "correctable", "none")
 KEEP, RESTART, RESET, REPLACE = "keep running", "restart job", "reset GPU", "replace GPU"
-ACTIONS = (KEEP, RESTART, RESET, REPLACE)
+RESET_LATER = _row_remap.ACTION_WORDS[1]  # "reset at window"
+ACTIONS = (KEEP, RESTART, RESET_LATER, RESET, REPLACE)
 YEARS = (2024, 2025)  # fleet years whose -q layout public captures show (R550, R570)
 ROWS_PER_BANK = 8
-ACTION_FOR = {"pending": RESET, "failure": REPLACE, "correctable": KEEP, "none": KEEP}
+ACTION_FOR = {"pending": RESET_LATER, "failure": REPLACE, "correctable": KEEP, "none": KEEP}
 
 
 class MemErrParams(Params):
@@ -203,7 +208,7 @@ class GpuMemoryErrors(Template):
     )
     skills = ("incident-triage", "gpu-telemetry", "cluster-acceptance", "ecc-row-remapping")
     difficulty = 3
-    version = 1
+    version = 2  # issue 34: a pending remap is reset at the next window, as NVIDIA advises
     Params = MemErrParams
 
     def generate(self, rng: random.Random) -> MemErrParams:
@@ -233,15 +238,19 @@ class GpuMemoryErrors(Template):
         rows, _, _ = readings(p)
         return (
             f"A training node with eight {node.smi_name} GPUs rebooted two days ago for a "
-            "kernel update. Its nightly health check printed:\n\n"
+            "kernel update. Its training job is running (the scheduler restarts it from "
+            "its last checkpoint whenever it crashes). The node's nightly health check "
+            "printed:\n\n"
             f"```text\n{smi_output(p, rows)}\n```\n\n"
             "1. Which GPU, if any, has had memory errors since the node last booted? Answer "
             "GPU 0 to GPU 7, or none.\n"
             "2. What is the first action for the node? Answer **keep running** (leave it in "
             "service and watch the counters), **restart job** (restart the training job "
-            "from its last checkpoint on the same GPUs), **reset GPU** (drain the node, "
-            "reset that GPU, check it and return it to service) or **replace GPU** (drain "
-            "the node and take it out of service for a GPU replacement)."
+            "from its last checkpoint on the same GPUs), **reset at window** (leave it in "
+            "service and reset that GPU at the next maintenance window, once its current "
+            "work ends), **reset GPU** (drain the node now, reset that GPU, check it and "
+            "return it to service) or **replace GPU** (drain the node and take it out of "
+            "service for a GPU replacement)."
         )
 
     def solution(self, p: MemErrParams) -> str:
@@ -262,10 +271,11 @@ class GpuMemoryErrors(Template):
                 text += (
                     f"GPU {g} has {vol[3]} volatile DRAM uncorrectable error(s) and its "
                     "Remapped Rows show an uncorrectable-error row with **Pending: Yes**. "
-                    "The remap worked but is not active yet: drain the node and **reset "
-                    f"GPU** (`nvidia-smi -r -i {g}` once no process uses it, or reboot the "
-                    "node), confirm Pending is No, and return it. Restarting the job does "
-                    "not reset the GPU, and replacement is for a remap that failed.\n\n"
+                    f"The remap was recorded but is not active yet. {_row_remap.WHY} That "
+                    f"is **{RESET_LATER}** (`nvidia-smi -r -i {g}` once no process uses it, "
+                    "or the node's next reboot), then confirm Pending is No. Restarting the "
+                    "job does not reset the GPU, and replacement is for a remap that "
+                    "failed.\n\n"
                 )
             elif p.state == "failure":
                 text += (
@@ -325,23 +335,16 @@ class GpuMemoryErrors(Template):
             out.append(Misconception(code, "action", value, feedback))
 
         if p.state == "pending":
-            slip(
-                "pending-needs-reset",
-                KEEP,
-                "Pending: Yes means the spare row is not in use until the GPU is reset.",
-            )
+            slip(_row_remap.NEVER_RESET[0], KEEP, _row_remap.NEVER_RESET[1])
             slip(
                 "restart-is-not-reset",
                 RESTART,
                 "Restarting the job does not reset the GPU, so the remap stays pending.",
             )
-            slip(
-                "remap-is-the-repair",
-                REPLACE,
-                "The remap succeeded (no failure flag): a reset completes the repair.",
-            )
+            slip(_row_remap.RESET_NOW[0], RESET, _row_remap.RESET_NOW[1])
+            slip(_row_remap.REPLACE[0], REPLACE, _row_remap.REPLACE[1])
         elif p.state == "failure":
-            for value in (RESET, RESTART, KEEP):
+            for value in (RESET_LATER, RESET, RESTART, KEEP):
                 slip(
                     "failure-needs-replacement",
                     value,
@@ -349,7 +352,7 @@ class GpuMemoryErrors(Template):
                     "no reset or restart fixes that. The GPU needs replacing.",
                 )
         elif p.state == "correctable":
-            for value in (RESTART, RESET, REPLACE):
+            for value in (RESTART, RESET_LATER, RESET, REPLACE):
                 slip(
                     "correctable-is-not-fatal",
                     value,
@@ -357,11 +360,13 @@ class GpuMemoryErrors(Template):
                     "pending. Keep running and watch the count.",
                 )
         else:
-            slip(
-                "applied-remap-is-healthy",
-                RESET,
-                f"GPU {old_remap}'s remap is already applied (Pending: No); no reset is needed.",
-            )
+            for value in (RESET_LATER, RESET):
+                slip(
+                    "applied-remap-is-healthy",
+                    value,
+                    f"GPU {old_remap}'s remap is already applied (Pending: No); no reset is "
+                    "needed.",
+                )
             slip(
                 "aggregate-is-history",
                 REPLACE,

@@ -80,11 +80,13 @@ SYMPTOMS: dict[str, tuple[str, str, str, tuple[tuple[str, str, str, str], ...]]]
     ),
     "oom-weight-load": (
         "startup",
-        "startup-probe",
+        "sizing-check",
         "The pod got its GPUs and the container started, but the BF16 weights' share per "
         "GPU is larger than a GPU's memory, so it dies while loading them, every time. "
-        "Checking that the weights fit the GPUs requested (and gating readiness on a "
-        "successful load) catches it before traffic moves.",
+        "No probe setting can fix that: the replica asks for too few GPUs. A sizing check "
+        "before the rollout (weights, plus the KV cache and activations the server "
+        "reserves, against the memory of the GPUs each replica requests) catches it before "
+        "a pod is even created.",
         (
             (
                 "failure_class",
@@ -100,6 +102,14 @@ SYMPTOMS: dict[str, tuple[str, str, str, tuple[tuple[str, str, str, str], ...]]]
                 "scheduler-check-for-oom",
                 "The scheduler counts "
                 "GPUs, not whether the model fits in them; it placed this pod without complaint.",
+            ),
+            (
+                "signal",
+                "startup-probe",
+                "probe-for-oom",
+                "A startup probe only decides how long to wait for the load, and this load "
+                "fails however long it is given: the weights do not fit the GPUs requested. "
+                "Checking the sizing before the rollout catches it.",
             ),
         ),
     ),

@@ -36,8 +36,10 @@ SIGNALS: dict[str, str] = {
     "capacity before the rollout",
     "compat-check": "a CI job or start-up self-test that runs a CUDA kernel on the target GPU "
     "architecture and driver",
-    "startup-probe": "a startup probe that allows for the weight load (and a check that the "
-    "weights fit the GPUs given) before readiness and liveness take over",
+    "sizing-check": "a pre-rollout check that each replica's GPUs hold the weights (plus the "
+    "KV cache and activations the server reserves)",
+    "startup-probe": "a startup probe that allows for the weight load before readiness and "
+    "liveness take over",
     "health-watch": "DCGM health watches or a node problem detector that cordon a node whose "
     "GPU reports Xid or ECC errors",
 }

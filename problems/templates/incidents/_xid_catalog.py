@@ -1,8 +1,16 @@
 """The Xid codes xid-triage draws, in the words of NVIDIA's Xid catalog and GPU debug
 guidelines (rewritten): what each means, the first action, the explanation a solution
-gives and the named slips for each code. Data only; registers no template."""
+gives and the named slips for each code. Data only; registers no template.
+
+First actions follow the catalog's "Resolution Bucket (Immediate Action)" column
+(docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html; the same buckets ship in
+NVIDIA's NVSentinel as xiderrorsmapping.csv): 13 and 31 RESTART_APP, with the
+application debugging (WORKFLOW_XID_13/31, CHECK_APP/CUDA) as the investigatory step
+that follows; 94 RESTART_APP; 95 RESET_GPU; 79 RESTART_BM; 74 WORKFLOW_NVLINK_ERR."""
 
 from __future__ import annotations
+
+from problems.templates import _row_remap
 
 EVENTS: dict[str, str] = {
     "graphics-exception": "a graphics/compute engine exception raised by the running kernel",
@@ -16,12 +24,12 @@ EVENTS: dict[str, str] = {
     "uncontained-ecc": "an uncorrectable error the GPU could not contain to one process",
 }
 ACTIONS: dict[str, str] = {
-    "debug-app": "the application caused it: hand it back to its owner to debug "
-    "(compute-sanitizer finds the bad access); the GPU needs nothing",
-    "restart-app": "the job was an innocent victim and the GPU already isolated the damage: "
-    "restart the killed job; other work on the GPU carries on",
-    "reset-at-window": "nothing has to stop now: keep the GPU in service and reset it when "
-    "its current work ends, so the pending repair takes effect",
+    "debug-app": "hold the application back and hand it to its owner to debug "
+    "(compute-sanitizer finds a bad access) before it runs again; the GPU needs nothing",
+    "restart-app": "restart the application that was killed; the GPU needs no reset and "
+    "other work on it carries on",
+    "reset-at-window": "nothing has to stop now: keep the GPU in service and reset it at "
+    "the next maintenance window, when its current work ends",
     "reset-gpu": "stop all work on that GPU now, reset it (`nvidia-smi -r`) and run a short "
     "diagnostic before it takes work again",
     "check-nvlink": "read the NVLink error counters and the fabric manager log, then reset "
@@ -31,8 +39,8 @@ ACTIONS: dict[str, str] = {
     "rma-gpu": "drain and take the GPU out of service for replacement (RMA)",
 }
 MEANING: dict[int, tuple[str, str]] = {
-    13: ("graphics-exception", "debug-app"),
-    31: ("mmu-fault", "debug-app"),
+    13: ("graphics-exception", "restart-app"),
+    31: ("mmu-fault", "restart-app"),
     48: ("double-bit-ecc", "reset-gpu"),
     63: ("row-remap-pending", "reset-at-window"),
     64: ("row-remap-failed", "rma-gpu"),
@@ -42,14 +50,20 @@ MEANING: dict[int, tuple[str, str]] = {
     95: ("uncontained-ecc", "reset-gpu"),
 }
 
+_DEBUG_NEXT = (
+    "NVIDIA's Xid catalog gives restarting the application as the immediate action: the "
+    "GPU needs no reset, and a rare transient (or a driver or hardware fault showing up "
+    "this way) does not recur. The second step, if the restarted job faults the same way, "
+    "is to debug the application (compute-sanitizer's memcheck finds the faulting access; "
+    "cuda-gdb stops on it)."
+)
 EXPLAIN: dict[int, str] = {
     13: "a graphics engine exception. The SM warp exception names the cause, an out-of-"
     "range or misaligned address in the kernel that was running: almost always a bug in "
-    "the application or a library it calls. Rerunning it unchanged repeats the crash; "
-    "debug it (compute-sanitizer finds the faulting access) while the GPU stays in service.",
+    "the application or a library it calls. " + _DEBUG_NEXT,
     31: "a GPU memory page fault (MMU fault): the process touched a virtual address that "
     "is not mapped, an illegal address from the program's side, not a memory cell going "
-    "bad. Debug the application; the GPU is fine.",
+    "bad. " + _DEBUG_NEXT,
     48: "an uncorrectable double-bit ECC error in the framebuffer (HBM). The lines that "
     "follow it tell the rest: Xid 63 records a spare row for the bad address (it takes "
     "effect at the next reset), and Xid 95 says the error could not be contained to the "
@@ -57,9 +71,8 @@ EXPLAIN: dict[int, str] = {
     "read bad data: stop its work and reset it, which also activates the remap. One DBE "
     "whose remap was recorded is not yet a reason to replace the board.",
     63: "the row remapper recorded a spare row to replace a failing one; the message says "
-    "it activates at the next reset. Until then error containment and page blacklisting "
-    "keep the bad row away from new work, so nothing has to stop: keep the GPU in service "
-    "and reset it when its current work ends. This is the repair working, not a failure.",
+    "it activates at the next reset. This is the repair working, not a failure, and "
+    "NVIDIA's Xid catalog lists no immediate action for it. " + _row_remap.WHY,
     64: "the row remapper could not record a replacement (its table or the bank's spare "
     "rows are used up). The GPU can no longer protect itself from that row, and a reset "
     "cannot help: drain it and replace the GPU.",
@@ -82,28 +95,21 @@ _APP_HW = (
     "Xid 13 and 31 come from the application's own memory accesses; nothing points at "
     "the hardware, and a reset or a new GPU would crash the same way."
 )
+_DEBUG_FIRST = (
+    "Debugging is the second step. NVIDIA's Xid catalog gives restarting the application "
+    "as the immediate action for Xid 13 and 31: the GPU is fine, the job is down, and "
+    "compute-sanitizer comes in if the restarted job faults the same way."
+)
 SLIPS: dict[int, tuple[tuple[str, str, str, str], ...]] = {
     13: (
         ("action", "reset-gpu", "app-fault-blamed-on-gpu", _APP_HW),
         ("action", "rma-gpu", "app-fault-blamed-on-gpu", _APP_HW),
-        (
-            "action",
-            "restart-app",
-            "restart-without-fix",
-            "The job was no victim: its own kernel made the out-of-range access, and "
-            "rerunning it unchanged crashes the same way. The bug has to be found first.",
-        ),
+        ("action", "debug-app", "debug-before-restart", _DEBUG_FIRST),
     ),
     31: (
         ("action", "reset-gpu", "app-fault-blamed-on-gpu", _APP_HW),
         ("action", "rma-gpu", "app-fault-blamed-on-gpu", _APP_HW),
-        (
-            "action",
-            "restart-app",
-            "restart-without-fix",
-            "The job was no victim: it touched an unmapped address itself, and rerunning it "
-            "unchanged faults the same way. The bug has to be found first.",
-        ),
+        ("action", "debug-app", "debug-before-restart", _DEBUG_FIRST),
         (
             "event",
             "double-bit-ecc",
@@ -145,21 +151,8 @@ SLIPS: dict[int, tuple[tuple[str, str, str, str], ...]] = {
             "Xid 63 says a new row was "
             "marked for remapping: the repair was recorded. A failed remap is Xid 64.",
         ),
-        (
-            "action",
-            "reset-gpu",
-            "pending-remap-is-not-urgent",
-            "A pending remap does not endanger new work: containment and page blacklisting "
-            "keep the bad row out of use until the reset, which can wait for the GPU's "
-            "current work to end.",
-        ),
-        (
-            "action",
-            "rma-gpu",
-            "remap-is-not-failure",
-            "A recorded remap is the GPU repairing "
-            "itself with a spare row; it needs a reset, not a replacement.",
-        ),
+        ("action", "reset-gpu", *_row_remap.RESET_NOW),
+        ("action", "rma-gpu", *_row_remap.REPLACE),
     ),
     64: (
         (

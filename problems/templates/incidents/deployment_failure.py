@@ -9,9 +9,10 @@ than the node's driver), startup (the container runs but never becomes ready: th
 weights do not fit the GPUs given, or a liveness probe kills it mid-load) and device
 health (the GPU itself is failing: an uncorrectable ECC error, a GPU fallen off the bus).
 Each class has its early signal: scheduler events and a quota/capacity check; a CI or
-start-up self-test on the target architecture and driver; a startup probe sized to the
-weight load (and a fit check of weights against GPU memory); DCGM health watches or a
-node problem detector that cordon a sick node first.
+start-up self-test on the target architecture and driver; for startup, a sizing check of
+the weights against the GPUs each replica requests (an OOM at load fails however long a
+probe waits) or a startup probe sized to the weight load (a liveness kill mid-load); DCGM
+health watches or a node problem detector that cordon a sick node first.
 
 Realism: messages are in the tools' own formats (kube-scheduler's FailedScheduling, the
 ReplicaSet controller's quota refusal, PyTorch's capability warning, driver-too-old and
@@ -19,12 +20,13 @@ OutOfMemoryError texts, the kubelet's probe events, the NVRM Xid line, CUDA's EC
 filled with real models and accelerators; the OOM symptom appears only when the BF16
 weights' share per GPU exceeds the GPU's memory, and every other symptom only when it fits.
 
-Discrimination (two codes per symptom, one per part): a Pending pod read as a startup
-failure (pending-as-startup) with a probe proposed for a container that never ran
-(probe-for-unscheduled-pod); "CUDA error ... on the device" or an old driver read as a
-sick GPU (cuda-error-as-device-fault) with DCGM proposed to catch it
-(dcgm-for-software-fault); an OOM at load read as allocation (oom-as-allocation) with a
-scheduler check proposed (scheduler-check-for-oom); a probe kill read as a crash
+Discrimination (two codes per symptom, one per part; an OOM at load has a third): a
+Pending pod read as a startup failure (pending-as-startup) with a probe proposed for a
+container that never ran (probe-for-unscheduled-pod); "CUDA error ... on the device" or
+an old driver read as a sick GPU (cuda-error-as-device-fault) with DCGM proposed to
+catch it (dcgm-for-software-fault); an OOM at load read as allocation
+(oom-as-allocation) with a scheduler check or a startup probe proposed
+(scheduler-check-for-oom, probe-for-oom); a probe kill read as a crash
 (probe-kill-as-crash) or a bad node (restarts-as-bad-node); a hardware error read as
 software (device-error-as-software) with a CI test or a probe proposed to catch it
 (ci-cannot-see-hardware, probe-cannot-fix-hardware).
@@ -87,6 +89,7 @@ class DeploymentFailureClass(Template):
     lessons = ("four-ways-a-deployment-fails", "gpus-on-kubernetes", "platform-and-operations")
     skills = ("deployment-failures", "health-probes", "kubernetes-gpus", "operations")
     difficulty = 2
+    version = 2  # issue 34: an OOM at load is caught by a sizing check, not a probe
     Params = DeployParams
 
     def generate(self, rng: random.Random) -> DeployParams:
@@ -119,7 +122,7 @@ class DeploymentFailureClass(Template):
         where, text = render(p)
         return (
             f"A team rolls out a vLLM server for `{name}` (BF16) on Kubernetes, each replica "
-            f"asking for {p.gpus} x {acc.vendor} {acc.name} "
+            f"asking for {p.gpus} x {acc.prose_name} "
             f"(`nvidia.com/gpu: {p.gpus}`). The new replicas never serve traffic. {where}\n\n"
             + fenced(text)
             + "\n\n1. Which class of deployment failure is this? One of:\n\n"

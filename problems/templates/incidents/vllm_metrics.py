@@ -183,7 +183,7 @@ class VllmMetricsDiagnosis(Template):
     def statement(self, p: VllmParams) -> str:
         slug, name, acc_slug, tp = DEPLOYMENTS[p.deployment]
         acc = catalog.accelerator(acc_slug)
-        gpus = f"one {acc.vendor} {acc.name}" if tp == 1 else f"{tp} x {acc.vendor} {acc.name}"
+        gpus = f"one {acc.prose_name}" if tp == 1 else f"{tp} x {acc.prose_name}"
         tp_flag = f" --tensor-parallel-size {tp}" if tp > 1 else ""
         return (
             f"A vLLM 0.7 server (V0 engine) serves `{name}` in BF16 on {gpus}, started with "

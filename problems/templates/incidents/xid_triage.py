@@ -14,10 +14,12 @@ upper case (`00000000:B9:00.0`), so the learner has to match the bus, not count 
 Only A100 and H100 boards are drawn, so row remapping (63/64) and error containment
 (94/95) apply; Blackwell, whose catalog adds its own memory and NVLink Xids, is not.
 
-Meanings and first actions follow NVIDIA's Xid catalog, GPU debug guidelines and
-memory error management notes: 13 and 31 are almost always the application's own bug
-(hand it back to be debugged); 94 was contained to the process that touched the bad
-memory (restart that job; the reset can wait); 63 records a spare row that activates at
+Meanings and first actions follow NVIDIA's Xid catalog (its immediate-action column),
+GPU debug guidelines and memory error management notes: 13 and 31 are almost always the
+application's own bug, and the catalog's first action is to restart the application
+(the GPU needs nothing), with debugging it (compute-sanitizer) the follow-up if it
+faults again; 94 was contained to the process that touched the bad memory (restart
+that job; the reset can wait); 63 records a spare row that activates at
 the next reset, and containment keeps the bad row from new work meanwhile (reset when
 the GPU's current work ends); 48 followed by 63 and an uncontained 95, and 95 alone,
 need the work stopped and the GPU reset (which also activates the remap); 64 means the
@@ -25,19 +27,20 @@ remap itself failed (replace the GPU); 74 is an NVLink fault (check the link fir
 means the GPU no longer answers on PCIe, so a GPU reset cannot reach it (drain and
 power-cycle the node).
 
-Discrimination: on the event part, 63 and 64 swapped (remap-recorded-vs-failed), 94 and
-95 swapped (contained-vs-uncontained), an MMU page fault read as a memory hardware error
-(page-fault-as-ecc). On the action part: an application fault blamed on the GPU (app-
-fault-blamed-on-gpu) or rerun as if the job were a victim (restart-without-fix); a DBE
-whose 95 says uncontained handled as if contained (dbe-treated-as-contained); a pending
-remap treated as an emergency (pending-remap-is-not-urgent) or an RMA (remap-is-not-
-failure, also for a single DBE); a failed remap "fixed" by a reset (reset-after-failed-
-remap); a contained error handled as uncontained (contained-treated-as-uncontained) or
-as the job's own bug (contained-treated-as-app-bug), and an uncontained one as contained
-(uncontained-restart-only); a reset tried on a GPU that fell off the bus (reset-
-unreachable-gpu); an NVLink fault sent straight to RMA (nvlink-rma-first). On the GPU
-index, counting rows from one (counted-from-one) and a peer that only logged the Xid 45
-cleanup (peer-cleanup-blamed).
+Discrimination: on the event part, 63 and 64 swapped (remap-recorded-vs-failed), 94
+and 95 swapped (contained-vs-uncontained), an MMU page fault read as a memory hardware
+error (page-fault-as-ecc). On the action part: an application fault blamed on the GPU
+(app-fault-blamed-on-gpu) or debugged before the restart the catalog calls for
+(debug-before-restart); a DBE whose 95 says uncontained handled as if contained
+(dbe-treated-as-contained); a pending remap treated as an emergency
+(pending-remap-is-not-urgent) or an RMA (remap-is-not-failure, also for a single DBE); a
+failed remap "fixed" by a reset (reset-after-failed-remap); a contained error handled as
+uncontained (contained-treated-as-uncontained) or as the job's own bug
+(contained-treated-as-app-bug), and an uncontained one as contained
+(uncontained-restart-only); a reset tried on a GPU that fell off the bus
+(reset-unreachable-gpu); an NVLink fault sent straight to RMA (nvlink-rma-first). On the
+GPU index, counting rows from one (counted-from-one) and a peer that only logged the Xid
+45 cleanup (peer-cleanup-blamed).
 """
 
 from __future__ import annotations
@@ -86,6 +89,7 @@ class XidTriage(Template):
     lessons = ("troubleshooting-gpu-clusters", "from-symptoms-to-device-evidence")
     skills = ("xid-errors", "incident-triage", "gpu-telemetry")
     difficulty = 3
+    version = 2  # issue 34: Xid 13/31 restart the application first, as NVIDIA's catalog says
     Params = XidParams
 
     def generate(self, rng: random.Random) -> XidParams:
@@ -111,7 +115,7 @@ class XidTriage(Template):
         else:
             why = "A training job died overnight on an 8-GPU server"
         return (
-            f"{why} with {acc.vendor} {acc.name} GPUs. The on-call engineer pulled the "
+            f"{why} with {acc.prose_name} GPUs. The on-call engineer pulled the "
             "NVIDIA driver's kernel messages:\n\n"
             + fenced(kernel_log(p))
             + "\n\nand the node's GPU inventory, recorded by `nvidia-smi` at bring-up:\n\n"

@@ -233,7 +233,7 @@ class TritonTile(Template):
             "```"
         )
         return (
-            f"A matmul kernel written in Triton runs on an **{acc.vendor} {acc.name}**. A and "
+            f"A matmul kernel written in Triton runs on an **{acc.prose_name}**. A and "
             f"B are {p.dtype.upper()} tensors ({_tl_dtype(p)}, {BYTES[p.dtype]} "
             f"byte{'s' if BYTES[p.dtype] > 1 else ''} per element); each program computes "
             "one BLOCK_M x BLOCK_N tile of C, keeping its accumulator in registers:\n\n"
@@ -246,7 +246,7 @@ class TritonTile(Template):
             "in FLOP/B?\n"
             f"2. How much {mem} do the pipelined A and B buffers take, in KiB "
             "(1 KiB = 1,024 bytes)? Count only those buffers.\n"
-            f"3. The {acc.name} lets one block (program) use at most "
+            f"3. The {acc.short_name} lets one block (program) use at most "
             f"{SMEM_LIMIT_KIB[p.gpu]} KiB of {mem}. Do the buffers fit? Answer yes or no."
         )
 
@@ -267,7 +267,7 @@ class TritonTile(Template):
             "loaded at each step: it accumulates in registers and is stored once.\n\n"
             + step(INTENSITY, {"M": m, "N": n, "K": k, "b": b}, intensity(p), "FLOP/B")
             + f"\n\n$B_K$ cancels: the intensity is $2 B_M B_N / ((B_M + B_N) b)$. "
-            f"For comparison, the {acc.name}'s ridge point in {p.dtype.upper()} is about "
+            f"For comparison, the {acc.short_name}'s ridge point in {p.dtype.upper()} is about "
             f"{sig(r, 3)} FLOP/B (dense peak over HBM bandwidth), above one tile's "
             f"{sig(intensity(p), 4)}: if every tile came from HBM the loop would be "
             "memory-bound. The kernel reaches the tensor cores' peak only because "

@@ -179,7 +179,7 @@ def device_phrase(n: int | None, gib: float) -> str:
         if n is None:
             return "accelerators"
         return f"{n} accelerator{'s' if n != 1 else ''}"
-    names = name_list((a.name for a in accs), most=2, conj="or")
+    names = name_list((a.short_name for a in accs), most=2, conj="or")
     if n is None:
         return names
     return f"one {names}" if n == 1 else f"{n} × {names}"

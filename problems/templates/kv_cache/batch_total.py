@@ -173,7 +173,7 @@ class KvCacheTotal(Template):
             "(ignore any quantization scales and paging overhead).\n\n"
             f"You serve {seqs} in the cache.\n\n"
             f"1. How large is the KV cache for the whole batch, in {unit_note(p.unit)}?\n"
-            f"2. Would that cache alone fit in the memory of one {acc.vendor} {acc.name} "
+            f"2. Would that cache alone fit in the memory of one {acc.prose_name} "
             f"({tex15(round(acc.usable_gib, 2))} GiB usable)? Answer yes or no."
         )
 
@@ -207,7 +207,7 @@ class KvCacheTotal(Template):
                 value,
                 p.unit,
             )
-            + f"\n\nOne {acc.name} has {sig(round(acc.usable_gib, 2), 6)} GiB = "
+            + f"\n\nOne {acc.short_name} has {sig(round(acc.usable_gib, 2), 6)} GiB = "
             f"{sig(device / 1e9, 6)} GB, so the {sig(self._bytes(p) / 1e9, 6)} GB cache "
             f"**{verdict}** (answer **{'yes' if verdict == 'fits' else 'no'}**)."
         )

@@ -112,7 +112,7 @@ class KvTransferTime(Template):
     def statement(self, p: KvTransferParams) -> str:
         models = models_with_shape(p.n_layers, p.n_kv_heads, p.head_dim)
         link = link_named(p.link_gbps)
-        via = f"one {link.name} link" if link is not None else "one network link"
+        via = f"one {link.short_name} link" if link is not None else "one network link"
         return (
             shape_sentence(p.n_layers, p.n_kv_heads, p.head_dim, models)
             + f" Its KV cache is kept in **{p.kv_dtype.upper()}**, {bytes_phrase(p.kv_dtype)} "

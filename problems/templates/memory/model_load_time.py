@@ -105,7 +105,7 @@ class ModelLoadTime(Template):
         link = storage_link(p.storage_gbps)
         if link is not None:
             where = (
-                f"one storage server behind a single {link.name} link "
+                f"one storage server behind a single {link.short_name} link "
                 f"({sig(link.line_rate_bits_per_s / 1e9)} Gb/s), which delivers "
                 f"**{sig(p.storage_gbps)} GB/s** in total"
             )

@@ -71,12 +71,17 @@ def usable_gib(slug: str) -> float:
 
 def gpu_name(slug: str) -> str:
     acc = catalog.accelerator(slug)
-    return f"{acc.vendor} {acc.name}"
+    return acc.prose_name
 
 
 def _short(link: catalog.Link) -> str:
     """A link's name without the catalog's parenthetical ("NVLink 4")."""
-    return link.name.split(" (")[0]
+    return link.short_name
+
+
+def scale_up_name(slug: str) -> str:
+    """The link inside a node of this cluster, as a statement names it ("NVLink 4")."""
+    return _short(catalog.link(CLUSTERS[slug].scale_up))
 
 
 def cluster_sentence(slug: str) -> str:
@@ -94,9 +99,13 @@ def cluster_sentence(slug: str) -> str:
     )
 
 
-def choice_slips(answer: str, model: str, moe: bool, training: bool) -> list[Misconception]:
+def choice_slips(
+    answer: str, model: str, moe: bool, training: bool, spans_nodes: bool = True
+) -> list[Misconception]:
     """The named wrong choices of which-parallelism, given its answer for a model (its
-    name, whether it is a mixture of experts) trained or served."""
+    name, whether it is a mixture of experts) trained or served, and whether it needs
+    more than one node. Tensor parallelism for a wide MoE on one node is not among them:
+    it is accepted as right (see which_parallelism.also_correct)."""
     slips: dict[str, tuple[str, str]] = {}
     if answer == DP:
         text = "A full replica already fits one GPU: splitting it only adds communication."
@@ -119,7 +128,7 @@ def choice_slips(answer: str, model: str, moe: bool, training: bool) -> list[Mis
             "Serving has no gradients or optimizer states to shard, and gathering every "
             "layer's weights for each forward pass would move the whole model per step.",
         )
-    if answer in (FSDP, TP):
+    if answer in (FSDP, TP) or (answer == EP and not spans_nodes):
         slips[PP] = (
             "pipeline-when-node-fits",
             "One node holds the model, so there is no need to cut it into stages that idle "
@@ -138,12 +147,12 @@ def choice_slips(answer: str, model: str, moe: bool, training: bool) -> list[Mis
             "two all-reduces per layer on the inter-node network, an order of magnitude "
             "slower than the links inside a node.",
         )
-    if answer == EP:
+    if answer == EP and spans_nodes:
         slips[TP] = (
             "tp-for-experts",
-            "Nearly all the weights are experts, and each token uses only a few of them: "
-            "splitting every expert's small matrices across GPUs adds all-reduces, where "
-            "placing whole experts moves only the routed tokens.",
+            "The model needs more than one node and nearly all its weights are experts: "
+            "tensor parallelism across the nodes puts two all-reduces per layer on the "
+            "network, where placing whole experts moves only the routed tokens.",
         )
     return [Misconception(code, "strategy", c, fb) for c, (code, fb) in slips.items()]
 

@@ -8,11 +8,18 @@ step, a newcomer's whole prefill inside one step), continuous with chunked prefi
 step prefills only what fits in a TPOT-long step after the decode work) and
 disaggregated prefill and decode (prefill on its own pool). The model in the statement:
 a request-level batch keeps newcomers out until its answers end (O decode steps); a
-whole prefill in one step makes that step t_d + P/R; chunking gives prefill the share
+whole prefill in one step makes that step t_d + P/R, and every stream in the batch waits
+that long for its next token; chunking gives prefill the share
 1 - t_d/TPOT of each step, so the first token comes after (P/R) / (1 - t_d/TPOT); a
 separate prefill pool gives P/R (KV transfer ignored). The fill wait is the first
 request's, (B - 1)/lambda: it waits for B - 1 further Poisson arrivals, 1/lambda apart
 on average; it is the longest wait in the batch, the one a TTFT target must cover.
+
+The TPOT target bounds every gap between two tokens of a stream, and the statement says
+so (issue 34): under the usual per-request mean TPOT, t_d / (1 - lambda P / R) since
+prefill takes that share of the time from decoding, a prefill stall once per arrival
+barely moves the mean, and continuous batching would meet the target in many variants
+keyed chunked-prefill or disaggregated. TTFT is every request's, arrival to first token.
 
 Workloads: an embedding model (one forward pass per request, 50k-200k tokens/s, so the
 right answer is dynamic batching and the decode-loop policies are a category error) or
@@ -188,10 +195,11 @@ class BatchingPolicy(Template):
                 f"(Poisson) at $\\lambda = {lam}$ per second, each with "
                 f"{sig15(p.prompt_tokens)} input tokens; the GPU encodes "
                 f"$R = {tex15(p.prefill_tok_s)}$ tokens per second, so a batch takes its "
-                f"tokens divided by $R$. Target: every response within {sig15(p.ttft_slo_ms)} "
-                "ms of arrival."
+                f"tokens divided by $R$. Target: every request's response within "
+                f"{sig15(p.ttft_slo_ms)} ms of its arrival."
             )
             targets = "the latency target"
+            step = "a step of bounded length"
         else:
             setting = (
                 "A replica serves an **LLM** that streams its answers. Requests arrive at "
@@ -199,12 +207,17 @@ class BatchingPolicy(Template):
                 f"$P = {tex15(p.prompt_tokens)}$ tokens and answers of "
                 f"{sig15(p.output_tokens)} tokens on average. Prefill runs at "
                 f"$R = {tex15(p.prefill_tok_s)}$ tokens per second; one decode step of the "
-                f"running batch takes $t_d = {sig15(p.decode_step_ms)}$ ms. Targets: time to "
-                f"first token (TTFT) at most {sig15(p.ttft_slo_ms)} ms, time per output token "
-                f"(TPOT) at most {sig15(p.tpot_slo_ms)} ms. Assume prompts arrive one at a "
-                "time (no queue of prefills) and ignore the time to move a KV cache."
+                f"running batch takes $t_d = {sig15(p.decode_step_ms)}$ ms. Targets, which "
+                "every request must meet: time to first token (TTFT, from the request's "
+                f"arrival to its first output token) at most {sig15(p.ttft_slo_ms)} ms, and "
+                f"time per output token (TPOT) at most {sig15(p.tpot_slo_ms)} ms, where TPOT "
+                "bounds every gap between two consecutive output tokens of a stream (the "
+                "stall a reader sees: each inter-token latency), not the per-request average. "
+                "Assume prompts arrive one at a time (no queue of prefills), ignore the wait "
+                "for a running step to end, and ignore the time to move a KV cache."
             )
             targets = "both targets"
+            step = "a TPOT-long step"
         return (
             f"{setting}\n\nThe batching policies, simplest first:\n\n"
             f"- `static`: wait until $B = {b}$ requests have arrived, then run them together "
@@ -214,7 +227,7 @@ class BatchingPolicy(Template):
             "- `continuous`: requests join and leave the running batch at every decode "
             "step; a newcomer's whole prefill runs inside one step;\n"
             "- `chunked-prefill`: continuous, but each step prefills only as many prompt "
-            "tokens as fit in the time left after the decode work in a TPOT-long step;\n"
+            f"tokens as fit in the time left after the decode work in {step};\n"
             "- `disaggregated`: prefill on a separate pool of GPUs, decode on this one.\n\n"
             f"1. With static batching ($B = {b}$), how long does the first request of a "
             "batch wait, on average, for the batch to fill, in ms?\n"

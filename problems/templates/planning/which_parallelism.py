@@ -10,31 +10,37 @@ states that fit once sharded over one node call for FSDP / ZeRO-3, and served we
 that fit one node call for tensor parallelism over the node's NVLink (or Infinity
 Fabric); weights too big for one node add pipeline parallelism across nodes, with
 tensor parallelism inside each (vLLM's documented recipe: TP = GPUs per node, PP =
-nodes). A mixture-of-experts model that does not fit one GPU is split by experts
-first (expert parallelism), since the routed experts hold nearly all its weights.
+nodes). Since that layout uses both, the question says so: when one node cannot hold
+the model, tensor parallelism inside each node is given and the answer is the split
+between the nodes (issue 34: "pipeline-parallel" alone read as wrong to anyone who
+would run TP = 8 in the node). A mixture-of-experts model that does not fit one GPU is
+split by experts (expert parallelism), since the routed experts hold nearly all its
+weights; on one node, tensor parallelism over the node's links is as common a choice
+(DeepSeek-V3 is served with TP = 8 on one 8-GPU node as often as with EP), so the part
+accepts it too (`Part.also_correct`).
 
 Realism: the clusters are `_family.CLUSTERS` (an 8-GPU node is the scale-up domain;
 the real NICs between nodes); FP8 only on parts that compute in it; reserves of 10-40%
 (KV cache, activations). The generator draws the answer first, so every rung appears,
 and redraws variants within 7% of a rung's boundary or whose GPU count is within 3% of
-a whole number. Left out: dense training too big for one node (FSDP across nodes and
-3D parallelism are both in real use there, so the rung is contested; `solve` answers
-pipeline-parallel, the 3D layout's cross-node axis), and Mixtral-style MoE models with
-a handful of experts that do not fit one GPU (TP is as common there as EP). For a wide
-MoE that spans nodes, pipeline stages are often added as well (DeepSeek-V3 was trained
-with PP and EP); expert parallelism is still the first, model-specific axis, so a
-pipeline-parallel answer there is graded wrong but not named as a misconception.
+a whole number. Left out, because experts argue about them: dense training too big
+for one node (FSDP across nodes and 3D parallelism are both in real use; `solve`
+answers pipeline-parallel, the 3D layout's cross-node axis), Mixtral-style MoE models
+with a handful of experts that do not fit one GPU (TP is as common there as EP), and a
+wide MoE that spans nodes (served with EP, PP or TP across nodes alike, and trained
+with PP and EP together: DeepSeek-V3 was; `solve` answers expert-parallel and names TP
+across nodes as tp-for-experts).
 
 Misconceptions, on the choice: data parallel when a replica does not fit
 (replica-does-not-fit); splitting a model that fits one GPU (split-when-it-fits);
 tensor parallel across nodes over the network (tp-across-nodes); pipeline parallel
 when one node holds the model (pipeline-when-node-fits); FSDP at inference
 (fsdp-at-inference); TP before sharding the states in training (tp-before-sharding);
-expert parallel for a dense model (expert-parallel-dense); TP for a wide MoE
-(tp-for-experts). On the GPU count: the reserve ignored (reserve-ignored), weights only
-in training (weights-only), the FP32 master copy forgotten (master-copy-forgotten), the
-active parameters of an MoE model instead of all of them (active-params-only), GiB read
-as GB (gib-read-as-gb).
+expert parallel for a dense model (expert-parallel-dense); TP across nodes for a wide
+MoE (tp-for-experts, explicit parameters only). On the GPU count: the reserve ignored
+(reserve-ignored), weights only in training (weights-only), the FP32 master copy
+forgotten (master-copy-forgotten), the active parameters of an MoE model instead of all
+of them (active-params-only), GiB read as GB (gib-read-as-gb).
 """
 
 from __future__ import annotations
@@ -62,6 +68,7 @@ from problems.templates.planning._family import (
     TP,
     choice_slips,
     cluster_sentence,
+    scale_up_name,
     usable_gib,
 )
 
@@ -139,6 +146,16 @@ def _ratios(p: ParallelismParams) -> tuple[float, float]:
     return r, r / GPUS_PER_NODE
 
 
+def spans_nodes(p: ParallelismParams) -> bool:
+    """More than one node's memory, after the reserve, is needed."""
+    return _bytes(p, _model(p).total_params) > _gpu_bytes(p) * GPUS_PER_NODE
+
+
+def also_correct(p: ParallelismParams) -> tuple[str, ...]:
+    """Tensor parallelism for a wide MoE that one node holds: as common as EP there."""
+    return (TP,) if strategy(p) == EP and not spans_nodes(p) else ()
+
+
 @register
 class WhichParallelism(Template):
     slug = "which-parallelism"
@@ -163,7 +180,7 @@ class WhichParallelism(Template):
     )
     difficulty = 3
     Params = ParallelismParams
-    version = 1
+    version = 2  # issue 34: the cross-node split asked for; TP accepted for a MoE in one node
 
     def generate(self, rng: random.Random) -> ParallelismParams:
         target = rng.choice(CHOICES)
@@ -196,11 +213,13 @@ class WhichParallelism(Template):
             return False  # contested rung (module docstring)
         if m.arch_type == "moe" and one > 1 and (m.n_experts or 0) < 64:
             return False
+        if m.arch_type == "moe" and node > 1:
+            return False  # a wide MoE across nodes: contested (module docstring)
         answer = _gpus(_bytes(p, m.total_params), _gpu_bytes(p))
         slips = [s.value for s in _count_slips(p) if s.value != answer]
         if len(set(slips)) < len(slips):
             return False  # two count slips on one number: the grader could name only one
-        return one <= 8 * GPUS_PER_NODE or m.arch_type == "moe"
+        return one <= 8 * GPUS_PER_NODE
 
     def solve(self, p: ParallelismParams) -> dict[str, Part]:
         m = _model(p)
@@ -212,6 +231,7 @@ class WhichParallelism(Template):
                 tolerance=Exact(),
                 choices=CHOICES,
                 label="Parallelism to reach for first",
+                also_correct=also_correct(p),
             ),
             "min_gpus": Part(
                 "min_gpus",
@@ -254,10 +274,13 @@ class WhichParallelism(Template):
                 "activations."
             )
             held = "the weights"
+        link = scale_up_name(p.accelerator)
         return (
             f"{self._model_sentence(p)} {states}\n\n{cluster_sentence(p.accelerator)}\n\n"
             "1. Which parallelism do you reach for first: the simplest layout that fits the "
-            "memory while keeping the heaviest traffic on the fastest links? Answer one of "
+            "memory while keeping the heaviest traffic on the fastest links? If one node "
+            f"cannot hold {held}, the GPUs inside each node split every layer with tensor "
+            f"parallelism over {link}: name the split between the nodes. Answer one of "
             "`data-parallel` (a full copy on every GPU), `fsdp` (FSDP / ZeRO-3: shard "
             "weights, gradients and optimizer states over the data-parallel GPUs), "
             "`tensor-parallel` (split every layer's matrices across GPUs), "
@@ -286,13 +309,20 @@ class WhichParallelism(Template):
             "the node's GPUs with tensor parallelism: its two all-reduces per layer run over "
             "the fast in-node links.",
             PP: "Even one node cannot hold the model, so tensor parallelism stays inside each "
-            "node and pipeline parallelism splits the layers across nodes: only one "
-            "activation tensor per micro-batch crosses the slower network at each stage "
-            "boundary, where tensor parallelism would put an all-reduce per layer on it.",
+            "node, as the question gives, and the split between the nodes is pipeline "
+            "parallelism: only one activation tensor per micro-batch crosses the slower "
+            "network at each stage boundary, where tensor parallelism across the nodes would "
+            "put two all-reduces per layer on it.",
             EP: "The model does not fit one GPU and nearly all its weights sit in the routed "
             "experts, so place whole experts on different GPUs (expert parallelism): each GPU "
             "runs its experts' matrices whole, and only the routed tokens move (all-to-all).",
         }[strategy(p)]
+        if also_correct(p):
+            why += (
+                " One node holds it, so tensor parallelism over the node's links is an "
+                "equally common first choice (DeepSeek-V3 is served with TP = 8 on one 8-GPU "
+                "node as often as with EP), and `tensor-parallel` is accepted too."
+            )
         return (
             f"{sig(m.total_params / 1e9, 6)} billion parameters at {sig(per_param)} bytes each "
             f"need {sig(float(need) / 1e9, 6)} GB. One GPU keeps "
@@ -307,7 +337,9 @@ class WhichParallelism(Template):
     def misconceptions(self, p: ParallelismParams) -> list[Misconception]:
         m = _model(p)
         moe = m.arch_type == "moe"
-        return choice_slips(strategy(p), m.name, moe, p.workload == "training") + _count_slips(p)
+        training = p.workload == "training"
+        slips = choice_slips(strategy(p), m.name, moe, training, spans_nodes(p))
+        return slips + _count_slips(p)
 
 
 def _count_slips(p: ParallelismParams) -> list[Misconception]:

@@ -58,7 +58,7 @@ def server_with_kw(server_kw: float, gpus: int) -> catalog.Server | None:
 
 def gpu_name(acc: catalog.Accelerator) -> str:
     """The part's name without the catalog's note: "B200", not "B200 (HGX B200, per GPU)"."""
-    return acc.name.split(" (")[0]
+    return acc.short_name
 
 
 def usd(x: float) -> str:

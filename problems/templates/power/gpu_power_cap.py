@@ -81,7 +81,7 @@ def _servers(p: CapParams, server: Fraction | None = None) -> int:
 
 def _gpu(p: CapParams) -> str | None:
     names = {
-        catalog.accelerator(s.accelerator).name
+        catalog.accelerator(s.accelerator).short_name
         for s in powered_servers()
         if s.name in matching_servers(p.server_kw, p.gpus_per_server)
         and catalog.accelerator(s.accelerator).tdp_watts == p.gpu_tdp_w

@@ -52,7 +52,7 @@ def fence(lines: list[str]) -> str:
 
 def accelerator_name(slug: str) -> str:
     acc = next(a for a in catalog.accelerators() if a.slug == slug)
-    return f"{acc.vendor} {acc.name}"
+    return acc.prose_name
 
 
 # --- Slurm output -----------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from problems.templates._common import (
     model_with_params,
 )
 from problems.templates.serving._family import (
+    TPOT_ONE_SEQUENCE,
     device_noun,
     gpu_count,
     per_param,
@@ -136,8 +137,8 @@ class DecodeTpotFloor(Template):
             f"{model} serves one sequence at a time (batch size 1) with its weights in "
             f"{_bytes_phrase(p.weight_dtype)} (ignore quantization scales). {hardware}\n\n"
             "Every decode step must stream all the weights from HBM once. Ignore KV-cache "
-            "reads, compute and communication. What is the floor on the time per output "
-            "token, in ms, and the matching ceiling on this sequence's decode speed, in tok/s?"
+            f"reads, compute and communication. What is the floor on the {TPOT_ONE_SEQUENCE}, "
+            "in ms, and the matching ceiling on this sequence's decode speed, in tok/s?"
         )
 
     def solution(self, p: DecodeParams) -> str:

@@ -33,6 +33,7 @@ from problems.templates._common import (
     parts_separated,
 )
 from problems.templates.serving._family import (
+    TPOT_ONE_SEQUENCE,
     device_noun,
     gpu_count,
     per_param,
@@ -170,7 +171,7 @@ class MoeDecodeFloor(Template):
             "It serves one sequence at a time (batch size 1), and every expert stays "
             "resident in memory. A decode step reads only the active parameters from HBM; "
             "ignore KV-cache reads, compute and communication.\n\n"
-            "1. What is the floor on the time per output token, in ms?\n"
+            f"1. What is the floor on the {TPOT_ONE_SEQUENCE}, in ms?\n"
             "2. How much memory do the weights take, over all the devices together, in GB "
             "($10^9$ bytes)?"
         )

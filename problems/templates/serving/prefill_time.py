@@ -3,7 +3,11 @@ dense peak and the MFU.
 
 Realism: a dense catalog model with a prompt within its context window, on a catalog
 part (any part may serve) at BF16 or FP8, on the smallest of 1, 2, 4 or 8 devices that
-holds the weights with room to spare (sometimes doubled), with tensor parallelism. One
+holds the weights with room to spare (sometimes doubled), with tensor parallelism; every
+part the statement names by the peak holds the weights at the precision it is quoted at.
+As in prefix-cache-ttft, the prompt is bounded so that the attention-score FLOPs the
+contract ignores stay within 15% of the 2N count (issue 34: a 131k-token prompt on an 8B
+model was more than three times the counted work). One
 device reads "a single GPU, with ..."; several read "N GPUs ..., each with ...". The
 devices are called GPUs only when they are GPUs (NVIDIA, AMD); TPU chips,
 Trainium/Inferentia chips and Gaudi or MI250X accelerators otherwise.
@@ -38,7 +42,11 @@ from problems.templates._common import (
 )
 from problems.templates.roofline._family import halving_note, quotes_sparse, sparse_clause
 from problems.templates.serving._family import (
+    ATTENTION_SHARE_MAX,
+    TTFT_ONE_REQUEST,
+    attention_share,
     device_noun,
+    fits_as_stated,
     gpu_count,
 )
 
@@ -76,7 +84,7 @@ class PrefillTime(Template):
     lessons = ("prefill-decode-and-the-cost-of-a-token", "serving-models", "llm-inference-at-scale")
     skills = ("prefill-compute-bound", "ttft", "mfu")
     difficulty = 2
-    version = 2
+    version = 3  # issue 34: prompts bounded for the 2N count, weights fit what is named
     Params = PrefillParams
 
     def generate(self, rng: random.Random) -> PrefillParams:
@@ -85,16 +93,22 @@ class PrefillTime(Template):
             acc, prec = draw_accelerator(rng, ("bf16", "bf16", "fp8"), need_bw=False)
             weight_bytes = model.total_params * BYTES_PER_ELEMENT[prec]
             n = gpu_count(rng, weight_bytes, acc)
-            prompts = [t for t in _PROMPTS if t <= model.max_context]
+            prompts = [
+                t
+                for t in _PROMPTS
+                if t <= model.max_context and attention_share(model, t) <= ATTENTION_SHARE_MAX
+            ]
             if n is None or not prompts:
                 continue
-            return PrefillParams(
+            p = PrefillParams(
                 n_params=float(model.total_params),
                 prompt_tokens=rng.choice(prompts),
                 peak_tflops=peak_tflops_of(acc, prec),
                 n_gpus=n,
                 mfu=rng.choice(_PREFILL_MFU),
             )
+            if fits_as_stated(p.n_params, p.peak_tflops, p.n_gpus):
+                return p
 
     def solve(self, p: PrefillParams) -> dict[str, Part]:
         return {"ttft": Part("ttft", _prefill_seconds(p) * 1e3, "ms", label="Time to first token")}
@@ -129,8 +143,9 @@ class PrefillTime(Template):
             "The prefill runs at a model FLOPs utilization of "
             f"$\\mathrm{{MFU}} = {tex(p.mfu, 12)}$.\n\n"
             "Count about $2N$ FLOP per prompt token (one multiply and one add per weight; "
-            "ignore the attention-score FLOPs), and ignore queueing and communication. How "
-            "long does the prefill take, i.e. the time to first token, in ms?"
+            "ignore the attention-score FLOPs, which add less than 15% at this prompt "
+            "length), and ignore queueing and communication. How "
+            f"long does the prefill take, i.e. the {TTFT_ONE_REQUEST}, in ms?"
         )
 
     def solution(self, p: PrefillParams) -> str:

@@ -4,7 +4,18 @@ the prefix cache, and the share of the prefill the cache saves.
 Realism: as prefill-time, a dense catalog model with a prompt within its context window,
 on a catalog part (any part may serve) at BF16 or FP8, on the smallest of 1, 2, 4 or 8
 devices that holds the weights with room to spare (sometimes doubled), with tensor
-parallelism, at a prefill MFU of 0.25-0.6. The cached prefix (a shared system prompt,
+parallelism, at a prefill MFU of 0.25-0.6. The statement names the parts by their peak
+and the precision that peak is quoted at; every part it names holds the weights at that
+precision (issue 34: Gaudi 3's FP8 peak equals its BF16 one, so an FP8 draw of 405B on
+four of them read as 811 GB of BF16 weights on 512 GB).
+
+The contract counts 2N FLOP per prefilled token and ignores attention (templates-2.md),
+so prompts are bounded by construction to where that holds: the attention-score FLOPs of
+the T - C prefilled tokens, 2 L H (T - C)(T + C + 1) with H = heads x head_dim, stay
+within 15% of 2 N (T - C), i.e. L H (T + C + 1) / N <= 0.15. That keeps an 8B model to
+about 9k tokens of prompt plus cache and a 405B model to about 29k; a 131k-token prompt,
+where attention is most of the work and the 2N count gave half the true TTFT, is not
+drawn. The cached prefix (a shared system prompt,
 earlier turns of a conversation) is 25-95% of the prompt, rounded down to whole
 16-token cache blocks as vLLM caches them, and at least one token is prefilled. The
 devices are called GPUs only when they are GPUs. Discrimination: prefilling the whole
@@ -39,7 +50,14 @@ from problems.templates._common import (
     peak_tflops_of,
     sparse_note,
 )
-from problems.templates.serving._family import device_noun, gpu_count
+from problems.templates.serving._family import (
+    ATTENTION_SHARE_MAX,
+    TTFT_ONE_REQUEST,
+    attention_share,
+    device_noun,
+    fits_as_stated,
+    gpu_count,
+)
 
 
 class PrefixParams(Params):
@@ -91,7 +109,7 @@ class PrefixCacheTtft(Template):
     )
     skills = ("prefix-caching", "prefill-compute-bound", "ttft")
     difficulty = 2
-    version = 1
+    version = 2  # issue 34: prompts bounded for the 2N count, weights fit what is named
     Params = PrefixParams
 
     def generate(self, rng: random.Random) -> PrefixParams:
@@ -104,6 +122,8 @@ class PrefixCacheTtft(Template):
                 continue
             t = rng.choice(prompts)
             c = int(rng.choice(_SHARES) * t) // _BLOCK * _BLOCK
+            if attention_share(model, t, c) > ATTENTION_SHARE_MAX:
+                continue
             p = PrefixParams(
                 n_params=float(model.total_params),
                 prompt_tokens=t,
@@ -112,7 +132,9 @@ class PrefixCacheTtft(Template):
                 n_gpus=n,
                 mfu=rng.choice(_MFU),
             )
-            if 0 < c < t and parts_separated(self.solve(p), self.misconceptions(p), 0.03):
+            if not (0 < c < t and fits_as_stated(p.n_params, p.peak_tflops, p.n_gpus)):
+                continue
+            if parts_separated(self.solve(p), self.misconceptions(p), 0.03):
                 return p
 
     def solve(self, p: PrefixParams) -> dict[str, Part]:
@@ -147,9 +169,10 @@ class PrefixCacheTtft(Template):
             "earlier turns) are already in the prefix cache: their keys and values are "
             "reused, so only the remaining tokens are prefilled, at a model FLOPs "
             f"utilization of $\\mathrm{{MFU}} = {tex(p.mfu, 12)}$.\n\n"
-            "Count about $2N$ FLOP per prefilled token (ignore the attention-score FLOPs), "
-            "and ignore queueing, communication and the time to look the prefix up.\n\n"
-            "1. What is the time to first token, in ms?\n"
+            "Count about $2N$ FLOP per prefilled token (ignore the attention-score FLOPs, "
+            "which add less than 15% at this prompt length), and ignore queueing, "
+            "communication and the time to look the prefix up.\n\n"
+            f"1. What is the {TTFT_ONE_REQUEST}, in ms?\n"
             "2. What share of the prompt's prefill work does the cache save, in %?"
         )
 

@@ -201,4 +201,4 @@ AMD_GPU_SLUGS = tuple(AMD_GPUS)
 def amd_name(slug: str) -> str:
     """'AMD Instinct MI300X', from the hardware catalog."""
     acc = catalog.accelerator(slug)
-    return f"{acc.vendor} {acc.name}"
+    return acc.prose_name

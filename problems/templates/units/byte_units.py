@@ -104,7 +104,7 @@ def _contexts() -> list[tuple[float, str, tuple[str, ...], str]]:
                     number,
                     "GB",
                     ("GiB", "MiB", "B"),
-                    f"The {acc.vendor} {acc.name} is sold with {acc.memory_label}; take that "
+                    f"The {acc.prose_name} is sold with {acc.memory_label}; take that "
                     "GB literally, as $10^{9}$ bytes.",
                 )
             )
@@ -116,7 +116,7 @@ def _contexts() -> list[tuple[float, str, tuple[str, ...], str]]:
                     "MiB",
                     ("GB", "GiB"),
                     f"The driver reports a total memory of {sig(reported // 2**20)} MiB for "
-                    f"the {acc.vendor} {acc.name}.",
+                    f"the {acc.prose_name}.",
                 )
             )
     for model in catalog.models():
