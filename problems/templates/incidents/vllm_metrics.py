@@ -52,6 +52,11 @@ from problems.templates.incidents._vllm import (
     go_float,
     gpu_blocks,
 )
+from problems.templates.incidents._vllm_system import (
+    FEASIBILITY,
+    fastest_per_sequence,
+    most_prompt_tokens_per_s,
+)
 
 DIAGNOSES: dict[str, str] = {
     "kv-cache-full": "the KV cache has no free blocks: running requests are preempted and new "
@@ -151,6 +156,7 @@ class VllmMetricsDiagnosis(Template):
     skills = ("vllm", "continuous-batching", "paged-attention", "service-diagnosis")
     difficulty = 3
     Params = VllmParams
+    feasibility = FEASIBILITY
 
     def generate(self, rng: random.Random) -> VllmParams:
         while True:
@@ -362,11 +368,18 @@ def _draw(rng: random.Random) -> VllmParams | None:
         pre = (history, history)
         if u1 < 0.9 and history == 0:
             pre = (rng.randint(1, 3000),) * 2
-    per_seq = rng.uniform(12, 30) if "70b" in slug or "72b" in slug else rng.uniform(20, 45)
+    # Per-sequence decode rates as measured (12-30 tok/s for 70B-class, 20-45 for the
+    # rest), capped where the state's HBM read or compute would not allow them.
+    lo, hi = (12, 30) if "70b" in slug or "72b" in slug else (20, 45)
+    used = tuple(min(n, u) for u in used)
+    hi = min(hi, 0.95 * fastest_per_sequence(dep, tuple(running), used))
+    per_seq = rng.uniform(min(lo, 0.6 * hi), hi)
     dg = round((running[0] + running[1]) / 2 * per_seq * interval)
     g0 = rng.randint(2 * 10**5, 9 * 10**8)
     p0 = rng.randint(g0, 6 * g0)
-    dpr = round(dg * rng.uniform(0.5, 6))
+    most = 0.95 * most_prompt_tokens_per_s(dep, tuple(running), used, dg / interval) * interval
+    top = min(6, most / dg)  # prompt tokens per generated token, typically 0.5-6
+    dpr = round(dg * rng.uniform(min(0.5, top / 2), top))
     try:
         return VllmParams(
             deployment=dep,
@@ -374,7 +387,7 @@ def _draw(rng: random.Random) -> VllmParams | None:
             interval_s=interval,
             running=tuple(running),
             waiting=waiting,
-            blocks_used=tuple(min(n, u) for u in used),
+            blocks_used=used,
             preemptions=pre,
             prompt_tokens=(p0, p0 + dpr),
             generation_tokens=(g0, g0 + dg),
