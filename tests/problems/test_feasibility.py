@@ -258,3 +258,55 @@ def test_problems_check_exits_1_on_a_generator_that_cannot_pass(monkeypatch):
     with pytest.raises(CommandError) as err:
         call_command("problems", "check", "--variants", "2", "--slug", "never-for-test")
     assert err.value.returncode == 1
+
+
+# --- feasibility constrains what is drawn, not what can be solved ------------------------
+
+
+@pytest.mark.parametrize(
+    ("slug", "params"),
+    [
+        (
+            "cancelled-stream-waste",  # a fleet far too small for its load
+            {
+                "request_rps": 80,
+                "cancel_pct": 10,
+                "streamed_tokens": 100,
+                "max_tokens": 8192,
+                "prompt_tokens": 1000,
+                "replica_tok_s": 2000,
+                "gpus_per_replica": 1,
+                "n_replicas": 2,
+            },
+        ),
+        (
+            "slurm-pending-job",  # a user already above their own cap
+            {
+                "gres_type": "h100",
+                "states": ["allocated", "allocated", "allocated", "idle"],
+                "used": [8, 8, 8, 0],
+                "mine": [True, True, True, False],
+                "reason": "Resources",
+                "job_nodes": 2,
+                "job_gpus": 8,
+                "time_limit_h": 4,
+                "user_gpu_limit": 16,
+                "job_id": 123456,
+            },
+        ),
+    ],
+)
+def test_explicit_infeasible_parameters_still_solve(slug, params):
+    v = Variant.from_params(slug, params)
+    assert registry.get(slug).feasibility.failures(v.params)
+    assert v.parts  # solves
+
+
+def test_every_declared_check_is_known_and_every_generator_passes_it():
+    declaring = [t for t in registry.all_templates() if t.feasibility is not None]
+    assert {"vllm-metrics-diagnosis", "slurm-pending-job", "cancelled-stream-waste"} <= {
+        t.slug for t in declaring
+    }
+    for t in declaring:
+        for seed in range(20):
+            assert t.feasibility.failures(t.generate(random.Random(seed))) == [], (t.slug, seed)
