@@ -81,3 +81,35 @@ def test_no_cancelled_stream_fleet_is_smaller_than_its_load():
         if p.request_rps * p.max_tokens > p.n_replicas * p.replica_tok_s
     ]
     assert over == []
+
+
+def _named_parts(p):
+    from problems.templates._common import matching_accelerators
+
+    if hasattr(p, "mem_bw_tbps"):
+        return matching_accelerators(mem_bw_tbps=p.mem_bw_tbps)
+    return matching_accelerators(peak_tflops=p.peak_tflops)
+
+
+def _over_memory(slug: str) -> list:
+    from problems.engine.numbers import BYTES_PER_ELEMENT
+
+    over = []
+    for seed, p in _draw(slug):
+        hits = _named_parts(p)
+        dtype = getattr(p, "weight_dtype", None) or hits[0][1] or "bf16"
+        need = p.n_params * BYTES_PER_ELEMENT[dtype]
+        if hasattr(p, "batch_size"):
+            kv = 2 * p.n_layers * p.n_kv_heads * p.head_dim * BYTES_PER_ELEMENT[p.kv_dtype]
+            need += p.batch_size * p.context_tokens * kv
+        over += [(seed, a.slug) for a, _ in hits if need / p.n_gpus > 0.9 * a.usable_bytes]
+    return over
+
+
+def test_every_serving_part_a_statement_names_holds_the_deployment():
+    """Statements name every part whose figure matches (H100 / H200 for an FP8 peak);
+    the weights (and a batched step's cache) must fit each within 90% of its memory.
+    Before: 2 of 300 decode-tpot-floor, 5 decode-step-batched, 15 prefill-time and 12
+    prefix-cache-ttft variants named a part they do not fit (405B BF16 on 4 Gaudi 3)."""
+    for slug in ("decode-tpot-floor", "decode-step-batched", "prefill-time", "prefix-cache-ttft"):
+        assert _over_memory(slug) == [], slug

@@ -37,6 +37,7 @@ from problems.templates._common import (
     sparse_ratio,
 )
 from problems.templates.roofline._family import halving_note, quotes_sparse, sparse_clause
+from problems.templates.serving import _system as serving_system
 from problems.templates.serving._family import (
     device_noun,
     gpu_count,
@@ -78,6 +79,7 @@ class PrefillTime(Template):
     difficulty = 2
     version = 2
     Params = PrefillParams
+    feasibility = serving_system.PREFILL
 
     def generate(self, rng: random.Random) -> PrefillParams:
         while True:

@@ -39,6 +39,7 @@ from problems.templates._common import (
     peak_tflops_of,
     sparse_note,
 )
+from problems.templates.serving import _system as serving_system
 from problems.templates.serving._family import device_noun, gpu_count
 
 
@@ -93,6 +94,7 @@ class PrefixCacheTtft(Template):
     difficulty = 2
     version = 1
     Params = PrefixParams
+    feasibility = serving_system.PREFILL
 
     def generate(self, rng: random.Random) -> PrefixParams:
         while True:
