@@ -310,3 +310,24 @@ def test_every_declared_check_is_known_and_every_generator_passes_it():
     for t in declaring:
         for seed in range(20):
             assert t.feasibility.failures(t.generate(random.Random(seed))) == [], (t.slug, seed)
+
+
+def test_the_largest_decode_batch_meets_memory_and_tpot_and_one_more_does_not():
+    from problems.engine.feasibility import largest_decode_batch
+
+    traffic = Traffic(context_tokens=4_000)
+    roomy = _desc("llama-3.1-70b", "h100-sxm", plan=Plan(tp=4), traffic=traffic)
+    by_memory = largest_decode_batch(roomy)
+    per_seq = 4_000 * 327_680
+    assert by_memory == (0.9 * H100_MEM * 4 - N70 * 2) // per_seq == 127
+    slo = Slo(tpot_s=0.015)
+    tight = _desc("llama-3.1-70b", "h100-sxm", plan=Plan(tp=4), traffic=traffic, slo=slo)
+    b = largest_decode_batch(tight)
+    assert 0 < b < by_memory  # the TPOT binds first here
+    assert (
+        (N70 * 2 + b * per_seq) / (4 * 3.35e12)
+        <= 0.03
+        < (N70 * 2 + (b + 1) * per_seq) / (4 * 3.35e12)
+    )
+    too_small = _desc("llama-3.1-405b", "h100-sxm", plan=Plan(tp=4), traffic=traffic)
+    assert largest_decode_batch(too_small) == 0

@@ -32,7 +32,10 @@ within replicas x Plan.decode_capacity_tok_s), ttft and tpot (against Slo), fabr
 within Device.scale_up_domain, each LinkLoad within its link), caps (each Cap's in_use
 within its limit). `check(desc, name)` runs one (None: no inputs); `failures(desc, names)`
 the named ones that fail, a missing input counting as a failure. `decode_floor_s(desc,
-batch)` is the decode-step floor itself, for a planner sizing a batch against its TPOT.
+batch)` is the decode-step floor itself, and `largest_decode_batch(desc)` the most
+sequences of `traffic.context_tokens` one replica can decode within its memory and, when
+the description has one, its TPOT SLO (sizing.py): what a planner needs so that the plan
+it sizes passes the checks.
 
 Templates declare what their variants must pass with `feasibility = Feasibility(checks,
 describe)` (declare.py); the engine redraws failing candidates and `problems check` fails
@@ -63,6 +66,7 @@ from problems.engine.feasibility.declare import (
     counting_redraws,
     feasible_generate,
 )
+from problems.engine.feasibility.sizing import largest_decode_batch
 from problems.engine.feasibility.system import (
     Cap,
     Device,
@@ -103,4 +107,5 @@ __all__ = [
     "decode_floor_s",
     "failures",
     "feasible_generate",
+    "largest_decode_batch",
 ]
