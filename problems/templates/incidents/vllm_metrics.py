@@ -10,7 +10,9 @@ client prints them (Go-style exponents from a million up). Deployments are real 
 on real accelerators at a tensor-parallel size that holds them; num_gpu_blocks follows
 from the accelerator's memory at gpu_memory_utilization 0.9, less the weights' share and
 a few GiB of activations, over 16-token blocks of BF16 K and V. Scrape intervals are the
-usual 15, 30 or 60 s; decode rates per running sequence are 12-45 tokens/s.
+usual 15, 30 or 60 s; decode rates per running sequence are 12-45 tokens/s, lower where
+the state's HBM read or compute would not allow them, and prompt tokens 0.5-6 per
+generated token within what the compute ceiling leaves (_vllm_system.py, issue 34).
 
 One state is planted, and the validator refuses parameters that fit none: kv-cache-full
 (usage at 0.98 or more, the preemption counter rising, the queue growing, the batch below
