@@ -12,6 +12,7 @@ decoding twice as fast as its HBM allows). Registers no template.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from problems.engine.feasibility import (
@@ -68,6 +69,29 @@ def describe(p: Any) -> SystemDescription:
 
 
 FEASIBILITY = Feasibility((COMPUTE, DECODE_STEP, MEMORY, CAPS), describe)
+
+
+def draw_decode_rate(rng: random.Random, deployment: str, running: tuple, blocks: tuple) -> float:
+    """A per-sequence decode rate (tok/s) as measured, 12-30 for 70B-class models and 20-45
+    for the rest, capped a little below what the state allows (fastest_per_sequence)."""
+    lo, hi = (12, 30) if DEPLOYMENTS[deployment][0].endswith(("70b", "72b")) else (20, 45)
+    hi = min(hi, 0.95 * fastest_per_sequence(deployment, running, blocks))
+    return rng.uniform(min(lo, 0.6 * hi), hi)
+
+
+def draw_prompt_tokens(
+    rng: random.Random,
+    deployment: str,
+    running: tuple,
+    blocks: tuple,
+    gen: int,
+    interval: int,
+) -> int:
+    """Prompt tokens prefilled over the interval: 0.5-6 per token generated in it (`gen`;
+    chat prompts are longer than answers), within what the compute ceiling leaves."""
+    most = 0.95 * most_prompt_tokens_per_s(deployment, running, blocks, gen / interval)
+    top = min(6, most * interval / gen)
+    return round(gen * rng.uniform(min(0.5, top / 2), top))
 
 
 def fastest_per_sequence(deployment: str, running: tuple, blocks: tuple) -> float:

@@ -10,9 +10,7 @@ client prints them (Go-style exponents from a million up). Deployments are real 
 on real accelerators at a tensor-parallel size that holds them; num_gpu_blocks follows
 from the accelerator's memory at gpu_memory_utilization 0.9, less the weights' share and
 a few GiB of activations, over 16-token blocks of BF16 K and V. Scrape intervals are the
-usual 15, 30 or 60 s; decode rates per running sequence are 12-45 tokens/s, lower where
-the state's HBM read or compute would not allow them, and prompt tokens 0.5-6 per
-generated token within what the compute ceiling leaves (_vllm_system.py, issue 34).
+usual 15, 30 or 60 s; decode and prompt rates are those the state allows (_vllm_system.py).
 
 One state is planted, and the validator refuses parameters that fit none: kv-cache-full
 (usage at 0.98 or more, the preemption counter rising, the queue growing, the batch below
@@ -43,6 +41,7 @@ from problems.engine.registry import register
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates._common import parts_separated
+from problems.templates.incidents import _vllm_system as system
 from problems.templates.incidents._family import choice_part, fenced, menu
 from problems.templates.incidents._vllm import (
     BLOCK,
@@ -53,11 +52,6 @@ from problems.templates.incidents._vllm import (
     Deployment,
     go_float,
     gpu_blocks,
-)
-from problems.templates.incidents._vllm_system import (
-    FEASIBILITY,
-    fastest_per_sequence,
-    most_prompt_tokens_per_s,
 )
 
 DIAGNOSES: dict[str, str] = {
@@ -158,7 +152,7 @@ class VllmMetricsDiagnosis(Template):
     skills = ("vllm", "continuous-batching", "paged-attention", "service-diagnosis")
     difficulty = 3
     Params = VllmParams
-    feasibility = FEASIBILITY
+    feasibility = system.FEASIBILITY
 
     def generate(self, rng: random.Random) -> VllmParams:
         while True:
@@ -339,7 +333,6 @@ class VllmMetricsDiagnosis(Template):
 def _draw(rng: random.Random) -> VllmParams | None:
     """One candidate variant of a randomly chosen state (None when it misses a rule)."""
     dep = rng.choice(tuple(DEPLOYMENTS))
-    slug = DEPLOYMENTS[dep][0]
     n = gpu_blocks(dep)
     cap = rng.choice((64, 128, 256, 256, 512))
     state = rng.choice(tuple(DIAGNOSES))
@@ -370,24 +363,18 @@ def _draw(rng: random.Random) -> VllmParams | None:
         pre = (history, history)
         if u1 < 0.9 and history == 0:
             pre = (rng.randint(1, 3000),) * 2
-    # Per-sequence decode rates as measured (12-30 tok/s for 70B-class, 20-45 for the
-    # rest), capped where the state's HBM read or compute would not allow them.
-    lo, hi = (12, 30) if "70b" in slug or "72b" in slug else (20, 45)
-    used = tuple(min(n, u) for u in used)
-    hi = min(hi, 0.95 * fastest_per_sequence(dep, tuple(running), used))
-    per_seq = rng.uniform(min(lo, 0.6 * hi), hi)
+    used, running = tuple(min(n, u) for u in used), tuple(running)
+    per_seq = system.draw_decode_rate(rng, dep, running, used)
     dg = round((running[0] + running[1]) / 2 * per_seq * interval)
     g0 = rng.randint(2 * 10**5, 9 * 10**8)
     p0 = rng.randint(g0, 6 * g0)
-    most = 0.95 * most_prompt_tokens_per_s(dep, tuple(running), used, dg / interval) * interval
-    top = min(6, most / dg)  # prompt tokens per generated token, typically 0.5-6
-    dpr = round(dg * rng.uniform(min(0.5, top / 2), top))
+    dpr = system.draw_prompt_tokens(rng, dep, running, used, dg, interval)
     try:
         return VllmParams(
             deployment=dep,
             max_num_seqs=cap,
             interval_s=interval,
-            running=tuple(running),
+            running=running,
             waiting=waiting,
             blocks_used=used,
             preemptions=pre,
