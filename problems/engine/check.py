@@ -6,7 +6,9 @@ graded correct (also written in another unit of the same kind), every misconcept
 graded to its own code, and the same seed giving the same variant. Over the same
 variants it tallies the distinguishability report (distinguish.py): how often each slip
 can be told from the right answer at all, which the pass/fail checks above cannot see
-because they only grade the slips a variant keeps.
+because they only grade the slips a variant keeps. A template that declares feasibility
+checks (problems/engine/feasibility) must pass them in every variant, and the sweep counts
+how often its generator had to redraw a candidate that failed them.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from dataclasses import dataclass, field
 
 from problems.engine import registry
 from problems.engine.distinguish import DistinguishReport, tally_variant
+from problems.engine.feasibility import RedrawTally, counting_redraws
 from problems.engine.template import Kind, Part
 from problems.engine.units import convert, same_kind
 from problems.engine.variants import Variant
@@ -54,6 +57,7 @@ class CheckReport:
     variants: int = 0
     failures: list[str] = field(default_factory=list)
     distinguish: DistinguishReport = field(default_factory=DistinguishReport)
+    redraws: RedrawTally = field(default_factory=RedrawTally)
 
     @property
     def ok(self) -> bool:
@@ -118,10 +122,22 @@ def check_variant(variant: Variant, seed: int) -> list[str]:
             error = f"raised {err!r}"
         if error:
             problems.append(f"{where}: {label} {error}")
+    problems.extend(_infeasible(variant, where))
     again = variant.template.generate(random.Random(seed))
     if again != variant.params:
         problems.append(f"{where}: the same seed gave different parameters")
     return problems
+
+
+def _infeasible(variant: Variant, where: str) -> list[str]:
+    declared = variant.template.feasibility
+    if declared is None:
+        return []
+    try:
+        failed = declared.failures(variant.params)
+    except Exception as err:
+        return [f"{where}: describing its system raised {err!r}"]
+    return [f"{where}: infeasible, {v}" for v in failed]
 
 
 def check_all(variants: int = 50, slugs: Iterable[str] | None = None) -> CheckReport:
@@ -130,7 +146,9 @@ def check_all(variants: int = 50, slugs: Iterable[str] | None = None) -> CheckRe
     for slug in chosen:
         for seed in range(variants):
             try:
-                variant = Variant.from_seed(slug, seed)
+                with counting_redraws() as tally:
+                    variant = Variant.from_seed(slug, seed)
+                report.redraws.merge(tally)
             except Exception as err:
                 report.failures.append(f"{slug} seed {seed}: generate raised {err!r}")
                 continue

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from problems.engine.feasibility.declare import Feasibility, feasible_generate
 from problems.engine.tolerance import RelAbs, Tolerance
 
 
@@ -90,6 +91,16 @@ class Template:
     skills: ClassVar[tuple[str, ...]] = ()
     difficulty: ClassVar[int] = 1  # 1 (recall) .. 5 (synthesis)
     Params: ClassVar[type[Params]]
+    # The checks every variant must pass and what system it describes (feasibility/).
+    feasibility: ClassVar[Feasibility | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Hold every generate() to the template's declared feasibility checks, so no
+        caller (variants, tests, the CLI) can draw a variant that fails them."""
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("generate")
+        if own is not None and not getattr(own, "__feasible_wrapped__", False):
+            cls.generate = feasible_generate(own)
 
     def generate(self, rng: random.Random) -> Params:
         raise NotImplementedError

@@ -105,6 +105,22 @@ def _grade(record: dict[str, Any]) -> dict[str, Any]:
     return result.as_dict(slug=variant.template.slug, part=str(record["part"]))
 
 
+def _redraw_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """The feasibility redraw report: per template that declares checks, candidates its
+    generator drew and threw away because they failed one, and which checks failed them."""
+    lines = [
+        "Feasibility: redraws = candidates the generator threw away because they failed a "
+        "declared check (every variant checked passes them all)."
+    ]
+    for r in rows:
+        checks = ", ".join(f"{k} {v}" for k, v in r["by_check"].items()) or "none"
+        lines.append(
+            f"  {r['template']:<26} {r['redraws']:>6} redraws over {r['variants']} variants "
+            f"({r['redraws_per_variant']:.2f} per variant; {checks})"
+        )
+    return lines
+
+
 class Command(BaseCommand):
     help = "List, generate, solve, grade and check problem templates."
 
@@ -299,6 +315,7 @@ class Command(BaseCommand):
                     "summary": summary,
                     "variants": report.variants,
                     "failures": report.failures,
+                    "redraws": report.redraws.rows(),
                     "distinguishability": {
                         "min_distinguishable": threshold,
                         "min_applies": min_applies,
@@ -315,6 +332,8 @@ class Command(BaseCommand):
                 "--min-distinguishable fails the check."
             )
             for line in format_table(rows):
+                self.stdout.write(line)
+            for line in _redraw_lines(report.redraws.rows()):
                 self.stdout.write(line)
             for row in below:
                 self.stderr.write(

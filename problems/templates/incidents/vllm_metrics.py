@@ -11,7 +11,7 @@ client prints them (Go-style exponents from a million up). Deployments are real 
 on real accelerators at a tensor-parallel size that holds them; num_gpu_blocks follows
 from the accelerator's memory at gpu_memory_utilization 0.9, less the weights' share and
 a few GiB of activations, over 16-token blocks of BF16 K and V. Scrape intervals are the
-usual 15, 30 or 60 s; decode rates per running sequence are 12-45 tokens/s.
+usual 15, 30 or 60 s; decode and prompt rates are those the state allows (_vllm_system.py).
 
 One state is planted, and the validator refuses parameters that fit none: kv-cache-full
 (usage at 0.98 or more, the preemption counter rising, the queue growing, the batch below
@@ -42,6 +42,7 @@ from problems.engine.registry import register
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates._common import parts_separated
+from problems.templates.incidents import _vllm_system as system
 from problems.templates.incidents._family import choice_part, fenced, menu
 from problems.templates.incidents._vllm import (
     BLOCK,
@@ -156,6 +157,7 @@ class VllmMetricsDiagnosis(Template):
     skills = ("vllm", "continuous-batching", "paged-attention", "service-diagnosis")
     difficulty = 3
     Params = VllmParams
+    feasibility = system.FEASIBILITY
 
     def generate(self, rng: random.Random) -> VllmParams:
         while True:
@@ -336,7 +338,6 @@ class VllmMetricsDiagnosis(Template):
 def _draw(rng: random.Random) -> VllmParams | None:
     """One candidate variant of a randomly chosen state (None when it misses a rule)."""
     dep = rng.choice(tuple(DEPLOYMENTS))
-    slug = DEPLOYMENTS[dep][0]
     n = gpu_blocks(dep)
     cap = rng.choice((64, 128, 256, 256, 512))
     state = rng.choice(tuple(DIAGNOSES))
@@ -367,19 +368,20 @@ def _draw(rng: random.Random) -> VllmParams | None:
         pre = (history, history)
         if u1 < 0.9 and history == 0:
             pre = (rng.randint(1, 3000),) * 2
-    per_seq = rng.uniform(12, 30) if "70b" in slug or "72b" in slug else rng.uniform(20, 45)
+    used, running = tuple(min(n, u) for u in used), tuple(running)
+    per_seq = system.draw_decode_rate(rng, dep, running, used)
     dg = round((running[0] + running[1]) / 2 * per_seq * interval)
     g0 = rng.randint(2 * 10**5, 9 * 10**8)
     p0 = rng.randint(g0, 6 * g0)
-    dpr = round(dg * rng.uniform(0.5, 6))
+    dpr = system.draw_prompt_tokens(rng, dep, running, used, dg, interval)
     try:
         return VllmParams(
             deployment=dep,
             max_num_seqs=cap,
             interval_s=interval,
-            running=tuple(running),
+            running=running,
             waiting=waiting,
-            blocks_used=tuple(min(n, u) for u in used),
+            blocks_used=used,
             preemptions=pre,
             prompt_tokens=(p0, p0 + dpr),
             generation_tokens=(g0, g0 + dg),

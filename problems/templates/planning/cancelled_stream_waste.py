@@ -4,12 +4,15 @@ disconnect on, so the engine keeps decoding each abandoned request to max_tokens
 parts are the tokens decoded after the client left, per hour (Mtok/h), the GPU-hours
 that costs each hour, and the share of the fleet's decode capacity it takes (%).
 
-Realism: 2-80 requests/s on a fleet of 2-32 replicas; 5-30% of streams abandoned after
-40-600 streamed tokens, with max_tokens of 1,024-8,192; prompts of 200-6,000 tokens;
-replicas of 1, 2, 4 or 8 GPUs decoding 1,500-6,000 tokens/s in aggregate at their
-operating batch (what a batched 8B to 70B model reaches); the waste takes 3-45% of the
-fleet's decode capacity. The statement says the abandoned answers would have run to
-max_tokens (long-form generations), so no early end-of-sequence muddies the count.
+Realism: 2-80 requests/s; 5-30% of streams abandoned after 40-600 streamed tokens, with
+max_tokens of 1,024-8,192; prompts of 200-6,000 tokens; replicas of 1, 2, 4 or 8 GPUs
+decoding 1,500-6,000 tokens/s in aggregate at their operating batch (what a batched 8B to
+70B model reaches). The fleet is sized for its own load: every answer runs to max_tokens,
+so the engine decodes lambda M tokens/s, and n is the fewest replicas that carry it at a
+peak utilisation of 60-90% (2-400 replicas; before issue 34, 2-32 replicas drawn apart
+from the load left 43% of fleets too small for it). The waste takes 3-27% of capacity.
+The statement says the abandoned answers would have run to max_tokens (long-form
+generations), so no early end-of-sequence muddies the count.
 
 Misconceptions: the tokens already streamed counted as waste, max_tokens each
 (streamed-counted-as-waste: the user received them before leaving); the prompt added
@@ -23,10 +26,12 @@ from its part's answer and from the part's other slips.
 
 from __future__ import annotations
 
+import math
 import random
 
 from pydantic import Field, model_validator
 
+from problems.engine.feasibility import CAPACITY, Feasibility, Plan, SystemDescription, Traffic
 from problems.engine.numbers import sig
 from problems.engine.registry import register
 from problems.engine.solutions import formula, step
@@ -69,6 +74,8 @@ _CANCEL = (5, 8, 10, 12, 15, 18, 20, 25, 30)
 _MAX_TOKENS = (1024, 2048, 2048, 4096, 4096, 8192)
 _STREAMED = (40, 60, 80, 100, 120, 150, 200, 250, 300, 400, 500, 600)
 _PROMPTS = (200, 400, 600, 800, 1000, 1500, 2000, 3000, 4000, 6000)
+_PEAK_UTIL = (0.6, 0.7, 0.75, 0.8, 0.85, 0.9)  # the fleet's decode load at peak / capacity
+_MOST_REPLICAS = 400
 _THROUGHPUT = {
     1: (1500, 1800, 2000, 2400, 3000, 3600, 4000),
     2: (1500, 2000, 2500, 3000, 3500),
@@ -82,6 +89,14 @@ def waste_tok_s(p: WasteParams) -> float:
     return p.request_rps * p.cancel_pct / 100 * (p.max_tokens - p.streamed_tokens)
 
 
+def describe(p: WasteParams) -> SystemDescription:
+    """The decode load (every answer runs to max_tokens) against n replicas of T tok/s."""
+    return SystemDescription(
+        plan=Plan(replicas=p.n_replicas, decode_capacity_tok_s=p.replica_tok_s),
+        traffic=Traffic(decode_tok_s=p.request_rps * p.max_tokens),
+    )
+
+
 @register
 class CancelledStreamWaste(Template):
     slug = "cancelled-stream-waste"
@@ -92,24 +107,30 @@ class CancelledStreamWaste(Template):
     difficulty = 2
     Params = WasteParams
     version = 1
+    feasibility = Feasibility((CAPACITY,), describe)
 
     def generate(self, rng: random.Random) -> WasteParams:
         for _ in range(10_000):
             g = rng.choice((1, 2, 4, 8))
+            rps, cancel = float(rng.choice(_RATES)), float(rng.choice(_CANCEL))
+            streamed, max_tokens = rng.choice(_STREAMED), rng.choice(_MAX_TOKENS)
+            prompt, per_replica = rng.choice(_PROMPTS), float(rng.choice(_THROUGHPUT[g]))
+            # The fewest replicas that carry the load at the drawn peak utilisation.
+            n = math.ceil(rps * max_tokens / (per_replica * rng.choice(_PEAK_UTIL)))
+            if not 2 <= n <= _MOST_REPLICAS or streamed * 4 > max_tokens:
+                continue
             p = WasteParams(
-                request_rps=float(rng.choice(_RATES)),
-                cancel_pct=float(rng.choice(_CANCEL)),
-                streamed_tokens=rng.choice(_STREAMED),
-                max_tokens=rng.choice(_MAX_TOKENS),
-                prompt_tokens=rng.choice(_PROMPTS),
-                replica_tok_s=float(rng.choice(_THROUGHPUT[g])),
+                request_rps=rps,
+                cancel_pct=cancel,
+                streamed_tokens=streamed,
+                max_tokens=max_tokens,
+                prompt_tokens=prompt,
+                replica_tok_s=per_replica,
                 gpus_per_replica=g,
-                n_replicas=rng.randint(2, 32),
+                n_replicas=n,
             )
             share = waste_tok_s(p) / (p.n_replicas * p.replica_tok_s)
-            if not 0.03 <= share <= 0.45 or p.streamed_tokens * 4 > p.max_tokens:
-                continue
-            if parts_separated(self.solve(p), self.misconceptions(p)):
+            if share >= 0.03 and parts_separated(self.solve(p), self.misconceptions(p)):
                 return p
         raise RuntimeError("cancelled-stream-waste: no separated variant")  # pragma: no cover
 

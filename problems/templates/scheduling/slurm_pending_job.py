@@ -34,6 +34,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
+from problems.engine.feasibility import CAPS, Cap, Feasibility, SystemDescription
 from problems.engine.registry import register
 from problems.engine.template import Misconception, Params, Part, Template
 from problems.templates.scheduling._family import (
@@ -135,6 +136,24 @@ def mine_running(p: SlurmPendingParams) -> int:
     return sum(u for u, m in zip(p.used, p.mine, strict=True) if m)
 
 
+def _within_own_cap(p: SlurmPendingParams) -> SlurmPendingParams:
+    """The drawn scene with the user's jobs trimmed to what their QOS let start: Slurm
+    checks MaxTRESPerUser when a job starts, so the nodes they hold, taken in order, stop
+    where one more would pass the cap (the rest belong to other users)."""
+    mine, total = [], 0
+    for used, m in zip(p.used, p.mine, strict=True):
+        keep = m and total + used <= p.user_gpu_limit
+        total += used if keep else 0
+        mine.append(keep)
+    return p.model_copy(update={"mine": tuple(mine)}) if tuple(mine) != p.mine else p
+
+
+def describe(p: SlurmPendingParams) -> SystemDescription:
+    """Scheduler invariants only: the user's running GPUs within their own QOS cap."""
+    running = Cap("the user's running GPUs under MaxTRESPerUser", mine_running(p), p.user_gpu_limit)
+    return SystemDescription(caps=(running,))
+
+
 @register
 class SlurmPendingJob(Template):
     slug = "slurm-pending-job"
@@ -145,6 +164,7 @@ class SlurmPendingJob(Template):
     difficulty = 2
     version = 1
     Params = SlurmPendingParams
+    feasibility = Feasibility((CAPS,), describe)
 
     def generate(self, rng: random.Random) -> SlurmPendingParams:
         reason = rng.choice(tuple(CLASS))  # drawn once, so the five are equally likely
@@ -175,6 +195,7 @@ class SlurmPendingJob(Template):
                 user_gpu_limit=rng.choice((16, 24, 32)),
                 job_id=rng.randint(400_000, 9_999_999),
             )
+            p = _within_own_cap(p)
             if self._agrees(p):
                 return p
 

@@ -39,6 +39,7 @@ from problems.templates._common import (
     parts_separated,
 )
 from problems.templates.kv_cache._family import KV_DTYPES, token_bytes
+from problems.templates.serving import _system as serving_system
 from problems.templates.serving._family import (
     device_noun,
     gpu_count,
@@ -105,6 +106,7 @@ class DecodeStepBatched(Template):
     difficulty = 3
     version = 1
     Params = StepParams
+    feasibility = serving_system.BATCHED_STEP
 
     def generate(self, rng: random.Random) -> StepParams:
         models = [m for m in dense_models() if m.kv_lora_rank is None]

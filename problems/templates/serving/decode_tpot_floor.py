@@ -31,6 +31,7 @@ from problems.templates._common import (
     matching_accelerators,
     model_with_params,
 )
+from problems.templates.serving import _system as serving_system
 from problems.templates.serving._family import (
     TPOT_ONE_SEQUENCE,
     device_noun,
@@ -85,6 +86,7 @@ class DecodeTpotFloor(Template):
     difficulty = 2
     version = 2
     Params = DecodeParams
+    feasibility = serving_system.DECODE
 
     def generate(self, rng: random.Random) -> DecodeParams:
         dense = dense_models()

@@ -32,6 +32,7 @@ from problems.templates._common import (
     matching_accelerators,
     parts_separated,
 )
+from problems.templates.serving import _system as serving_system
 from problems.templates.serving._family import (
     TPOT_ONE_SEQUENCE,
     device_noun,
@@ -106,6 +107,7 @@ class MoeDecodeFloor(Template):
     difficulty = 2
     version = 1
     Params = MoeParams
+    feasibility = serving_system.MOE_DECODE
 
     def generate(self, rng: random.Random) -> MoeParams:
         models = _moe_models()

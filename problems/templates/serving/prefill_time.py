@@ -41,6 +41,7 @@ from problems.templates._common import (
     sparse_ratio,
 )
 from problems.templates.roofline._family import halving_note, quotes_sparse, sparse_clause
+from problems.templates.serving import _system as serving_system
 from problems.templates.serving._family import (
     ATTENTION_SHARE_MAX,
     TTFT_ONE_REQUEST,
@@ -86,6 +87,7 @@ class PrefillTime(Template):
     difficulty = 2
     version = 3  # issue 34: prompts bounded for the 2N count, weights fit what is named
     Params = PrefillParams
+    feasibility = serving_system.PREFILL
 
     def generate(self, rng: random.Random) -> PrefillParams:
         while True:

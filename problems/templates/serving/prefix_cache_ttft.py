@@ -50,6 +50,7 @@ from problems.templates._common import (
     peak_tflops_of,
     sparse_note,
 )
+from problems.templates.serving import _system as serving_system
 from problems.templates.serving._family import (
     ATTENTION_SHARE_MAX,
     TTFT_ONE_REQUEST,
@@ -111,6 +112,7 @@ class PrefixCacheTtft(Template):
     difficulty = 2
     version = 2  # issue 34: prompts bounded for the 2N count, weights fit what is named
     Params = PrefixParams
+    feasibility = serving_system.PREFILL
 
     def generate(self, rng: random.Random) -> PrefixParams:
         while True:
