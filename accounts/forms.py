@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from allauth.account.forms import LoginForm
 from django import forms
+from django.core.validators import MaxLengthValidator
 
 MAX_EMAIL = 254
 
@@ -18,6 +19,7 @@ class SignInForm(LoginForm):
         field = self.fields["login"]
         field.label = "Username or email"
         field.max_length = MAX_EMAIL
+        field.validators.append(MaxLengthValidator(MAX_EMAIL))
         field.widget.attrs.update(
             {"autocomplete": "username", "maxlength": str(MAX_EMAIL), "placeholder": ""}
         )

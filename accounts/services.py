@@ -35,13 +35,15 @@ def sign_up_confirm(*, user) -> bool:
 
 
 def email_address_adopt(*, user) -> EmailAddress | None:
-    """The account was made or edited outside allauth (staff in the admin, a command,
-    an LMS launch, code): its address becomes allauth's, verified (staff and commands
-    vouch for it) and primary, as user.email is. Without this row allauth's
-    email page would add an unverified one on its first GET. Nothing when the user has
-    no address, already has this one, or another account holds it verified (the row
-    would break allauth's one-verified-owner rule; staff sort that out)."""
-    email = (user.email or "").strip()
+    """The account was made or edited outside allauth (staff in the admin, a command, an
+    LMS launch, code): its address becomes allauth's row, primary, as user.email is.
+    Verified when the account has a password someone set (staff and commands vouch for
+    the address they typed); unverified when it has none (an LMS launch: the platform's
+    address is its claim, never an identity here, lti.services). Without a row allauth's
+    email page would add one on its first GET. Nothing when the user has no address,
+    already has this one, or another account holds it verified (allauth's one verified
+    owner; staff sort that out). The exam gate reads SignUp, not these rows."""
+    email = (user.email or "").strip().lower()
     if not email or getattr(user, ALLAUTH_SETS_UP_EMAIL, False):
         return None
     if EmailAddress.objects.filter(user=user, email__iexact=email).exists():
@@ -50,10 +52,9 @@ def email_address_adopt(*, user) -> EmailAddress | None:
         return None
     try:
         with transaction.atomic():
-            # The address staff set is the account's address: primary, as user.email.
             EmailAddress.objects.filter(user=user, primary=True).update(primary=False)
             return EmailAddress.objects.create(
-                user=user, email=email.lower(), verified=True, primary=True
+                user=user, email=email, verified=user.has_usable_password(), primary=True
             )
     except IntegrityError:  # a racing save made it first
         return None
