@@ -21,6 +21,7 @@ from allauth.account.adapter import DefaultAccountAdapter
 from allauth.account.utils import filter_users_by_email
 from allauth.core.exceptions import ImmediateHttpResponse
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
+from allauth.socialaccount.providers.base import AuthError
 from django.conf import settings
 from django.db import transaction
 from django.shortcuts import render
@@ -33,17 +34,18 @@ from orgs.sso import identity_provider_for
 log = logging.getLogger(__name__)
 
 
-def refusal_page(request, reason: str, *, organization=None, status: int = 403):
-    """The refusal page (in the site's layout) and a warning in the log saying why."""
-    log.warning("single sign-on refused: %s", reason)
+def refusal_page(request, reason: str, *, organization=None, status=403, detail=""):
+    """The refusal page (in the site's layout) saying why, and a warning in the log with
+    the detail the page leaves out (an exception's text)."""
+    log.warning("single sign-on refused: %s %s", reason, detail)
     context = {"reason": reason, "organization": organization}
     return render(request, "socialaccount/refused.html", context, status=status)
 
 
-def refuse_sign_on(request, reason: str, *, organization=None, status: int = 403):
+def refuse_sign_on(request, reason: str, *, organization=None, status=403, detail=""):
     """Stop a single sign-on here with the refusal page. Nothing has been written."""
     raise ImmediateHttpResponse(
-        refusal_page(request, reason, organization=organization, status=status)
+        refusal_page(request, reason, organization=organization, status=status, detail=detail)
     )
 
 
@@ -93,8 +95,17 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
         if app is not None:
             found = identity_provider_for(provider_id=app.provider_id)
             organization = found.organization if found is not None else None
-        detail = f"{error}: {exception!r}" if exception is not None else str(error)
-        refuse_sign_on(request, detail, organization=organization)
+        if error == AuthError.CANCELLED:
+            reason = "you left the provider's sign-in before it finished"
+        elif exception is None:
+            reason = "the provider's answer did not belong to a sign-in started here"
+        else:
+            reason = (
+                "the provider's answer did not check out (its ID token's issuer, audience, "
+                "expiry or signature, or the code)"
+            )
+        detail = f"{error}: {exception!r}"
+        refuse_sign_on(request, reason, organization=organization, detail=detail)
 
     def save_user(self, request, sociallogin, form=None):
         """A first sign-in: the account (no password: it signs in through its

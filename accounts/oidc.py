@@ -43,8 +43,9 @@ class CompanyOIDCAdapter(OpenIDConnectOAuth2Adapter):
         if provider is None or not _same_issuer(registered, discovered):
             refuse_sign_on(
                 request,
-                f"the discovery document names issuer {discovered!r}, not {registered!r}",
+                "the provider's discovery document names another issuer than the one registered",
                 organization=organization,
+                detail=f"{discovered!r}, registered {registered!r}",
             )
         login = super().complete_login(request, app, token, **kwargs)
         addresses = login.email_addresses
@@ -104,5 +105,5 @@ def callback(request, provider_id: str):
 
 def _unreachable(request, provider, err):
     organization = provider.organization if provider is not None else None
-    reason = f"the provider could not be read: {err!r}"
-    return refusal_page(request, reason, organization=organization, status=502)
+    reason = "the provider could not be reached, or its discovery document read"
+    return refusal_page(request, reason, organization=organization, status=502, detail=repr(err))

@@ -57,3 +57,13 @@ def last_link_to(address: str) -> str:
     sent = [m for m in mail.outbox if address in m.to]
     assert sent, f"no mail to {address}"
     return link_in(sent[-1])
+
+
+@pytest.fixture(scope="session")
+def provider():
+    """The company's identity provider, running for the session (tests/accounts/idp/)."""
+    from tests.accounts.sso import start_provider, stop_provider
+
+    running = start_provider()
+    yield running
+    stop_provider(running)

@@ -10,6 +10,8 @@ from allauth.account.utils import user_pk_to_url_str
 from django.test import Client
 
 from accounts.services import sign_up_record
+from orgs.services import organization_create
+from orgs.sso import ProviderSettings, identity_provider_save
 from tests.factories import UserFactory
 
 SIGNED_OUT = (
@@ -67,4 +69,21 @@ def account_pages(learner) -> dict:
     unconfirmed.force_login(newcomer)
     out["newcomer:/accounts/email/"] = unconfirmed.get("/accounts/email/")
     out["newcomer:/quizzes/"] = unconfirmed.get("/quizzes/")
+    # An organisation's single sign-on: staff's page, and the page that starts it.
+    organization = organization_create(slug="pages-org", name="Pages Org")
+    identity_provider_save(
+        actor=None,
+        organization=organization,
+        values=ProviderSettings(
+            issuer="https://idp.pages.example",
+            client_id="pages",
+            client_secret="pages-secret",
+            domains=("pages.example",),
+            required=False,
+        ),
+    )
+    staff = Client()
+    staff.force_login(UserFactory(username="pages-staff", is_staff=True))
+    out["staff:organization-sso"] = staff.get("/organisations/pages-org/sign-in/")
+    out["anonymous:sign-on start"] = anonymous.get("/accounts/oidc/pages-org/login/")
     return out
