@@ -223,7 +223,7 @@ LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "dashboard"  # a signed-in learner starts from their own progress
 LOGOUT_REDIRECT_URL = "home"
 
-# Mail (password resets): EMAIL_URL, e.g. smtp+tls://user:password@mail.example.com:587,
+# Mail (sign-up confirmations, password resets): EMAIL_URL, e.g. smtp+tls://user:password@mail.example.com:587,
 # read by dj-email-url (config/mail.py). Required with DEBUG=0; with DEBUG=1 mail is
 # printed to the console unless EMAIL_URL says otherwise.
 _email_url = os.environ.get("EMAIL_URL", "")
