@@ -9,8 +9,10 @@ expiry, signature, a verified address within the organisation's domains); here a
 sign-in makes the account and its membership of the organisation, whatever SIGNUP_OPEN
 says, and an address that already has an account is joined to it only when that account
 is already a member of the organisation; otherwise the sign-in is refused and nothing is
-written. Every refusal (here, in accounts.oidc and allauth's own: a wrong audience, an
-expired token) is the same 403 page and a log line.
+written. A signed-in person connecting their company sign-in (allauth's connect) joins
+it to their own account, and so becomes a member (accounts.receivers). Every refusal
+(here, in accounts.oidc and allauth's own: a wrong audience, an expired token) is the
+same 403 page and a log line.
 """
 
 from __future__ import annotations
@@ -70,6 +72,8 @@ class SocialAccountAdapter(DefaultSocialAccountAdapter):
             refuse_sign_on(request, "no organisation signs in through this provider")
         if sociallogin.is_existing:
             return
+        if sociallogin.state.get("process") == "connect" and request.user.is_authenticated:
+            return  # joined to the signed-in account, which proved itself (allauth's connect)
         email = sociallogin.user.email if sociallogin.user else ""
         holders = filter_users_by_email(email) if email else []
         if not holders:

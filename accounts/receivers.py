@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from allauth.account.models import EmailAddress
 from allauth.account.signals import email_confirmed, user_signed_up
+from allauth.socialaccount.signals import social_account_added
 from django.conf import settings
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from accounts.services import email_address_adopt, sign_up_confirm, sign_up_record
+from orgs.services import member_add
+from orgs.sso import identity_provider_for
 
 
 @receiver(user_signed_up, dispatch_uid="accounts.sign_up")
@@ -33,3 +36,13 @@ def on_user_saved(sender, instance, created, raw=False, update_fields=None, **kw
     if raw or (update_fields is not None and "email" not in update_fields):
         return
     email_address_adopt(user=instance)
+
+
+@receiver(social_account_added, dispatch_uid="accounts.sso_connected")
+def on_sso_connected(sender, request, sociallogin, **kwargs):
+    """An account joined to an organisation's provider (a signed-in person connecting
+    it, or a member found by address) is a member of that organisation: the provider
+    vouched for the address within the organisation's domains."""
+    provider = identity_provider_for(provider_id=sociallogin.account.provider)
+    if provider is not None:
+        member_add(organization=provider.organization, user=sociallogin.user)

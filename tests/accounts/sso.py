@@ -106,9 +106,12 @@ class SignOn:
     finish: object  # Burn-in's answer to the callback
 
 
-def sign_on(client, provider: Provider, employee: str, *, slug: str = "acme", next_url=""):
+def sign_on(
+    client, provider: Provider, employee: str, *, slug: str = "acme", next_url="", query=""
+):
     """Start at Burn-in, sign in at the provider as `employee`, come back with the code."""
-    start_url = f"/accounts/oidc/{slug}/login/" + (f"?next={next_url}" if next_url else "")
+    query = "&".join(q for q in (f"next={next_url}" if next_url else "", query) if q)
+    start_url = f"/accounts/oidc/{slug}/login/" + (f"?{query}" if query else "")
     start = client.post(start_url)
     assert start.status_code == 302, start.content[:500]
     authorize_url = start["Location"]

@@ -99,6 +99,25 @@ def test_a_member_with_an_account_already_is_joined_to_it(client, provider):
     assert User.objects.filter(email__iexact="bob@acme.example").count() == 1
 
 
+def test_a_signed_in_person_connects_their_company_sign_in_and_joins(client, provider):
+    """A password account (not yet a member, its address the provider's) connects from
+    the company sign-in page while signed in: its own account gets the provider account
+    and the membership; no second account is made."""
+    organization = register(provider)
+    bob = UserFactory(username="bob-local", email="bob@acme.example")
+    client.force_login(bob)
+    found = client.post("/accounts/sso/", {"email": "bob@acme.example"})
+    assert found["Location"] == "/accounts/oidc/acme/login/?process=connect"
+    done = sign_on(client, provider, "bob", query="process=connect")
+    assert done.finish.status_code == 302 and done.finish["Location"] == "/accounts/3rdparty/"
+    assert SocialAccount.objects.get().user == bob
+    assert Membership.objects.get(user=bob).organization == organization
+    assert User.objects.filter(email__iexact="bob@acme.example").count() == 1
+    client.logout()
+    assert sign_on(client, provider, "bob").finish.status_code == 302  # now by the provider
+    assert client.session["_auth_user_id"] == str(bob.pk)
+
+
 def test_the_personal_token_page_issues_a_token_after_a_single_sign_on(client, provider):
     register(provider)
     sign_on(client, provider, "alice")
