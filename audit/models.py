@@ -40,6 +40,7 @@ class AuditAction(models.TextChoices):
     TEAM_MEMBER_ADD = "team_member.add"
     TEAM_MEMBER_REMOVE = "team_member.remove"
     TOKEN_REVOKE = "token.revoke"  # noqa: S105 - an action code, not a secret
+    IDENTITY_PROVIDER_SAVE = "identity_provider.save"
 
 
 class AuditEvent(models.Model):

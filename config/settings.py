@@ -15,6 +15,7 @@ import dj_database_url
 
 from assess.schedule import BEAT_SCHEDULE as ASSESS_BEAT_SCHEDULE
 from certify.schedule import BEAT_SCHEDULE as CERTIFY_BEAT_SCHEDULE
+from config.account_settings import *  # noqa: F403 - ACCOUNT_*, SOCIALACCOUNT_*, SIGNUP_OPEN
 from config.mail import email_settings
 from lti.schedule import BEAT_SCHEDULE as LTI_BEAT_SCHEDULE
 
@@ -59,6 +60,12 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_htmx",
     "csp",
+    # Before allauth: its page and mail templates are overridden by ours.
+    "accounts",
+    "allauth",
+    "allauth.account",
+    "allauth.socialaccount",
+    "allauth.socialaccount.providers.openid_connect",
     "hardware_db",
     "problems",
     "curricula",
@@ -88,6 +95,7 @@ MIDDLEWARE = [
     "frontend.middleware.RefuseNulMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "allauth.account.middleware.AccountMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -211,11 +219,11 @@ STORAGES = {
 # The public address of the service, for links in mail (certificate reminders).
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000")
 
-LOGIN_URL = "login"
+LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "dashboard"  # a signed-in learner starts from their own progress
 LOGOUT_REDIRECT_URL = "home"
 
-# Mail (password resets): EMAIL_URL, e.g. smtp+tls://user:password@mail.example.com:587,
+# Mail (sign-up confirmations, password resets): EMAIL_URL, e.g. smtp+tls://user:password@mail.example.com:587,
 # read by dj-email-url (config/mail.py). Required with DEBUG=0; with DEBUG=1 mail is
 # printed to the console unless EMAIL_URL says otherwise.
 _email_url = os.environ.get("EMAIL_URL", "")
@@ -276,12 +284,14 @@ REST_FRAMEWORK = {
     # Request bodies are JSON only; unreadable or too deeply nested JSON is a 400, never a
     # 500 (config/parsers.py).
     "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
-    # Sign-in throttles (config/throttles.py): every POST to the token endpoint, the login
-    # page and the password reset counts, per posted username (email) and per client IP.
+    # Sign-in throttles (config/throttles.py): every POST to the token endpoint, the
+    # sign-in pages, the password reset, change and re-authentication counts, per account
+    # (the username or email typed) and per client IP; sign-ups per client IP.
     "DEFAULT_THROTTLE_RATES": {
         "sign_in_username": os.environ.get("THROTTLE_SIGN_IN_USERNAME", "10/15m"),
         "sign_in_ip": os.environ.get("THROTTLE_SIGN_IN_IP", "50/15m"),
         "password_reset_email": os.environ.get("THROTTLE_PASSWORD_RESET_EMAIL", "5/15m"),
+        "sign_up_ip": os.environ.get("THROTTLE_SIGN_UP_IP", "10/h"),
         # The capstone's live preview, per user (config.throttles.MemoPreviewThrottle).
         "memo_preview": os.environ.get("THROTTLE_MEMO_PREVIEW", "30/m"),
     },

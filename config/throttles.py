@@ -1,10 +1,11 @@
-"""Sign-in and password-reset throttling: DRF throttles on Django's cache, one implementation
-for the token endpoint (a DRF view) and the login, admin login and password-reset pages
-(Django views).
+"""Sign-in, sign-up and password-reset throttling: DRF throttles on Django's cache, one
+implementation for the token endpoint (a DRF view) and the account pages (Django views:
+sign-in, the admin's login, sign-up, password reset, change and re-authentication).
 
-Every POST counts, whatever its outcome, in a sliding window per posted username (per
-posted email for a password reset) and per client IP; past the limit the answer is 429
-with a Retry-After header in seconds. The rates live in
+Every POST counts, whatever its outcome, in a sliding window per account (whichever of
+its username or email address was typed; AccountThrottle) and per client IP, and
+sign-ups per client IP; past the limit the answer is 429 with a Retry-After header in
+seconds, and the account pages' 429 is a page in the site's layout (429.html). The rates live in
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] under the scopes below and take a multiplier,
 "10/15m" being 10 requests per 15 minutes (DRF's own parse_rate reads only the first
 letter of the period and would take that as 10 per minute).
@@ -29,7 +30,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import html
 import logging
 import math
 import re
@@ -37,6 +37,7 @@ import unicodedata
 
 from django.core.cache.backends.locmem import LocMemCache
 from django.http import HttpResponse
+from django.shortcuts import render
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
@@ -52,6 +53,7 @@ _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 # the oldest third is dropped, so a flood of invented usernames costs memory, not a crash.
 FALLBACK_COUNTS = LocMemCache("sign-in-throttle-fallback", {"OPTIONS": {"MAX_ENTRIES": 20_000}})
 CACHE_ERRORS = (RedisError, OSError)
+MAX_IDENTIFIER = 254  # an email address's longest; usernames are 150
 
 
 def parse_rate(rate: str) -> tuple[int, int]:
@@ -121,40 +123,74 @@ class PostRateThrottle(SimpleRateThrottle):
         return max(self.duration - (self.now - filled_at), 1.0)
 
 
-class PostedFieldThrottle(PostRateThrottle):
-    """Keyed by one posted field, normalised the way sign-in forms read it (NFKC, trimmed)
-    and case-folded, so "Learner" and " learner" share a bucket; hashed for the cache key."""
+class AccountThrottle(PostRateThrottle):
+    """Keyed by the account a POST names, whichever identifier was typed: the first of
+    `fields` present, normalised the way the sign-in forms read it (NFKC, trimmed,
+    case-folded) and looked up as a username, else an email address. "learner",
+    " Learner" and learner@example.com are one bucket; a value that names no account is
+    its own bucket (its hash), so guessing at names that do not exist is throttled too.
+    A form that names nobody (a signed-in password change or re-authentication) counts
+    against the signed-in account."""
 
-    field = ""
+    fields: tuple[str, ...] = ()
 
     def ident(self, request) -> str | None:
         # A DRF Request has .data (JSON or form); a Django HttpRequest has .POST.
         data = request.data if hasattr(request, "data") else request.POST
-        value = data.get(self.field) if hasattr(data, "get") else None
+        value = None
+        for name in self.fields:
+            value = data.get(name) if hasattr(data, "get") else None
+            if value is not None:
+                break
+        if value is None:
+            user = getattr(request, "user", None)
+            if user is not None and user.is_authenticated:
+                return f"account-{user.pk}"
+            return None
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             return None
         value = unicodedata.normalize("NFKC", str(value)).strip().casefold()
-        return hashlib.sha256(value.encode()).hexdigest() if value else None
+        if not value:
+            return None
+        # No account has a NUL in its name (PostgreSQL text cannot hold one) or a name
+        # longer than an email address may be: such a value is only its own bucket.
+        if "\x00" not in value and len(value) <= MAX_IDENTIFIER:
+            from accounts.selectors import account_id_for  # an app's read: imported late
+
+            account = account_id_for(value)
+            if account is not None:
+                return f"account-{account}"
+        return hashlib.sha256(value.encode()).hexdigest()
 
 
-class SignInUsernameThrottle(PostedFieldThrottle):
+class SignInUsernameThrottle(AccountThrottle):
+    """Per account: the token endpoint and the admin's login post `username`, the
+    sign-in page `login` (a username or an email address)."""
+
     scope = "sign_in_username"
-    field = "username"
+    fields = ("login", "username")
 
 
-class PasswordResetEmailThrottle(PostedFieldThrottle):
+class PasswordResetEmailThrottle(AccountThrottle):
     scope = "password_reset_email"
-    field = "email"
+    fields = ("email",)
 
 
 class SignInIPThrottle(PostRateThrottle):
-    """Per client IP, one budget shared by the token endpoint, the login page and the
-    password reset."""
+    """Per client IP, one budget shared by the token endpoint, the sign-in pages, the
+    password reset and change, re-authentication and the company sign-in."""
 
     scope = "sign_in_ip"
 
     def ident(self, request) -> str | None:
         return self.get_ident(request)
+
+
+class SignUpIPThrottle(SignInIPThrottle):
+    """Per client IP: sign-ups (each makes an account and sends a mail), so one address
+    cannot flood the site with accounts."""
+
+    scope = "sign_up_ip"
 
 
 class MemoPreviewThrottle(PostRateThrottle):
@@ -172,20 +208,16 @@ class MemoPreviewThrottle(PostRateThrottle):
 
 SIGN_IN_THROTTLES = (SignInUsernameThrottle, SignInIPThrottle)
 PASSWORD_RESET_THROTTLES = (PasswordResetEmailThrottle, SignInIPThrottle)
+SIGN_UP_THROTTLES = (SignUpIPThrottle,)
+IP_THROTTLES = (SignInIPThrottle,)
 
 
-def too_many_attempts(wait: float) -> HttpResponse:
+def too_many_attempts(request, wait: float) -> HttpResponse:
+    """The 429 page, in the site's layout, with Retry-After."""
     seconds = max(math.ceil(wait), 1)
     minutes = math.ceil(seconds / 60)
     when = f"{minutes} minute{'s' if minutes != 1 else ''}"
-    body = (
-        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        "<title>Too many attempts · Burn-in</title></head><body><main>"
-        "<h1>Too many attempts</h1>"
-        f"<p>Too many attempts from this account or address. Please wait {html.escape(when)} "
-        'and try again.</p><p><a href="/">Back to Burn-in</a></p></main></body></html>'
-    )
-    response = HttpResponse(body, status=429, content_type="text/html; charset=utf-8")
+    response = render(request, "429.html", {"wait": when}, status=429)
     response["Retry-After"] = str(seconds)
     return response
 
@@ -200,7 +232,7 @@ def refused_for(request, *throttle_classes) -> int | None:
 
 def throttle_posts(*throttle_classes):
     """Wrap a Django view so its POSTs go through these DRF throttle classes first; a
-    refused POST gets a plain 429 page with Retry-After and never reaches the view."""
+    refused POST gets the 429 page with Retry-After and never reaches the view."""
 
     def decorator(view):
         @functools.wraps(view)
@@ -208,7 +240,7 @@ def throttle_posts(*throttle_classes):
             if request.method == "POST":
                 wait = refused_for(request, *throttle_classes)
                 if wait is not None:
-                    return too_many_attempts(wait)
+                    return too_many_attempts(request, wait)
             return view(request, *args, **kwargs)
 
         return wrapped

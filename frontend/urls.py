@@ -1,10 +1,8 @@
 """Page routes, mounted at the site root. Names are plain (no namespace) because the
-settings refer to "login" and "home"."""
+settings refer to "home" and "dashboard". The account pages are accounts/urls.py's."""
 
-from django.contrib.auth import views as auth_views
-from django.urls import path, re_path, reverse_lazy
+from django.urls import path, re_path
 
-from config.throttles import PASSWORD_RESET_THROTTLES, SIGN_IN_THROTTLES, throttle_posts
 from frontend.views import (
     authoring,
     capstone,
@@ -13,59 +11,16 @@ from frontend.views import (
     gradebook,
     hardware,
     learn,
+    organizations,
     pages,
     take,
     teach,
 )
 from frontend.views.lms_grades import quiz_lms_grades
 
-AUTH = "frontend/auth/"
-
 urlpatterns = [
     path("", pages.home, name="home"),
     path("healthz", pages.healthz, name="healthz"),
-    # accounts
-    path(
-        "accounts/login/",
-        throttle_posts(*SIGN_IN_THROTTLES)(
-            auth_views.LoginView.as_view(
-                template_name=AUTH + "login.html", redirect_authenticated_user=True
-            )
-        ),
-        name="login",
-    ),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path(
-        "accounts/password-reset/",
-        throttle_posts(*PASSWORD_RESET_THROTTLES)(
-            auth_views.PasswordResetView.as_view(
-                template_name=AUTH + "password_reset_form.html",
-                email_template_name=AUTH + "password_reset_email.txt",
-                subject_template_name=AUTH + "password_reset_subject.txt",
-            )
-        ),
-        name="password_reset",
-    ),
-    path(
-        "accounts/password-reset/sent/",
-        auth_views.PasswordResetDoneView.as_view(template_name=AUTH + "password_reset_done.html"),
-        name="password_reset_done",
-    ),
-    path(
-        "accounts/reset/<uidb64>/<token>/",
-        auth_views.PasswordResetConfirmView.as_view(
-            template_name=AUTH + "password_reset_confirm.html",
-            success_url=reverse_lazy("password_reset_complete"),
-        ),
-        name="password_reset_confirm",
-    ),
-    path(
-        "accounts/reset/done/",
-        auth_views.PasswordResetCompleteView.as_view(
-            template_name=AUTH + "password_reset_complete.html"
-        ),
-        name="password_reset_complete",
-    ),
     # learning
     path("courses/", learn.course_list, name="course-list"),
     path("courses/<slug:slug>/", learn.course_detail, name="course-detail"),
@@ -150,6 +105,11 @@ urlpatterns = [
         name="certificate-revoke-page",
     ),
     path("teams/", certify.team_list, name="teams"),
+    path(
+        "organisations/<slug:slug>/sign-in/",
+        organizations.organization_sso,
+        name="organization-sso",
+    ),
     path("teams/<int:pk>/", certify.team_detail, name="team-detail"),
     path("teams/<int:pk>/readiness.csv", certify.team_readiness_csv, name="team-readiness-csv"),
     # hardware

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 
+from django.conf import settings
 from django.contrib.auth import login
 from django.http import HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import render
@@ -135,7 +136,9 @@ def _sign_in(request, user, lti_launch: LtiLaunch) -> None:
     """Signs the user in and marks the session as launched by this platform: its pages
     may then be framed by the platform's origins, and its cookies are sent cross-site
     (lti.middleware)."""
-    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    # The session names the site's one backend (settings.AUTHENTICATION_BACKENDS), which
+    # reads the user back on every request; the launch itself checked who this is.
+    login(request, user, backend=settings.AUTHENTICATION_BACKENDS[0])
     registration = lti_launch.deployment.registration
     request.session[FRAME_ORIGINS] = origins_of(registration.issuer, registration.auth_url)
 

@@ -1,15 +1,22 @@
-"""Organisations, their members and managers, and the teams a manager certifies.
+"""Organisations, their members and managers, the teams a manager certifies, and an
+organisation's single sign-on.
 
 A manager is a role in an organisation, not in a course: they see the readiness of
 their organisation's members (every team of it) and revoke their certificates. Teams
 group members for the readiness matrix; a team member is always a member of the team's
 organisation (orgs.services keeps that true).
+
+An organisation may sign its people in through its own OIDC identity provider
+(IdentityProvider: allauth's SocialApp holds the issuer, client id and secret; the
+provider's email domains say whose addresses it may vouch for). It may require it of
+its members, whose passwords then sign nothing in (accounts.backends).
 """
 
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 from django.utils import timezone
 
 from config.constraints import choice_check
@@ -19,6 +26,11 @@ class Organization(models.Model):
     slug = models.SlugField(max_length=100, unique=True)
     name = models.CharField(max_length=200)
     created_at = models.DateTimeField(default=timezone.now)
+    managers_manage_sso = models.BooleanField(
+        default=False,
+        help_text="Its managers may register and change its single sign-on (staff always "
+        "may). Off by default: the provider vouches for whoever signs in through it.",
+    )
 
     class Meta:
         ordering = ["name", "id"]
@@ -89,3 +101,46 @@ class TeamMember(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} in {self.team}"
+
+
+class IdentityProvider(models.Model):
+    """The organisation's OIDC identity provider. `app` is allauth's SocialApp (provider
+    `openid_connect`, provider_id the organisation's slug), which allauth reads for the
+    issuer (settings["server_url"]), client id and secret; written only by
+    orgs.sso.identity_provider_save."""
+
+    organization = models.OneToOneField(
+        Organization, on_delete=models.CASCADE, related_name="identity_provider"
+    )
+    app = models.OneToOneField(
+        "socialaccount.SocialApp", on_delete=models.CASCADE, related_name="identity_provider"
+    )
+    required = models.BooleanField(
+        default=False,
+        help_text="Members sign in through the provider only: password sign-in (the "
+        "sign-in page, the admin's, POST /api/auth/token/) is refused for them.",
+    )
+    updated_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"Single sign-on of {self.organization}"
+
+
+class IdentityProviderDomain(models.Model):
+    """An email domain whose addresses the provider may sign in (lower case, exact: a
+    subdomain is its own row). One organisation per domain."""
+
+    provider = models.ForeignKey(IdentityProvider, on_delete=models.CASCADE, related_name="domains")
+    domain = models.CharField(max_length=253, unique=True)
+
+    class Meta:
+        ordering = ["domain"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(domain=Lower("domain")),
+                name="orgs_sso_domain_lower_case",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return self.domain

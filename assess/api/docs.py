@@ -125,7 +125,12 @@ ATTEMPT_START = (
     "POST /api/attempts/{id}/responses/. Anyone who may see the quiz may start it; 409 "
     "when it is a draft (its instructors see drafts, but no one starts one), has not "
     "opened yet, has closed, the learner's attempts are used up, or it "
-    "is lesson practice (started from its lesson)."
+    "is lesson practice (started from its lesson). 403 when an account made by sign-up "
+    "starts an exam or a certification before confirming its email address."
+)
+ATTEMPT_START_403 = (
+    "An account made by sign-up has not confirmed its email address yet: it may practise, "
+    "but not start an exam or a certification (code `permission_denied`)."
 )
 ITEMS = (
     "Item analysis per problem template over closed (finished or expired) attempts "

@@ -11,7 +11,8 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from assess.errors import Conflict
+from accounts.selectors import email_confirmed
+from assess.errors import Conflict, NotPermitted
 from assess.models import Attempt, Extension, Quiz, Slot
 from assess.scoring import Rules, attempt_score
 from assess.selectors.access import extension_of
@@ -62,6 +63,23 @@ def _check_cooldown(quiz: Quiz, earlier: list[Attempt], now: datetime) -> None:
         )
 
 
+# What an account made by sign-up hears until its email address is confirmed.
+UNCONFIRMED = (
+    "Confirm your email address before you start an exam or a certification: follow "
+    "the link we emailed you (your account's email page sends it again). Practice is "
+    "open meanwhile."
+)
+CONFIRMED_MODES = (Quiz.Mode.EXAM, Quiz.Mode.CERTIFICATION)
+
+
+def _check_confirmed(quiz: Quiz, learner) -> None:
+    """NotPermitted (403) when an unconfirmed sign-up would start an exam or a
+    certification; practice, lesson practice and every other account pass. The one rule,
+    for the page, the API and any other caller of attempt_start."""
+    if quiz.mode in CONFIRMED_MODES and not email_confirmed(user=learner):
+        raise NotPermitted(UNCONFIRMED)
+
+
 def _check_startable(quiz: Quiz, extension: Extension | None, now: datetime) -> None:
     """Conflict unless the quiz takes a new attempt now: published (a draft is for its
     instructors to edit and preview, never to start, theirs included: an attempt would
@@ -106,7 +124,9 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
     the learner's attempts are used up. Two racing starts open one attempt (the database
     allows one open attempt per learner and quiz): the loser resumes the winner's.
     Whether the learner may take the quiz at all is the selector's gate
-    (quiz_get_for_user), which the caller has passed.
+    (quiz_get_for_user), which the caller has passed. An account made by sign-up whose
+    email is not confirmed yet may not start an exam or a certification (NotPermitted,
+    a 403).
 
     The learner's extension (assess.services.extensions), read once, gives them a later
     close and extra time on the time limit.
@@ -121,6 +141,7 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
     now = now or timezone.now()
     if quiz.adaptive:
         raise Conflict("Lesson practice is started from its lesson.")
+    _check_confirmed(quiz, learner)
     # The one read of the learner's extension: their close and their time limit.
     extension = extension_of(quiz=quiz, learner=learner)
     _check_startable(quiz, extension, now)

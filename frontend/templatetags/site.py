@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django import template
+from django.conf import settings
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -51,6 +52,12 @@ def is_teacher(user) -> bool:
 def is_manager(user) -> bool:
     """Staff, or a manager of an organisation: who sees the teams' readiness."""
     return _menu_roles(user)[1]
+
+
+@register.simple_tag
+def signup_open() -> bool:
+    """Whether this site makes accounts by sign-up (SIGNUP_OPEN)."""
+    return bool(getattr(settings, "SIGNUP_OPEN", True))
 
 
 @register.simple_tag

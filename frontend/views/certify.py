@@ -31,6 +31,7 @@ from certify.requirements import Readiness, Status
 from certify.services.certificates import certificate_revoke
 from frontend.http import missing_is_404
 from orgs import selectors as orgs
+from orgs.sso import organizations_sso_for
 
 T = "frontend/certify/"
 SHORT = {"mastery": "skills", "exam": "exam", "memo": "memo"}
@@ -181,7 +182,8 @@ def _managers_only(user) -> None:
 def team_list(request):
     _managers_only(request.user)
     teams = orgs.teams_for_manager(user=request.user).order_by("organization__name", "name")
-    return render(request, T + "teams.html", {"teams": teams})
+    sign_on = organizations_sso_for(user=request.user).order_by("name")
+    return render(request, T + "teams.html", {"teams": teams, "sign_on": sign_on})
 
 
 @dataclass(frozen=True)

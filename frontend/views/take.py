@@ -17,8 +17,9 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
+from accounts.selectors import email_confirmed
 from assess import selectors
-from assess.errors import Conflict, InvalidInput
+from assess.errors import Conflict, InvalidInput, NotPermitted
 from assess.policy import attempt_over
 from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.hints import hint_request
@@ -64,10 +65,16 @@ def _question_fragment(request, attempt, question, errors=None, outcomes=()):
     return render(request, template, context)
 
 
-@login_required
 def quiz_list(request):
-    quizzes = selectors.quiz_list_for_user(user=request.user)
-    return render(request, "frontend/take/quizzes.html", {"quizzes": quizzes})
+    """The quizzes one may take; to a visitor, how to get in (sign up, sign in with your
+    company, launch from your LMS)."""
+    if not request.user.is_authenticated:
+        return render(request, "frontend/take/quizzes.html", {"quizzes": None})
+    context = {
+        "quizzes": selectors.quiz_list_for_user(user=request.user),
+        "confirmed": email_confirmed(user=request.user),
+    }
+    return render(request, "frontend/take/quizzes.html", context)
 
 
 @require_POST
@@ -80,6 +87,9 @@ def quiz_start(request, pk: int):
     except Conflict as err:
         messages.error(request, str(err))
         return redirect("quiz-list")
+    except NotPermitted as err:  # an unconfirmed sign-up starting an exam
+        context = {"quiz": quiz, "reason": str(err)}
+        return render(request, "frontend/take/confirm_first.html", context, status=403)
     return redirect("attempt-detail", pk=attempt.pk)
 
 

@@ -94,6 +94,22 @@ def RESET(w):
     return {"uidb64": "MQ", "token": "bad-token"}
 
 
+def RESET_KEY(w):
+    return {"uidb36": "1", "key": "bad-token"}
+
+
+def CONFIRM_KEY(w):
+    return {"key": "not-a-key"}
+
+
+def PROVIDER(w):
+    return {"provider_id": w.organization.slug}
+
+
+def ORG(w):
+    return {"slug": w.organization.slug}
+
+
 TABLE: dict[tuple[str, str], Row] = {
     ("schema", "GET"): Row("the OpenAPI schema", "200 - - - - - 200"),
     ("api-docs", "GET"): Row("the API docs", "200 200 200 200 200 200 200"),
@@ -263,14 +279,124 @@ TABLE: dict[tuple[str, str], Row] = {
     ),
     ("home", "GET"): Row("the home page", "200 200 200 200 200 200 200"),
     ("healthz", "GET"): Row("the health check", "200 200 200 200 200 200 200"),
-    ("login", "GET"): Row("the sign-in page", "200 302 302 302 302 302 302"),
-    ("logout", "POST"): Row("signing out", "302 302 302 302 302 302 302"),
-    ("password_reset", "GET"): Row("the password reset form", "200 200 200 200 200 200 200"),
-    ("password_reset_done", "GET"): Row("the reset-sent page", "200 200 200 200 200 200 200"),
-    ("password_reset_confirm", "GET"): Row(
-        "a reset link with a bad token", "200 200 200 200 200 200 200", RESET
+    # accounts (allauth's pages, ours, and the addresses before allauth)
+    ("account_login", "GET"): Row("the sign-in page", "200 302 302 302 302 302 302"),
+    ("account_login", "POST"): Row(
+        "signing in, empty form (the signed-in are sent on)", "200 302 302 302 302 302 302"
     ),
-    ("password_reset_complete", "GET"): Row("the reset-done page", "200 200 200 200 200 200 200"),
+    ("account_logout", "GET"): Row("the page that asks to sign out", "302 200 200 200 200 200 200"),
+    ("account_logout", "POST"): Row("signing out", "302 302 302 302 302 302 302"),
+    ("account_signup", "GET"): Row("the sign-up page", "200 302 302 302 302 302 302"),
+    ("account_signup", "POST"): Row(
+        "signing up, empty form (the signed-in are sent on)", "200 302 302 302 302 302 302"
+    ),
+    ("account_inactive", "GET"): Row("the inactive-account page", "200 200 200 200 200 200 200"),
+    ("account_reauthenticate", "GET"): Row(
+        "confirming one's password", "login 200 200 200 200 200 200"
+    ),
+    ("account_request_reauthentication_code", "GET"): Row(
+        "re-authenticating by a mailed code: switched off", "login 403 403 403 403 403 403"
+    ),
+    ("account_confirm_reauthentication_code", "GET"): Row(
+        "its code's page: switched off", "login 403 403 403 403 403 403"
+    ),
+    ("account_confirm_login_code", "GET"): Row(
+        "signing in by a mailed code: switched off", "login 302 302 302 302 302 302"
+    ),
+    ("account_email", "GET"): Row("the user's own email address", "login 200 200 200 200 200 200"),
+    ("account_email", "POST"): Row(
+        "changing it, empty form (sent back to the page)", "login 302 302 302 302 302 302"
+    ),
+    ("account_email_verification_sent", "GET"): Row(
+        "the check-your-email page", "200 200 200 200 200 200 200"
+    ),
+    ("account_confirm_email", "GET"): Row(
+        "a confirmation link with a bad key: says so", "200 200 200 200 200 200 200", CONFIRM_KEY
+    ),
+    ("account_confirm_email", "POST"): Row(
+        "confirming with a bad key", "404 404 404 404 404 404 404", CONFIRM_KEY
+    ),
+    ("account_change_password", "GET"): Row(
+        "the user's own password", "login 200 200 200 200 200 200"
+    ),
+    ("account_change_password", "POST"): Row(
+        "changing it, empty form", "login 200 200 200 200 200 200"
+    ),
+    ("account_set_password", "GET"): Row(
+        "setting a first password: those who have one are sent to change it",
+        "login 302 302 302 302 302 302",
+    ),
+    ("account_reset_password", "GET"): Row(
+        "the password reset form", "200 200 200 200 200 200 200"
+    ),
+    ("account_reset_password", "POST"): Row(
+        "asking for a reset, empty form", "200 200 200 200 200 200 200"
+    ),
+    ("account_reset_password_done", "GET"): Row(
+        "the reset-sent page", "200 200 200 200 200 200 200"
+    ),
+    ("account_reset_password_from_key", "GET"): Row(
+        "a reset link with a bad key: says so", "200 200 200 200 200 200 200", RESET_KEY
+    ),
+    ("account_reset_password_from_key_done", "GET"): Row(
+        "the reset-done page", "200 200 200 200 200 200 200"
+    ),
+    ("socialaccount_login_cancelled", "GET"): Row(
+        "a single sign-on the person cancelled", "200 200 200 200 200 200 200"
+    ),
+    ("socialaccount_login_error", "GET"): Row(
+        "a single sign-on that failed: refused", "403 403 403 403 403 403 403"
+    ),
+    ("socialaccount_signup", "GET"): Row(
+        "finishing a single sign-on's sign-up, none pending",
+        "login login login login login login login",
+    ),
+    ("socialaccount_connections", "GET"): Row(
+        "the user's own company sign-ins", "login 200 200 200 200 200 200"
+    ),
+    ("socialaccount_connections", "POST"): Row(
+        "removing one, empty form", "login 200 200 200 200 200 200"
+    ),
+    ("openid_connect_login", "GET"): Row(
+        "the page that starts the learner's organisation's sign-on",
+        "200 200 200 200 200 200 200",
+        PROVIDER,
+    ),
+    ("openid_connect_callback", "GET"): Row(
+        "a sign-on callback with no state: refused, nothing written",
+        "403 403 403 403 403 403 403",
+        PROVIDER,
+    ),
+    ("company-sign-in", "GET"): Row("signing in with your company", "200 200 200 200 200 200 200"),
+    ("company-sign-in", "POST"): Row(
+        "signing in with your company, empty form", "200 200 200 200 200 200 200"
+    ),
+    ("personal-token", "GET"): Row(
+        "the user's own personal API token", "login 200 200 200 200 200 200"
+    ),
+    ("personal-token", "POST"): Row(
+        "issuing it without a recent single sign-on: refused", "login 302 302 302 302 302 302"
+    ),
+    ("organization-sso", "GET"): Row(
+        "the single sign-on of the learner's organisation",
+        "login 404 404 404 404 404 200",
+        ORG,
+    ),
+    ("organization-sso", "POST"): Row(
+        "registering it, empty form", "login 404 404 404 404 404 200", ORG
+    ),
+    ("password-reset-before-allauth", "GET"): Row(
+        "the old reset address", "301 301 301 301 301 301 301"
+    ),
+    ("password-reset-sent-before-allauth", "GET"): Row(
+        "the old reset-sent address", "301 301 301 301 301 301 301"
+    ),
+    ("password-reset-link-before-allauth", "GET"): Row(
+        "an old reset link: ask for a new one", "302 302 302 302 302 302 302", RESET
+    ),
+    ("password-reset-done-before-allauth", "GET"): Row(
+        "the old reset-done address", "301 301 301 301 301 301 301"
+    ),
     ("course-list", "GET"): Row("the courses", "200 200 200 200 200 200 200"),
     ("course-detail", "GET"): Row("the learner's course", "200 200 200 200 200 200 200", COURSE),
     ("course-enrol", "POST"): Row(
@@ -283,7 +409,9 @@ TABLE: dict[tuple[str, str], Row] = {
         "practising a lesson of the learner's course", "login 302 302 302 302 302 302", LESSON
     ),
     ("dashboard", "GET"): Row("the user's dashboard", "login 200 200 200 200 200 200"),
-    ("quiz-list", "GET"): Row("quizzes the user may take", "login 200 200 200 200 200 200"),
+    ("quiz-list", "GET"): Row(
+        "quizzes the user may take; to a visitor, how to get in", "200 200 200 200 200 200 200"
+    ),
     ("quiz-start", "POST"): Row(
         "starting the learner's quiz", "login 302 302 404 404 404 302", QUIZ
     ),

@@ -57,7 +57,7 @@ def _request(world, key, role):
 
 
 def observed(response) -> str:
-    if response.status_code == 302 and response["Location"].startswith(reverse("login")):
+    if response.status_code == 302 and response["Location"].startswith(reverse("account_login")):
         return "login"
     return str(response.status_code)
 

@@ -22,6 +22,7 @@ from assess.services.memos import CAPSTONE_COURSE, memo_submit
 from certify.models import Certificate, Track
 from hardware_db.models import Accelerator, Link, ModelArchitecture, Server
 from orgs.services import member_add, organization_create, team_create, team_member_add
+from orgs.sso import ProviderSettings, identity_provider_save
 from tests.factories import (
     CourseFactory,
     CourseRoleFactory,
@@ -57,6 +58,7 @@ class World:
     track: Track
     certificate: Certificate  # the learner's
     team: object  # of the learner's organisation; other_manager manages another
+    organization: object  # the learner's, with a registered identity provider
     hardware: dict  # kind ("accelerator", "link", ...) -> a slug of the loaded catalog
     sessions: dict  # role -> a signed-in session key, made once (cheaper than a login a cell)
 
@@ -110,6 +112,17 @@ def build_world() -> World:
     member_add(organization=org, user=learner)
     team = team_create(organization=org, slug="sre", name="SRE", tracks=[track])
     team_member_add(team=team, user=learner)
+    identity_provider_save(
+        actor=None,
+        organization=org,
+        values=ProviderSettings(
+            issuer="https://idp.access.example",
+            client_id="access-client",
+            client_secret="access-secret",
+            domains=("access.example",),
+            required=False,
+        ),
+    )
     elsewhere = organization_create(slug="access-elsewhere", name="Elsewhere")
     member_add(organization=elsewhere, user=users["other_manager"], role="manager")
     team_create(organization=elsewhere, slug="ops", name="Ops")
@@ -143,6 +156,7 @@ def build_world() -> World:
         track=track,
         certificate=certificate,
         team=team,
+        organization=org,
         hardware=hardware,
         sessions=sessions,
     )

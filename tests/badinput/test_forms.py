@@ -189,7 +189,7 @@ def test_the_quiz_builder(world):
 
 def test_the_sign_in_form(world):
     failures = []
-    base = {"username": "learner", "password": PASSWORD}
+    base = {"login": "learner", "password": PASSWORD}
     for field in base:
         for name, value in _cases():
             response, touched = post(Client(), "/accounts/login/", encoded(base, field, value))
@@ -203,7 +203,7 @@ def test_the_sign_in_form(world):
                 failures.append(f"{where}: changed {touched}")
     assert not failures, "\n".join(failures)
     # A field sent twice is read as one value (the last), not a list.
-    twice = b"username=nobody&username=learner&password=" + urlencode({"": PASSWORD})[1:].encode()
+    twice = b"login=nobody&login=learner&password=" + urlencode({"": PASSWORD})[1:].encode()
     response, _ = post(Client(), "/accounts/login/", twice)
     assert response.status_code == 302
 

@@ -87,7 +87,7 @@ def test_every_api_operation_signed_in_or_not_answers_413(method, path):
 
 
 def test_a_page_over_the_limit_is_the_sites_413_page():
-    r = client().post("/accounts/login/", {"username": "u" * LIMIT, "password": "x"})
+    r = client().post("/accounts/login/", {"login": "u" * LIMIT, "password": "x"})
     assert r.status_code == 413
     assert r["Content-Type"].startswith("text/html")
     page = r.content.decode()

@@ -58,7 +58,7 @@ def token(username: str, password: str, **headers):
 
 
 def login(client, username: str, password: str):
-    return client.post("/accounts/login/", {"username": username, "password": password})
+    return client.post("/accounts/login/", {"login": username, "password": password})
 
 
 @pytest.mark.parametrize(
@@ -200,29 +200,29 @@ def test_admin_login_shares_the_budgets_of_the_other_sign_in_forms(client, clock
 
 def test_password_reset_is_throttled_per_email(client, learner, clock):
     statuses = [
-        client.post("/accounts/password-reset/", {"email": learner.email}).status_code
+        client.post("/accounts/password/reset/", {"email": learner.email}).status_code
         for _ in range(30)
     ]
     assert statuses == [302] * EMAIL_LIMIT + [429] * (30 - EMAIL_LIMIT)
     assert len(mail.outbox) == EMAIL_LIMIT
 
-    refused = client.post("/accounts/password-reset/", {"email": learner.email.upper()})
+    refused = client.post("/accounts/password/reset/", {"email": learner.email.upper()})
     assert refused.status_code == 429 and "Too many attempts" in refused.content.decode()
     wait = retry_after(refused)
 
     # Another address from the same client still gets its mail, until the IP limit.
     other = UserFactory(username="colleague")
-    assert client.post("/accounts/password-reset/", {"email": other.email}).status_code == 302
+    assert client.post("/accounts/password/reset/", {"email": other.email}).status_code == 302
     assert len(mail.outbox) == EMAIL_LIMIT + 1
 
     clock.advance(wait)
-    assert client.post("/accounts/password-reset/", {"email": learner.email}).status_code == 302
+    assert client.post("/accounts/password/reset/", {"email": learner.email}).status_code == 302
     assert len(mail.outbox) == EMAIL_LIMIT + 2
 
 
 def test_password_reset_counts_against_the_ip_budget(client, learner, clock):
     for i in range(IP_LIMIT):
-        client.post("/accounts/password-reset/", {"email": f"nobody{i}@example.com"})
+        client.post("/accounts/password/reset/", {"email": f"nobody{i}@example.com"})
     assert token("learner", PASSWORD).status_code == 429
     assert login(client, "learner", PASSWORD).status_code == 429
 

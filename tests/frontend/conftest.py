@@ -75,9 +75,7 @@ def login(client):
 
     def sign_in(user) -> Client:
         client.logout()
-        response = client.post(
-            "/accounts/login/", {"username": user.username, "password": PASSWORD}
-        )
+        response = client.post("/accounts/login/", {"login": user.username, "password": PASSWORD})
         assert response.status_code == 302, response.content
         return client
 

@@ -6,6 +6,8 @@ from html.parser import HTMLParser
 import pytest
 from django.contrib.staticfiles import finders
 
+from tests.accounts.pages import account_pages
+
 pytestmark = pytest.mark.django_db
 
 
@@ -71,8 +73,7 @@ def pages(client, learner, instructor, practice, exam_attempt, exam):
     ):
         out[url] = client.get(url).content.decode()
     client.logout()
-    for url in ("/accounts/login/", "/accounts/password-reset/"):
-        out[url] = client.get(url).content.decode()
+    out.update({url: r.content.decode() for url, r in account_pages(learner).items()})
     return out
 
 

@@ -9,6 +9,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from tests.accounts.pages import account_pages
 from tests.policy import csp_directives
 
 pytestmark = pytest.mark.django_db
@@ -110,8 +111,9 @@ def responses(client, learner, instructor, staff, practice, exam_attempt, exam):
     client.force_login(staff)
     out["/admin/"] = client.get("/admin/")
     client.logout()
-    for url in ("/accounts/login/", "/accounts/password-reset/", "/api/docs/", "/admin/login/"):
+    for url in ("/api/docs/", "/admin/login/"):
         out[url] = client.get(url)
+    out.update(account_pages(learner))
     return out
 
 

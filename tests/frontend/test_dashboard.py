@@ -146,5 +146,5 @@ def test_dashboard_queries_do_not_grow_with_lessons_or_courses(client, learner, 
 def test_signing_in_without_a_next_page_lands_on_the_dashboard(client, learner):
     from tests.factories import PASSWORD
 
-    response = client.post("/accounts/login/", {"username": "learner", "password": PASSWORD})
+    response = client.post("/accounts/login/", {"login": "learner", "password": PASSWORD})
     assert response.status_code == 302 and response["Location"] == "/dashboard/"

@@ -36,5 +36,5 @@ def test_a_server_error_gets_the_sites_500_without_details():
 
 
 def test_sign_in_lands_on_the_dashboard(client, learner):
-    response = client.post("/accounts/login/", {"username": "learner", "password": PASSWORD})
+    response = client.post("/accounts/login/", {"login": "learner", "password": PASSWORD})
     assert response.status_code == 302 and response["Location"] == "/dashboard/"

@@ -6,7 +6,7 @@ from tests.factories import CourseFactory, QuizFactory
 
 pytestmark = pytest.mark.django_db
 
-SIGNED_IN_PAGES = ["/dashboard/", "/quizzes/", "/teach/", "/teach/quizzes/new/", "/teach/preview/"]
+SIGNED_IN_PAGES = ["/dashboard/", "/teach/", "/teach/quizzes/new/", "/teach/preview/"]
 
 
 @pytest.mark.parametrize("path", SIGNED_IN_PAGES)
@@ -14,6 +14,15 @@ def test_anonymous_users_are_sent_to_sign_in(client, path):
     response = client.get(path)
     assert response.status_code == 302
     assert response["Location"] == f"/accounts/login/?next={path}"
+
+
+def test_the_quiz_list_tells_a_visitor_how_to_get_in(client):
+    """Not a sign-in wall: sign up, sign in with your company, or launch from your LMS."""
+    response = client.get("/quizzes/")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert 'href="/accounts/signup/"' in html and 'href="/accounts/sso/"' in html
+    assert "Launch from your LMS" in html
 
 
 def test_anonymous_users_cannot_open_an_attempt(client, practice):

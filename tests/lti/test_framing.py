@@ -86,7 +86,7 @@ def test_ordinary_sign_in_is_unchanged(platform, quiz):
     attempt, _ = attempt_start(quiz=quiz, learner=user)
     client = Client(enforce_csrf_checks=False)
     signed_in = client.post(
-        "/accounts/login/", {"username": "ordinary", "password": PASSWORD}, secure=True
+        "/accounts/login/", {"login": "ordinary", "password": PASSWORD}, secure=True
     )
     assert signed_in.status_code == 302
     session_cookie = signed_in.cookies[settings.SESSION_COOKIE_NAME]

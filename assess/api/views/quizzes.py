@@ -114,6 +114,7 @@ class QuizAttemptsView(AssessAPIView):
         request=None,
         responses={
             **created_or_existing(s.AttemptStartSerializer, existing="Your open attempt, resumed."),
+            **error_responses(403, c403=docs.ATTEMPT_START_403),
             409: E409,
         },
     )

@@ -1,8 +1,9 @@
 """A password change revokes the user's API tokens on every road that changes it (the
-reset page, the admin's own change page, the admin's form for another user, `manage.py
-changepassword`, set_password and save in code), each revocation audited; signing in
-with the new password gives a new token. A save that changes no password, and a sign-in
-that re-hashes the password under a newer hasher, keep the tokens."""
+reset page, allauth's change and set pages, the admin's own change page, the admin's form
+for another user, `manage.py changepassword`, set_password and save in code), each
+revocation audited; signing in with the new password gives a new token. A save that
+changes no password, and a sign-in that re-hashes the password under a newer hasher, keep
+the tokens."""
 
 from __future__ import annotations
 
@@ -70,21 +71,51 @@ def assert_revoked_then_renewed(user, old: str, password: str = NEW) -> None:
 
 
 def reset_password(client, user, password: str):
-    assert client.post("/accounts/password-reset/", {"email": user.email}).status_code == 302
-    (link,) = re.findall(r"https?://[^/\s]+(/accounts/reset/\S+/)", mail.outbox[-1].body)
+    assert client.post("/accounts/password/reset/", {"email": user.email}).status_code == 302
+    pattern = r"https?://[^/\s]+(/accounts/password/reset/key/\S+/)"
+    (link,) = re.findall(pattern, mail.outbox[-1].body)
     form = client.get(link, follow=True)
     assert form.status_code == 200
     assert "signs out your API tokens" in form.content.decode()  # the form says so
     set_password_url = form.redirect_chain[-1][0]
-    return client.post(set_password_url, {"new_password1": password, "new_password2": password})
+    return client.post(set_password_url, {"password1": password, "password2": password})
 
 
 def test_the_reset_page_revokes_the_tokens(client, learner):
     old = sign_in("learner", PASSWORD).json()["token"]
     assert works(old)
     r = reset_password(client, learner, NEW)
-    assert r.status_code == 302 and r["Location"] == "/accounts/reset/done/"
+    assert r.status_code == 302 and r["Location"] == "/accounts/password/reset/key/done/"
     assert_revoked_then_renewed(learner, old)
+
+
+def test_the_password_change_page_revokes_the_tokens(client, learner):
+    old = sign_in("learner", PASSWORD).json()["token"]
+    client.force_login(learner)
+    page = client.get("/accounts/password/change/").content.decode()
+    assert "signs out your API tokens" in page
+    r = client.post(
+        "/accounts/password/change/",
+        {"oldpassword": PASSWORD, "password1": NEW, "password2": NEW},
+    )
+    assert r.status_code == 302
+    assert client.get("/dashboard/").status_code == 200  # the session stays signed in
+    assert_revoked_then_renewed(learner, old)
+
+
+def test_the_set_password_page_revokes_the_tokens_of_an_account_without_one(client):
+    """An account made by single sign-on has no password and a personal token; setting a
+    first password is a change like any other."""
+    user = UserFactory(username="engineer")
+    user.set_unusable_password()
+    user.save()
+    old = Token.objects.create(user=user).key
+    client.force_login(user)
+    r = client.post("/accounts/password/set/", {"password1": NEW, "password2": NEW})
+    assert r.status_code == 302
+    assert not works(old) and not Token.objects.filter(key=old).exists()
+    assert revocations()[-1] == (None, str(user.pk), {"by": "password_change"})
+    assert sign_in("engineer", NEW).status_code == 200
 
 
 def test_the_admins_own_change_page_revokes_the_tokens(client):

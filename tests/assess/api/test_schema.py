@@ -139,7 +139,7 @@ STATUSES = {
     ("get", "/api/quizzes/"): {"200", "401", "404"},
     ("post", "/api/quizzes/"): {"201", "400", "401", "403"},
     ("get", "/api/quizzes/{id}/"): {"200", "401", "404"},
-    ("post", "/api/quizzes/{id}/attempts/"): {"200", "201", "401", "404", "409"},
+    ("post", "/api/quizzes/{id}/attempts/"): {"200", "201", "401", "403", "404", "409"},
     ("post", "/api/attempts/{id}/responses/"): {"200", "201", "400", "401", "404", "409", "422"},
     ("post", "/api/attempts/{id}/finish/"): {"200", "401", "404", "409"},
     ("post", "/api/attempts/{id}/questions/{qid}/reveal/"): {"200", "400", "401", "404", "409"},
@@ -182,6 +182,8 @@ def test_403_only_where_a_rule_can_refuse_a_signed_in_user():
         # nobody extends themselves (assess.selectors.duties)
         ("put", "/api/quizzes/{id}/extensions/{learner_id}/"),
         ("delete", "/api/quizzes/{id}/extensions/{learner_id}/"),
+        # an account made by sign-up starts no exam before confirming its address
+        ("post", "/api/quizzes/{id}/attempts/"),
     }
 
 

@@ -1,0 +1,52 @@
+"""Reads about accounts: whether one's email is confirmed (the exam gate), which account
+a typed identifier names (the sign-in throttles' key), and how this session signed in."""
+
+from __future__ import annotations
+
+import time
+
+from allauth.account.authentication import get_authentication_records
+from allauth.account.models import EmailAddress
+from django.contrib.auth import get_user_model
+
+from accounts.models import SignUp
+
+
+def email_confirmed(*, user) -> bool:
+    """False only for an account made by sign-up whose email is not confirmed yet; every
+    other account (staff, load_demo, single sign-on, LTI, older accounts) is confirmed.
+    One indexed read: no SignUp row, or one with confirmed_at set."""
+    return not SignUp.objects.filter(user_id=user.pk, confirmed_at__isnull=True).exists()
+
+
+def account_id_for(identifier: str) -> int | None:
+    """The id of the one account `identifier` names, as the sign-in form reads it (a
+    username, else an email address, case ignored), or None when it names none (or,
+    for an address two accounts share, more than one)."""
+    users = get_user_model().objects
+    ids = list(users.filter(username__iexact=identifier).values_list("pk", flat=True)[:2])
+    if not ids and "@" in identifier:
+        ids = list(
+            EmailAddress.objects.filter(email__iexact=identifier)
+            .values_list("user_id", flat=True)
+            .distinct()[:2]
+        ) or list(users.filter(email__iexact=identifier).values_list("pk", flat=True)[:2])
+    return ids[0] if len(ids) == 1 else None
+
+
+def single_sign_on_at(request, *, provider_id: str | None = None) -> float | None:
+    """When this session's user last signed in through single sign-on (a Unix time),
+    through `provider_id` if given; None if they did not (a password sign-in)."""
+    records = get_authentication_records(request, request.user)
+    times = [
+        r.get("at", 0.0)
+        for r in records
+        if r.get("method") == "socialaccount"
+        and (provider_id is None or r.get("provider") == provider_id)
+    ]
+    return max(times, default=None)
+
+
+def signed_in_by_sso_within(request, seconds: float, *, provider_id: str | None = None) -> bool:
+    at = single_sign_on_at(request, provider_id=provider_id)
+    return at is not None and time.time() - at <= seconds
