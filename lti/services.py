@@ -151,7 +151,7 @@ def launch_complete(*, lti_launch: LtiLaunch, quiz: Quiz) -> LaunchResult:
     """Records a validated resource-link launch and opens the quiz for its user: an
     instructor gets the course role scoped to the launch's LMS context (none without a
     context), a learner the enrolment and a started (or resumed) attempt. Raises
-    assess.errors.Conflict when the quiz cannot be started."""
+    api_common.service_errors.Conflict when the quiz cannot be started."""
     with transaction.atomic():
         user = _record_launch(lti_launch)
         ResourceLinkQuiz.objects.get_or_create(

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from lti_tool.models import Key, LtiLaunch
 from pylti1p3.exception import LtiException, OIDCException
 
-from assess.errors import Conflict
+from api_common.service_errors import Conflict
 from assess.selectors import user_can_manage_quiz
 from lti.deep_linking import (
     deep_link_deployment,

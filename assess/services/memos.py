@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from assess.errors import Conflict, InvalidInput, NotPermitted, TooSoon
+from api_common.service_errors import Conflict, InvalidInput, NotPermitted, TooSoon
 from assess.memo_review.brief import Brief, brief_for
 from assess.memo_review.memo_markdown import memo_html
 from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion

@@ -15,8 +15,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from api_common.service_errors import Conflict, NotPermitted
 from assess import selectors
-from assess.errors import Conflict, NotPermitted
 from assess.models import Quiz
 from assess.services import quizzes as quiz_services
 from frontend.builder_form import (

@@ -24,7 +24,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from assess.errors import InvalidInput, NotPermitted
+from api_common.service_errors import InvalidInput, NotPermitted
 from certify import selectors as certs
 from certify.models import Certificate, Track
 from certify.requirements import Readiness, Status
