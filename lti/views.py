@@ -34,6 +34,7 @@ from lti.deep_linking import (
     deep_link_restore,
 )
 from lti.framing import FRAME_ORIGINS, lti_frameable, origins_of
+from lti.identity import is_teaching
 from lti.launch import DEEP_LINKING_REQUEST, RESOURCE_LINK_REQUEST, HardenedMessageLaunch
 from lti.oidc import oidc_login
 from lti.selectors import (
@@ -46,7 +47,6 @@ from lti.services import (
     NoQuiz,
     deep_link_begin,
     deep_link_placed,
-    is_teaching,
     launch_complete,
     launch_quiz,
 )
