@@ -9,6 +9,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends libpq5 curl \
 
 COPY pyproject.toml ./
 COPY config config
+COPY api_common api_common
 COPY accounts accounts
 COPY assess assess
 COPY problems problems

@@ -15,8 +15,8 @@ from django.views.decorators.cache import never_cache
 from accounts.adapters import refusal_page
 from accounts.forms import CompanySignInForm
 from accounts.selectors import signed_in_by_sso_within
+from api_common.authentication import token_expires_at
 from assess.services.tokens import token_issue
-from config.authentication import token_expires_at
 from orgs.sso import identity_provider_for_email, identity_provider_of
 
 # A personal token is issued within this long of a single sign-on (seconds): the page is

@@ -15,7 +15,7 @@ warning, after at most the socket timeouts set in settings:
 
 The sign-in throttles must keep counting while Redis is down (not counting would lift every
 limit): they read and write through `raising(cache)`, which lets the error through, and
-count in a per-process store meanwhile (config/throttles.py).
+count in a per-process store meanwhile (api_common/throttles.py).
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ from __future__ import annotations
 from django.conf import settings
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiTypes
 
+from api_common.throttles import parse_rate
 from assess.api.serializers.quizzes import FEEDBACK_HELP
 from assess.api.serializers.responses import IDEMPOTENCY_HELP
-from config.throttles import parse_rate
 
 _RATES = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
 _PER_USERNAME, _WINDOW = parse_rate(_RATES["sign_in_username"])

@@ -12,7 +12,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.selectors import email_confirmed
-from assess.errors import Conflict, NotPermitted
+from api_common.rows import insert_objects, inserted
+from api_common.service_errors import Conflict, NotPermitted
 from assess.models import Attempt, Extension, Quiz, Slot
 from assess.scoring import Rules, attempt_score
 from assess.selectors.access import extension_of
@@ -26,7 +27,6 @@ from assess.selectors.locked import (
 from assess.services.fresh_variants import fresh_questions
 from assess.services.mastery import mastery_release_locked
 from assess.services.questions import question_build
-from config.rows import insert_objects, inserted
 
 
 def attempt_deadline(

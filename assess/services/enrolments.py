@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
-from assess.errors import InvalidInput, NotPermitted
+from api_common.service_errors import InvalidInput, NotPermitted
 from assess.models import Enrolment
 from assess.selectors import SCOPED_WRITE_REFUSED, user_is_course_instructor, user_is_instructor
 from audit.models import AuditEvent

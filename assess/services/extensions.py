@@ -22,7 +22,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from assess.errors import NotPermitted
+from api_common.service_errors import NotPermitted
 from assess.models import Attempt, Extension, Quiz
 from assess.selectors import (
     learner_filter_for_instructor,

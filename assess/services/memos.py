@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from assess.errors import Conflict, InvalidInput, NotPermitted, TooSoon
+from api_common.service_errors import Conflict, InvalidInput, NotPermitted, TooSoon
 from assess.memo_review.brief import Brief, brief_for
 from assess.memo_review.memo_markdown import memo_html
 from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion
@@ -28,7 +28,7 @@ from assess.selectors.duties import Judgement, refuse_own_work
 from assess.selectors.memos import memo_is_taught_by
 from assess.services.enrolments import SELF_ENROL_REFUSED, enrolment_self
 from assess.signals import progress_recorded_on_commit
-from config.celery import try_delay
+from config.celery import queue
 from curricula.models import Course
 
 log = logging.getLogger(__name__)
@@ -106,9 +106,9 @@ def review_enqueue(version_id: int) -> bool:
     The version is already committed, so a broker outage must not turn the learner's
     submission into an error: the review stays `queued`, and the beat task queues it
     again once it has waited past STUCK_AFTER (or an operator runs it sooner)."""
-    from assess.tasks import review_memo_version  # the task module imports this one
-
-    return try_delay(review_memo_version, version_id, what=f"memo version {version_id}: review")
+    return queue(
+        "assess.tasks.review_memo_version", version_id, what=f"memo version {version_id}: review"
+    )
 
 
 def _queue_review(version: MemoVersion) -> None:

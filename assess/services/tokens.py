@@ -9,9 +9,9 @@ from __future__ import annotations
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
+from api_common.authentication import token_is_expired
 from audit.models import AuditEvent
 from audit.services import audit_record
-from config.authentication import token_is_expired
 
 
 def token_issue(*, user) -> Token:

@@ -15,9 +15,8 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from api_common.service_errors import Conflict, NotPermitted
 from assess import selectors
-from assess.errors import Conflict, NotPermitted
-from assess.models import Quiz
 from assess.services import quizzes as quiz_services
 from frontend.builder_form import (
     DEFAULT_SLOTS,
@@ -39,7 +38,7 @@ def _slot_count(request, default: int) -> int:
     return max(1, min(n, MAX_SLOTS))
 
 
-def _save(request, form: QuizBuilderForm, quiz: Quiz | None):
+def _save(request, form: QuizBuilderForm, quiz=None):
     """Create the draft or update the quiz; the saved quiz, or None with the service's
     refusal on the form."""
     lessons = [lesson.slug for lesson in quiz.lessons.all()] if quiz else ()
@@ -57,7 +56,7 @@ def _save(request, form: QuizBuilderForm, quiz: Quiz | None):
     return None
 
 
-def _builder(request, *, quiz: Quiz | None = None):
+def _builder(request, *, quiz=None):
     """One builder for a new draft and an edit: Save, Preview the quiz, Add a slot and
     Filter (the library search, which without JavaScript re-posts the form so nothing
     typed is lost; GET ?q= filters a fresh page)."""

@@ -6,7 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 
-from assess.errors import Conflict, NotPermitted
+from api_common.service_errors import Conflict, NotPermitted
 from assess.services import practice_sessions
 from assess.services.enrolments import enrolment_self
 from assess.services.practice_sessions import practice_session_start

@@ -18,8 +18,8 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.selectors import email_confirmed
+from api_common.service_errors import Conflict, InvalidInput, NotPermitted
 from assess import selectors
-from assess.errors import Conflict, InvalidInput, NotPermitted
 from assess.policy import attempt_over
 from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.hints import hint_request

@@ -17,8 +17,8 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from api_common.service_errors import InvalidInput, NotPermitted
 from assess import selectors
-from assess.errors import InvalidInput, NotPermitted
 from assess.services.enrolments import enrolment_add, enrolment_remove
 from frontend import queries
 from frontend.forms import EnrolmentForm, PreviewForm

@@ -448,7 +448,7 @@ def test_the_service_error_lands_beside_the_adjusted_criterion(login, instructor
         criteria=criteria,
     )
     assert form.is_valid()
-    from assess.errors import InvalidInput
+    from api_common.service_errors import InvalidInput
 
     form.add_service_error(InvalidInput("bad points", field="adjustments.0.points"))
     assert form.errors == {"c2_points": ["bad points"]}

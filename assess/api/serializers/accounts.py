@@ -5,9 +5,9 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
+from api_common.fields import StrictCharField
+from api_common.request_serializers import FlatRequest
 from assess.models import Enrolment
-from config.fields import StrictCharField
-from config.request_serializers import FlatRequest
 
 USERNAME_MAX = 150  # Django's username length
 PASSWORD_MAX = 4096  # longer is no password anyone types, and costs hashing time

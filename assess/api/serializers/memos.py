@@ -6,7 +6,7 @@ may be null says so (a review, and its scores, are null until a worker has writt
 The brief and the review are stored or built as dicts (Brief.as_dict(), Review.as_dict())
 and sent as they are; their serializers only document them, and tests/assess/api/
 test_memos.py fails when a key is added or dropped on either side. Request fields take
-their JSON type only (config/fields.py), as the schema says.
+their JSON type only (api_common/fields.py), as the schema says.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api_common.errors import FlatErrorsListSerializer
+from api_common.fields import StrictCharField, StrictFloatField
+from api_common.request_serializers import FlatRequest
 from assess.api.schema import NamedChoiceField
 from assess.models import Memo, MemoDecision, MemoVersion
 from assess.services.memos import MAX_MEMO_CHARS, adjusted_score
-from config.api_errors import FlatErrorsListSerializer
-from config.fields import StrictCharField, StrictFloatField
-from config.request_serializers import FlatRequest
 
 MAX_COMMENT = 5000
 MAX_ADJUSTMENT_COMMENT = 2000
@@ -49,7 +49,7 @@ MARKDOWN_HELP = (
 def _validate_markdown(text: str) -> str:
     """The service refuses a memo that is only whitespace: say so here, before the brief
     is drawn. (NUL is refused by DRF's CharField itself, lone surrogates by the JSON
-    parser, config/parsers.py.)"""
+    parser, api_common/parsers.py.)"""
     if not text.strip():
         raise serializers.ValidationError(
             "The memo is empty: send its Markdown text.", code="blank"

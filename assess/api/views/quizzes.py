@@ -8,6 +8,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from api_common.errors import error_responses
+from api_common.pagination import Pagination, paginate
 from assess import selectors
 from assess.analysis import item_analysis
 from assess.api import docs
@@ -28,8 +30,6 @@ from assess.services.quizzes import (
     quiz_publish,
     quiz_unpublish,
 )
-from config.api_errors import error_responses
-from config.pagination import Pagination, paginate
 
 
 # quiz_create checks what one field cannot: known course, lessons and templates, the

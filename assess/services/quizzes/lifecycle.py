@@ -24,7 +24,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from assess.errors import Conflict
+from api_common.service_errors import Conflict
 from assess.models import Attempt, Extension, Quiz
 from assess.services.attempts import attempts_expire
 from assess.services.quizzes.guards import (

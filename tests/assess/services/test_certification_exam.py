@@ -13,8 +13,8 @@ from django.db import IntegrityError, connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from api_common.service_errors import Conflict
 from assess import policy
-from assess.errors import Conflict
 from assess.models import Attempt, Question, Quiz
 from assess.scoring import Rules
 from assess.services import fresh_variants

@@ -1,4 +1,4 @@
-"""Sign-in throttling (config/throttles.py): the token endpoint, the login page, the admin's
+"""Sign-in throttling (api_common/throttles.py): the token endpoint, the login page, the admin's
 login page and the password reset answer 429 with Retry-After past the per-username
 (per-email) and per-IP limits in REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], until the window
 passes."""
@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core import mail
 from rest_framework.test import APIClient
 
-from config.throttles import PostRateThrottle, parse_rate
+from api_common.throttles import PostRateThrottle, parse_rate
 from tests.factories import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -279,7 +279,7 @@ def test_workers_share_the_count_through_redis(monkeypatch, learner, clock, redi
 @pytest.fixture
 def fallback_counts():
     """The per-process counts the throttles fall back on, empty at the start and end."""
-    from config.throttles import FALLBACK_COUNTS
+    from api_common.throttles import FALLBACK_COUNTS
 
     FALLBACK_COUNTS.clear()
     yield FALLBACK_COUNTS

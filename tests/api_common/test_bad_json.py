@@ -1,5 +1,5 @@
 """Unreadable or too deeply nested JSON is a 400 in the API's error format on every
-endpoint (a `client_error` with code `parse_error`), never a 500 (config/parsers.py);
+endpoint (a `client_error` with code `parse_error`), never a 500 (api_common/parsers.py);
 ordinary JSON still works."""
 
 import io
@@ -8,7 +8,7 @@ import pytest
 from rest_framework.exceptions import ParseError
 from rest_framework.test import APIClient
 
-from config.parsers import MAX_DEPTH, JSONParser, json_depth
+from api_common.parsers import MAX_DEPTH, JSONParser, json_depth
 from tests.factories import PASSWORD, QuizFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,7 @@ import pytest
 from django.db import InterfaceError, OperationalError
 from django.test import Client, override_settings
 
-from config.unavailable import CODE, RETRY_AFTER
+from api_common.unavailable import CODE, RETRY_AFTER
 
 CASES = [
     # path, what to break, the exception, expected status

@@ -9,7 +9,7 @@ once per class from the declared fields (which source to read, which field's
 `to_representation` to call, which `get_<name>` method to ask), so instantiating a
 serializer copies nothing. The declared fields stay the single description of the
 payload: drf-spectacular documents them as before, and
-tests/config/test_representation.py holds every class using this to DRF's own output.
+tests/api_common/test_representation.py holds every class using this to DRF's own output.
 
 It handles the field kinds these payloads use (plain fields with `source`, `*`,
 SerializerMethodField); a class declaring a nested serializer as a field, or a

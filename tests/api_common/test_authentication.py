@@ -1,4 +1,4 @@
-"""Token authentication (config.authentication) sets what DRF's own would, in one query,
+"""Token authentication (api_common.authentication) sets what DRF's own would, in one query,
 and refuses what DRF's refuses with DRF's messages."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from rest_framework.authentication import TokenAuthentication as DrfTokenAuthent
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from config.authentication import TokenAuthentication
+from api_common.authentication import TokenAuthentication
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

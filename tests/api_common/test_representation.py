@@ -8,7 +8,7 @@ import datetime as dt
 
 from rest_framework import serializers
 
-from config.representation import PlainRepresentation, represent_many
+from api_common.representation import PlainRepresentation, represent_many
 
 
 class _Leaf(PlainRepresentation, serializers.Serializer):

@@ -4,7 +4,7 @@ DRF's TokenAuthentication reads the token with its user through the ORM
 (`select_related("user").get(key=...)`), about 1 ms of query building on every API
 request for a 0.15 ms query. This is the same check (the header's parsing, the errors
 and their messages are DRF's own: only `authenticate_credentials` differs): one SELECT
-of the token joined to its user, rows turned into instances by config.rows, so
+of the token joined to its user, rows turned into instances by api_common.rows, so
 `request.user` and `request.auth` are what DRF would have set.
 
 Tokens expire `API_TOKEN_TTL` after they were issued (Token.created, read by that same
@@ -25,7 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
-from config.rows import Columns, fetch
+from api_common.rows import Columns, fetch
 
 
 @functools.cache  # built at first use, once the apps are loaded

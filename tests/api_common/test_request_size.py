@@ -16,7 +16,7 @@ from django.conf import settings
 from django.http import HttpRequest
 from django.test import Client
 
-from config import request_size
+from api_common import request_size
 from tests.factories import PASSWORD, UserFactory
 from tests.openapi import assert_documented, project
 

@@ -1,4 +1,4 @@
-"""Request serializers with shallowly copied fields (config/request_serializers.py) read
+"""Request serializers with shallowly copied fields (api_common/request_serializers.py) read
 every body as DRF's own deep-copied fields do, and keep each instance's binding apart."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 
 import lti.api.serializers  # noqa: F401 (every request serializer imported)
+from api_common.request_serializers import FlatRequest, is_flat
 from assess.api.serializers import ResponseInputSerializer
 from certify.api.serializers import RevokeInputSerializer
-from config.request_serializers import FlatRequest, is_flat
 
 pytestmark = pytest.mark.db_independent
 

@@ -5,7 +5,7 @@ transaction rolled back (the atomic block around every write aborts with it), so
 it did is stored and the client may simply send it again: 503 with Retry-After says
 so, where a 500 would say "a bug". Two places produce it:
 
-- the API's exception handler (config/api_errors.py) for errors inside a DRF view,
+- the API's exception handler (api_common/errors.py) for errors inside a DRF view,
   in the API's error format with code `service_unavailable`;
 - `server_error`, the project's handler500, for the rest (a page, or the middleware
   around a view): the 503 page, or the API's JSON body under /api/. Any other

@@ -1,4 +1,4 @@
-"""config.rows' writers: several writes in one round trip, and the instance of a row
+"""api_common.rows' writers: several writes in one round trip, and the instance of a row
 stored by hand-written SQL."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from api_common.rows import execute_together, insert, insert_rows_statement, inserted
 from assess.models import SkillMastery
-from config.rows import execute_together, insert, insert_rows_statement, inserted
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@ services' own exceptions onto it.
 
 Every error body is `{"type": "validation_error" | "client_error" | "server_error",
 "errors": [{"code", "detail", "attr"}]}`; `attr` names the field (nested fields joined
-by "."), or is null. Services raise plain Python exceptions (assess.errors, Django's
+by "."), or is null. Services raise plain Python exceptions (api_common.service_errors, Django's
 ObjectDoesNotExist and ValidationError) so that pages, commands and tasks can call them
 too; this handler is the one place that turns them into statuses:
 
@@ -14,11 +14,11 @@ too; this handler is the one place that turns them into statuses:
         -> 400 `parse_error`
     IdempotencyMismatch -> 422    UnreadableAnswer -> 400 with "valid": false
     OperationalError, InterfaceError (the database unreachable) -> 503
-        `service_unavailable` with Retry-After (config/unavailable.py; nothing was saved)
+        `service_unavailable` with Retry-After (api_common/unavailable.py; nothing was saved)
 
 drf-standardized-errors documents 400/401/403/404/405/406/415/429/500 on every operation
 by itself where the view can raise them, and 413 (a body over the size limit, refused by
-config/request_size.py before any view) on every operation; 409, 422 and a service's 429
+api_common/request_size.py before any view) on every operation; 409, 422 and a service's 429
 (and 403 on views that any signed-in user may call, where only the service knows the
 rule) are declared per operation with `error_responses()`, and an operation that may
 refuse an unreadable answer uses `UnreadableAnswerSchema` so its 400 documents `valid`.
@@ -49,14 +49,20 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.fields import empty
 from rest_framework.settings import api_settings
 
-from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, NotPermitted, TooSoon
-from assess.errors import UnreadableAnswer as UnreadableAnswerError
-from config.authentication import TokenExpired
-from config.pagination import Pagination
-from config.request_size import CODE as REQUEST_TOO_LARGE
-from config.unavailable import CODE as UNAVAILABLE_CODE
-from config.unavailable import DETAIL as UNAVAILABLE_DETAIL
-from config.unavailable import RETRY_AFTER, database_unavailable
+from api_common.authentication import TokenExpired
+from api_common.pagination import Pagination
+from api_common.request_size import CODE as REQUEST_TOO_LARGE
+from api_common.service_errors import (
+    Conflict,
+    IdempotencyMismatch,
+    InvalidInput,
+    NotPermitted,
+    TooSoon,
+)
+from api_common.service_errors import UnreadableAnswer as UnreadableAnswerError
+from api_common.unavailable import CODE as UNAVAILABLE_CODE
+from api_common.unavailable import DETAIL as UNAVAILABLE_DETAIL
+from api_common.unavailable import RETRY_AFTER, database_unavailable
 
 _INDEX = package_settings.LIST_INDEX_IN_API_SCHEMA
 
@@ -83,7 +89,7 @@ class UnreadableAnswer(exceptions.ValidationError):
 
 
 class TooSoonError(exceptions.APIException):
-    """A service's rate rule (assess.errors.TooSoon): allowed again in `wait` seconds."""
+    """A service's rate rule (service_errors.TooSoon): allowed again in `wait` seconds."""
 
     status_code = status.HTTP_429_TOO_MANY_REQUESTS
     default_code = "throttled"  # the library's one 429 code, as its throttles send
@@ -180,7 +186,7 @@ class Error413Serializer(serializers.Serializer):
 
 
 # The 413 of every operation (DRF_STANDARDIZED_ERRORS' ERROR_SCHEMAS): a body over
-# DATA_UPLOAD_MAX_MEMORY_SIZE, refused unparsed by config/request_size.py.
+# DATA_UPLOAD_MAX_MEMORY_SIZE, refused unparsed by api_common/request_size.py.
 class ErrorResponse413Serializer(serializers.Serializer):
     """A request body larger than the service takes (2.5 MB), refused before any of it
     was used: nothing was saved. Send less."""

@@ -12,7 +12,7 @@ binding apart for a fraction of the cost; the class's declared fields stay unbou
 Only a flat serializer takes it: one declaring a nested serializer, or a field holding
 another field (ListField's child, a relation's child_relation), keeps DRF's deep copy,
 since the inner field's binding would be shared between instances.
-tests/config/test_request_serializers.py holds every class using it to DRF's own
+tests/api_common/test_request_serializers.py holds every class using it to DRF's own
 validation on generated bodies.
 """
 
