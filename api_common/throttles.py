@@ -35,14 +35,14 @@ import math
 import re
 import unicodedata
 
+from django.conf import settings
 from django.core.cache.backends.locmem import LocMemCache
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.utils.module_loading import import_string
 from redis.exceptions import RedisError
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
-
-from config.cache import raising
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +63,21 @@ def parse_rate(rate: str) -> tuple[int, int]:
         raise ValueError(f"Unreadable throttle rate {rate!r}; write it like '10/15m'.")
     count, multiplier, unit = match.groups()
     return int(count), int(multiplier or 1) * _UNIT_SECONDS[unit[0]]
+
+
+def _raising(cache):
+    """The cache with its Redis errors let through: config.cache's TolerantRedisCache
+    offers `raising()` (this package imports no app, nor config); any other cache is
+    used as it is."""
+    return cache.raising() if hasattr(cache, "raising") else cache
+
+
+@functools.cache
+def _account_lookup():
+    """settings.THROTTLE_ACCOUNT_LOOKUP: the function naming the account an identifier
+    (username or email) signs in as (accounts.selectors.account_id_for). Named in the
+    settings so that this package, below every app, imports none of them."""
+    return import_string(settings.THROTTLE_ACCOUNT_LOOKUP)
 
 
 class PostRateThrottle(SimpleRateThrottle):
@@ -98,7 +113,7 @@ class PostRateThrottle(SimpleRateThrottle):
         if self.key is None:
             return True
         try:
-            return self._count_in(raising(self.cache))
+            return self._count_in(_raising(self.cache))
         except CACHE_ERRORS as err:
             log.warning("sign-in throttle counting in this process, cache unavailable: %s", err)
             return self._count_in(FALLBACK_COUNTS)
@@ -155,9 +170,7 @@ class AccountThrottle(PostRateThrottle):
         # No account has a NUL in its name (PostgreSQL text cannot hold one) or a name
         # longer than an email address may be: such a value is only its own bucket.
         if "\x00" not in value and len(value) <= MAX_IDENTIFIER:
-            from accounts.selectors import account_id_for  # an app's read: imported late
-
-            account = account_id_for(value)
+            account = _account_lookup()(value)
             if account is not None:
                 return f"account-{account}"
         return hashlib.sha256(value.encode()).hexdigest()

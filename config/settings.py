@@ -194,8 +194,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     # Refuses nothing: Django tells it of every saved password change, and it revokes the
-    # user's API tokens (assess/passwords.py), whichever road changed the password.
-    {"NAME": "assess.passwords.RevokeTokensOnPasswordChange"},
+    # user's API tokens (accounts/passwords.py), whichever road changed the password.
+    {"NAME": "accounts.passwords.RevokeTokensOnPasswordChange"},
 ]
 
 LANGUAGE_CODE = "en-us"
@@ -298,6 +298,9 @@ REST_FRAMEWORK = {
     # Proxies in front that append to X-Forwarded-For; 0 trusts REMOTE_ADDR only.
     "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
 }
+# The per-account sign-in throttles count by account whichever identifier was typed; this
+# names who they ask (api_common imports no app, so the settings tell it).
+THROTTLE_ACCOUNT_LOOKUP = "accounts.selectors.account_id_for"
 
 DRF_STANDARDIZED_ERRORS = {
     "EXCEPTION_HANDLER_CLASS": "api_common.errors.ApiExceptionHandler",

@@ -11,13 +11,13 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
+from accounts.tokens import token_issue, token_revoke
 from api_common.authentication import TokenAuthentication, token_expires_at
 from api_common.parsers import JSONParser as SafeJSONParser
 from api_common.throttles import SIGN_IN_THROTTLES
 from assess.api import docs
 from assess.api import serializers as s
 from assess.api.schema import JsonBodySchema
-from assess.services.tokens import token_issue, token_revoke
 
 
 @extend_schema(

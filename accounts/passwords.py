@@ -16,7 +16,7 @@ Creating a user with a password calls it too, and revokes nothing (there is no t
 
 from __future__ import annotations
 
-from assess.services.tokens import tokens_revoke_for_password_change
+from accounts.tokens import tokens_revoke_for_password_change
 
 
 class RevokeTokensOnPasswordChange:

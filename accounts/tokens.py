@@ -1,7 +1,7 @@
 """API tokens: issuing (an expired token is replaced, never handed out again) and
 revoking (deleting the row, so the token is unknown at once: a 401). Every revocation
 is audited in the same transaction. A password change revokes every token of the user
-(`tokens_revoke_for_password_change`, called by assess.passwords on every path that
+(`tokens_revoke_for_password_change`, called by accounts.passwords on every path that
 changes a password); the next sign-in issues a new one."""
 
 from __future__ import annotations
