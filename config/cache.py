@@ -101,5 +101,3 @@ class _Raising:
 
     def set(self, key, value, timeout=DEFAULT_TIMEOUT):
         RedisCache.set(self._cache, key, value, timeout)
-
-
