@@ -142,8 +142,13 @@ _ACTIONS = {
 @login_required
 @missing_is_404
 def quiz_action(request, pk: int, action: str):
-    """Publish, unpublish or close; what the service refuses is said on the quiz page."""
+    """Publish, unpublish or close; what the service refuses is said on the quiz page.
+    Closing ends learners' open attempts at once, so it is asked first: the quiz page's
+    button brings a page that says how many, whose own button closes."""
     quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
+    if action == "close" and request.POST.get("confirmed") != "yes":
+        preview = queries.quiz_close_preview(quiz=quiz)
+        return render(request, "frontend/teach/quiz_close.html", {"close": preview})
     service, done = _ACTIONS[action]
     try:
         service(user=request.user, quiz=quiz)

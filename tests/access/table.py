@@ -450,7 +450,10 @@ TABLE: dict[tuple[str, str], Row] = {
         "duplicating the learner's quiz", "login 404 404 404 404 404 302", QUIZ
     ),
     ("quiz-action", "POST"): Row(
-        "closing the learner's quiz", "login 404 404 404 404 404 302", QUIZACT
+        "closing the learner's quiz (confirmed)",
+        "login 404 404 404 404 404 302",
+        QUIZACT,
+        data={"confirmed": "yes"},
     ),
     ("template-preview", "GET"): Row(
         "a one-template preview with answers",

@@ -192,7 +192,12 @@ def test_publish_unpublish_and_close_from_the_quiz_page(teacher, login, enrolled
     # A forged unpublish is refused by the service, and said so on the page.
     html = teacher.post(f"{page}unpublish/", follow=True).content.decode()
     assert "Close it instead" in html and Quiz.objects.get(pk=quiz.pk).status == "published"
-    teacher.post(f"{page}close/")
+    # Close now asks first, saying what it ends; only its own button closes.
+    html = teacher.post(f"{page}close/").content.decode()
+    assert "1 open attempt ends at once" in html and 'name="confirmed" value="yes"' in html
+    assert Quiz.objects.get(pk=quiz.pk).status_at(datetime.now(UTC)) == "published"
+    assert Attempt.objects.get(quiz=quiz).deadline is None
+    teacher.post(f"{page}close/", {"confirmed": "yes"})
     assert Quiz.objects.get(pk=quiz.pk).status_at(datetime.now(UTC)) == "closed"
     assert "Status: <strong>Closed</strong>" in teacher.get(page).content.decode()
     assert teacher.post(f"{page}reopen/").status_code == 404
