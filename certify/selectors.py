@@ -209,3 +209,36 @@ def certificate_get_for_user(*, user, pk: str) -> Certificate:
     ):
         return certificate
     raise Certificate.DoesNotExist
+
+
+# ------------------------------------------------------------- the exam's start gate
+
+
+@dataclass(frozen=True)
+class ExamGate:
+    """A track's certification exam as one learner stands before it: the lessons whose
+    skills are still below the track's threshold (empty: the exam may start)."""
+
+    track: Track
+    missing: tuple[req.LessonSkills, ...]
+
+    @property
+    def open(self) -> bool:
+        return not self.missing
+
+
+def exam_gate(*, quiz_id: int, learner_id: int) -> ExamGate | None:
+    """The lesson-mastery gate of the track whose exam this quiz is (None when it is no
+    track's exam): three queries (the track, its lessons' templates, the learner's
+    mastery of their skills). attempt_start asks it for every certification start, the
+    start page to name what is missing."""
+    track = Track.objects.filter(exam_id=quiz_id).first()
+    if track is None:
+        return None
+    rules = track_rules([track])[track.pk]
+    mastery = dict(
+        SkillMastery.objects.filter(learner_id=learner_id, skill__in=rules.skills).values_list(
+            "skill", "p_mastery"
+        )
+    )
+    return ExamGate(track, req.lessons_below(rules, mastery, p_init=bkt.DEFAULT_PARAMS.p_init))

@@ -3,6 +3,7 @@ they may join its rotation now."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from hypothesis import given
@@ -130,8 +131,10 @@ def test_failed_exam_names_score_pass_mark_and_retake_date():
     e = req(r, "exam")
     assert not e.met and r.passed_exam is None
     assert "55%" in e.detail and "pass mark 80%" in e.detail and "2026-05-30" in e.detail
-    retake = (failed.finished_at + timedelta(days=7)).isoformat(timespec="minutes")
+    # In words, never an ISO timestamp (issue 36): the pages show these reasons.
+    retake = (failed.finished_at + timedelta(days=7)).strftime("%a %-d %b %Y, %H:%M UTC")
     assert f"next attempt from {retake}" in e.detail
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d", e.detail + r.next_step)
     assert r.next_step == f"Retake the certification exam from {retake}."
 
 
@@ -148,7 +151,7 @@ def test_the_latest_failure_is_reported_and_sets_the_cooldown():
     r = check(ev(exams=(latest, older)))
     detail = req(r, "exam").detail
     assert "40%" in detail and "70%" not in detail
-    assert (latest.finished_at + timedelta(days=7)).isoformat(timespec="minutes") in detail
+    assert "next attempt from Sun 7 Jun 2026, 12:00 UTC" in detail
 
 
 def test_no_cooldown_no_retake_date():
