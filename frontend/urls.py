@@ -30,6 +30,7 @@ urlpatterns = [
     path("dashboard/", dashboard.dashboard, name="dashboard"),
     # quizzes and attempts
     path("quizzes/", take.quiz_list, name="quiz-list"),
+    path("quizzes/<int:pk>/", take.quiz_detail, name="quiz-detail"),
     path("quizzes/<int:pk>/start/", take.quiz_start, name="quiz-start"),
     path("attempts/<int:pk>/", take.attempt_detail, name="attempt-detail"),
     path("attempts/<int:pk>/finish/", take.attempt_finish_view, name="attempt-finish"),

@@ -412,6 +412,9 @@ TABLE: dict[tuple[str, str], Row] = {
     ("quiz-list", "GET"): Row(
         "quizzes the user may take; to a visitor, how to get in", "200 200 200 200 200 200 200"
     ),
+    ("quiz-detail", "GET"): Row(
+        "the start page of the learner's quiz", "login 200 200 404 404 404 200", QUIZ
+    ),
     ("quiz-start", "POST"): Row(
         "starting the learner's quiz", "login 302 302 404 404 404 302", QUIZ
     ),
