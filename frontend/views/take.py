@@ -26,8 +26,8 @@ from assess.services.hints import hint_request
 from assess.services.questions import question_new_variant
 from assess.services.reveals import part_reveal
 from frontend import answers, queries
-from frontend.queries import starting
 from frontend.http import missing_is_404
+from frontend.queries import starting
 
 
 def _question_url(attempt, question) -> str:

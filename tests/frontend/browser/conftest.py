@@ -89,8 +89,8 @@ def sign_in():
 @pytest.fixture
 def start_timed_exam(sign_in):
     """start(page): the learner "learner" signs in and starts a two-question exam with a
-    10-minute limit from its start page, landing on the attempt page (a callable, so a test can watch the
-    page before it loads)."""
+    10-minute limit from its start page, landing on the attempt page (a callable, so a
+    test can watch the page before it loads)."""
     from datetime import timedelta
 
     from assess.models import Quiz
