@@ -75,3 +75,27 @@ class PracticeSessionForm(forms.Form):
             + f" or {practice_sessions.LENGTHS[-1]} questions."
         },
     )
+
+
+class ExtensionForm(forms.Form):
+    """An instructor's extension for one learner of a quiz, from its gradebook row:
+    extra minutes on the time limit, a later close, or both (the service checks the
+    rest: the learner enrolled, the quiz has a limit or a close to extend, nobody
+    extends their own work). The close is read as UTC, as the label says."""
+
+    learner = forms.CharField(max_length=150, widget=forms.HiddenInput)
+    extra_minutes = forms.IntegerField(
+        min_value=1, max_value=7 * 24 * 60, required=False, label="Extra minutes"
+    )
+    closes_at = forms.DateTimeField(
+        required=False,
+        label="New close (UTC)",
+        input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+    )
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors and data.get("extra_minutes") is None and data.get("closes_at") is None:
+            raise forms.ValidationError("Give extra minutes, a new close, or both.")
+        return data

@@ -57,6 +57,11 @@ urlpatterns = [
     path("teach/quizzes/<int:pk>/lms-grades/", quiz_lms_grades, name="quiz-lms-grades"),
     path("teach/quizzes/<int:pk>/gradebook/", gradebook.quiz_gradebook, name="quiz-gradebook"),
     path(
+        "teach/quizzes/<int:pk>/extensions/",
+        gradebook.quiz_extension,
+        name="quiz-extension",
+    ),
+    path(
         "teach/quizzes/<int:pk>/gradebook.csv",
         gradebook.quiz_gradebook_csv,
         name="quiz-gradebook-csv",

@@ -11,13 +11,22 @@ assess.selectors.gradebook's.
 from __future__ import annotations
 
 import csv
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
+from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
+from assess import selectors
+from assess.errors import NotPermitted
 from assess.selectors import gradebook
+from assess.services.extensions import extension_grant, extension_revoke
+from frontend.forms import ExtensionForm
 from frontend.http import missing_is_404
 
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection):
@@ -55,6 +64,59 @@ def _who(row: gradebook.Row) -> list[str]:
 def quiz_gradebook(request, pk: int):
     book = gradebook.quiz_gradebook(user=request.user, pk=pk)
     return render(request, "frontend/teach/gradebook_quiz.html", {"book": book})
+
+
+# The service's field names as the gradebook's form labels them.
+_LABELS = {"extra_time": "Extra minutes", "closes_at": "New close", "learner": "Learner"}
+
+
+def _said(err: ValidationError) -> list[str]:
+    return [f"{_LABELS.get(k, k)}: {m}" for k, ms in err.message_dict.items() for m in ms]
+
+
+@require_POST
+@login_required
+@missing_is_404
+def quiz_extension(request, pk: int):
+    """Grant, change or revoke one learner's extension from the quiz's gradebook row
+    (assess.services.extensions: audited, the open attempt's deadline moved at once;
+    nobody extends their own work). Back to the row, saying what happened."""
+    quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
+    username = request.POST.get("learner", "")
+    learner = get_user_model().objects.filter(username=username).first()
+    back = reverse("quiz-gradebook", args=[quiz.pk]) + (f"#learner-{learner.pk}" if learner else "")
+    if learner is None:
+        messages.error(request, "No learner has that username.")
+        return redirect(back)
+    try:
+        if request.POST.get("action") == "revoke":
+            if extension_revoke(user=request.user, quiz=quiz, learner=learner):
+                messages.success(request, f"{username}'s extension is revoked.")
+            else:
+                messages.info(request, f"{username} had no extension.")
+            return redirect(back)
+        form = ExtensionForm(request.POST)
+        if not form.is_valid():
+            for field, errors in form.errors.items():
+                label = form.fields[field].label if field in form.fields else ""
+                for error in errors:
+                    messages.error(request, f"{label}: {error}" if label else error)
+            return redirect(back)
+        minutes = form.cleaned_data["extra_minutes"]
+        extension_grant(
+            user=request.user,
+            quiz=quiz,
+            learner=learner,
+            extra_time=timedelta(minutes=minutes) if minutes else None,
+            closes_at=form.cleaned_data["closes_at"],
+        )
+        messages.success(request, f"{username}'s extension is saved.")
+    except NotPermitted as err:
+        messages.error(request, str(err))
+    except ValidationError as err:
+        for said in _said(err):
+            messages.error(request, said)
+    return redirect(back)
 
 
 def quiz_csv_rows(book: gradebook.QuizGradebook) -> list[list]:

@@ -469,6 +469,11 @@ TABLE: dict[tuple[str, str], Row] = {
     ("quiz-gradebook", "GET"): Row(
         "the gradebook of the learner's quiz", "login 404 404 404 404 404 200", QUIZ
     ),
+    ("quiz-extension", "POST"): Row(
+        "an extension from the gradebook of the learner's quiz, empty form",
+        "login 404 404 404 404 404 302",
+        QUIZ,
+    ),
     ("quiz-gradebook-csv", "GET"): Row("its CSV", "login 404 404 404 404 404 200", QUIZ),
     ("course-gradebook", "GET"): Row(
         "the learner's course's gradebook", "login 404 404 404 404 404 200", COURSE
