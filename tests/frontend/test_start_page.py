@@ -135,3 +135,19 @@ def test_once_mastered_the_certification_exam_starts_from_its_page(client, learn
     assert "Yes, now" in visible_text(client.get("/quizzes/"))
     client.post(f"/quizzes/{fleet.exam_id}/start/")
     assert Attempt.objects.filter(quiz_id=fleet.exam_id, learner=learner).exists()
+
+
+def test_no_template_prints_a_raw_datetime():
+    """Times on pages go through a filter or the local_time tag (words), never
+    `{{ something_at }}`, which Django prints as an ISO-like timestamp."""
+    from pathlib import Path
+
+    raw = re.compile(r"\{\{\s*[\w.]*(_at|deadline|expires|until)\s*\}\}")
+    root = Path(__file__).resolve().parents[2]
+    found = [
+        f"{path.relative_to(root)}: {match.group(0)}"
+        for app in ("frontend", "accounts", "lti")
+        for path in (root / app).rglob("*.html")
+        for match in raw.finditer(path.read_text())
+    ]
+    assert found == []
