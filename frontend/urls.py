@@ -13,6 +13,7 @@ from frontend.views import (
     learn,
     organizations,
     pages,
+    people,
     take,
     teach,
 )
@@ -117,6 +118,7 @@ urlpatterns = [
         name="organization-sso",
     ),
     path("teams/<int:pk>/", certify.team_detail, name="team-detail"),
+    path("people/<str:username>/", people.person_detail, name="person-detail"),
     path("teams/<int:pk>/readiness.csv", certify.team_readiness_csv, name="team-readiness-csv"),
     # hardware
     path("hardware/", hardware.hardware_index, name="hardware"),

@@ -74,6 +74,10 @@ def MEMO(w):
     return {"pk": w.memo.pk}
 
 
+def PERSON(w):
+    return {"username": w.users["learner"].username}
+
+
 def TRACK(w):
     return {"slug": w.track.slug}
 
@@ -518,6 +522,9 @@ TABLE: dict[tuple[str, str], Row] = {
     ("teams", "GET"): Row("teams the user manages", "login 404 404 404 404 200 200"),
     ("team-detail", "GET"): Row("the learner's team", "login 404 404 404 404 404 200", TEAM),
     ("team-readiness-csv", "GET"): Row("its readiness CSV", "login 404 404 404 404 404 200", TEAM),
+    ("person-detail", "GET"): Row(
+        "the learner's certification page", "login 200 404 404 404 404 200", PERSON
+    ),
     ("hardware", "GET"): Row("the catalog", "200 200 200 200 200 200 200"),
     ("hardware-compare", "GET"): Row("comparing accelerators", "200 200 200 200 200 200 200"),
     ("hardware-roofline", "GET"): Row("the roofline", "200 200 200 200 200 200 200"),
