@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django import forms
 
 from assess.services import practice_sessions
@@ -99,3 +101,18 @@ class ExtensionForm(forms.Form):
         if not self.errors and data.get("extra_minutes") is None and data.get("closes_at") is None:
             raise forms.ValidationError("Give extra minutes, a new close, or both.")
         return data
+
+    def said(self) -> list[str]:
+        """The errors as sentences for the page's messages, each naming its field."""
+        return [
+            f"{self.fields[name].label}: {error}" if name in self.fields else error
+            for name, errors in self.errors.items()
+            for error in errors
+        ]
+
+    def grant_kwargs(self) -> dict:
+        minutes = self.cleaned_data["extra_minutes"]
+        return {
+            "extra_time": timedelta(minutes=minutes) if minutes else None,
+            "closes_at": self.cleaned_data["closes_at"],
+        }

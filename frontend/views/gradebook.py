@@ -11,7 +11,7 @@ assess.selectors.gradebook's.
 from __future__ import annotations
 
 import csv
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -74,49 +74,41 @@ def _said(err: ValidationError) -> list[str]:
     return [f"{_LABELS.get(k, k)}: {m}" for k, ms in err.message_dict.items() for m in ms]
 
 
+def _extension_change(request, quiz, learner) -> list[tuple[int, str]]:
+    """Grant, change or revoke, as posted; the (level, sentence) messages to show."""
+    name = learner.get_username()
+    if request.POST.get("action") == "revoke":
+        if extension_revoke(user=request.user, quiz=quiz, learner=learner):
+            return [(messages.SUCCESS, f"{name}'s extension is revoked.")]
+        return [(messages.INFO, f"{name} had no extension.")]
+    form = ExtensionForm(request.POST)
+    if not form.is_valid():
+        return [(messages.ERROR, said) for said in form.said()]
+    extension_grant(user=request.user, quiz=quiz, learner=learner, **form.grant_kwargs())
+    return [(messages.SUCCESS, f"{name}'s extension is saved.")]
+
+
 @require_POST
 @login_required
 @missing_is_404
 def quiz_extension(request, pk: int):
-    """Grant, change or revoke one learner's extension from the quiz's gradebook row
-    (assess.services.extensions: audited, the open attempt's deadline moved at once;
-    nobody extends their own work). Back to the row, saying what happened."""
+    """One learner's extension from the quiz's gradebook row (assess.services.extensions:
+    audited, the open attempt's deadline moved at once; nobody extends their own work).
+    Back to the row, saying what happened."""
     quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
-    username = request.POST.get("learner", "")
-    learner = get_user_model().objects.filter(username=username).first()
-    back = reverse("quiz-gradebook", args=[quiz.pk]) + (f"#learner-{learner.pk}" if learner else "")
+    learner = get_user_model().objects.filter(username=request.POST.get("learner", "")).first()
     if learner is None:
         messages.error(request, "No learner has that username.")
-        return redirect(back)
+        return redirect("quiz-gradebook", pk=quiz.pk)
     try:
-        if request.POST.get("action") == "revoke":
-            if extension_revoke(user=request.user, quiz=quiz, learner=learner):
-                messages.success(request, f"{username}'s extension is revoked.")
-            else:
-                messages.info(request, f"{username} had no extension.")
-            return redirect(back)
-        form = ExtensionForm(request.POST)
-        if not form.is_valid():
-            for field, errors in form.errors.items():
-                label = form.fields[field].label if field in form.fields else ""
-                for error in errors:
-                    messages.error(request, f"{label}: {error}" if label else error)
-            return redirect(back)
-        minutes = form.cleaned_data["extra_minutes"]
-        extension_grant(
-            user=request.user,
-            quiz=quiz,
-            learner=learner,
-            extra_time=timedelta(minutes=minutes) if minutes else None,
-            closes_at=form.cleaned_data["closes_at"],
-        )
-        messages.success(request, f"{username}'s extension is saved.")
+        said = _extension_change(request, quiz, learner)
     except NotPermitted as err:
-        messages.error(request, str(err))
+        said = [(messages.ERROR, str(err))]
     except ValidationError as err:
-        for said in _said(err):
-            messages.error(request, said)
-    return redirect(back)
+        said = [(messages.ERROR, sentence) for sentence in _said(err)]
+    for level, sentence in said:
+        messages.add_message(request, level, sentence)
+    return redirect(reverse("quiz-gradebook", args=[quiz.pk]) + f"#learner-{learner.pk}")
 
 
 def quiz_csv_rows(book: gradebook.QuizGradebook) -> list[list]:
