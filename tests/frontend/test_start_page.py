@@ -112,7 +112,7 @@ def fleet(db):
 def test_a_certification_exam_names_the_lessons_to_master_and_cannot_start(client, learner, fleet):
     client.force_login(learner)
     listing = visible_text(client.get("/quizzes/"))
-    assert "No: Master" in listing
+    assert "Not yet: Master" in listing
     page = client.get(f"/quizzes/{fleet.exam_id}/")
     text = visible_text(page)
     lessons = track_rules([fleet])[fleet.pk].lessons
@@ -132,7 +132,7 @@ def test_once_mastered_the_certification_exam_starts_from_its_page(client, learn
     page = client.get(f"/quizzes/{fleet.exam_id}/")
     assert "Lessons to master before the exam" not in visible_text(page)
     assert f'action="/quizzes/{fleet.exam_id}/start/"' in page.content.decode()
-    assert "Yes, now" in visible_text(client.get("/quizzes/"))
+    assert "You may start now" in visible_text(client.get("/quizzes/"))
     client.post(f"/quizzes/{fleet.exam_id}/start/")
     assert Attempt.objects.filter(quiz_id=fleet.exam_id, learner=learner).exists()
 
