@@ -18,6 +18,7 @@ from certify.requirements import (
     Status,
     TrackRules,
     evaluate,
+    lessons_below,
     standing,
 )
 
@@ -252,3 +253,18 @@ def test_a_long_list_of_skills_below_is_cut_to_five_and_a_count():
         "0 of 12 skills mastered; below the threshold: "
         "skill-0, skill-1, skill-2, skill-3, skill-4 and 7 more"
     )
+
+
+def test_the_exam_gate_names_every_lesson_a_weak_skill_belongs_to_in_track_order():
+    """The certification exam's gate (issue 36): a skill shared by two lessons holds
+    both back; an unseen skill counts at the prior; a mastered track has none."""
+    assert lessons_below(RULES, ALL, p_init=P_INIT) == ()
+    weak = ALL | {"kv-size": 0.5}
+    assert [lesson.slug for lesson in lessons_below(RULES, weak, p_init=P_INIT)] == [
+        "kv",
+        "batching",
+    ]
+    unseen = {k: v for k, v in ALL.items() if k != "xid"}
+    assert [lesson.slug for lesson in lessons_below(RULES, unseen, p_init=P_INIT)] == ["gpus"]
+    at_threshold = ALL | {"xid": RULES.threshold}
+    assert lessons_below(RULES, at_threshold, p_init=P_INIT) == ()
