@@ -56,6 +56,7 @@ from api_common.service_errors import (
     Conflict,
     IdempotencyMismatch,
     InvalidInput,
+    MasteryRequired,
     NotPermitted,
     TooSoon,
 )
@@ -71,6 +72,15 @@ class ConflictError(exceptions.APIException):
     status_code = status.HTTP_409_CONFLICT
     default_detail = "The attempt or quiz does not allow this now."
     default_code = "conflict"
+
+
+class LessonMasteryRequired(ConflictError):
+    """A certification exam started before the track's lessons are mastered (issue 36):
+    a 409 of its own code, so a client can send the learner to practise rather than
+    retry. `detail` names the lessons still below the threshold."""
+
+    default_detail = "Master the track's lessons before its certification exam."
+    default_code = MasteryRequired.code
 
 
 class IdempotencyKeyReused(exceptions.APIException):
@@ -125,6 +135,8 @@ class ApiExceptionHandler(ExceptionHandler):
                 f"The form or query has more than {settings.DATA_UPLOAD_MAX_NUMBER_FIELDS} "
                 "fields, the most this service reads."
             )
+        if isinstance(exc, MasteryRequired):
+            return LessonMasteryRequired(str(exc))
         if isinstance(exc, Conflict):
             return ConflictError(str(exc))
         if isinstance(exc, IdempotencyMismatch):
@@ -204,6 +216,25 @@ class Error409Serializer(serializers.Serializer):
 class ErrorResponse409Serializer(serializers.Serializer):
     type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
     errors = Error409Serializer(many=True)
+
+
+class Error409StartSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(
+        choices=[(c, c) for c in (ConflictError.default_code, LessonMasteryRequired.default_code)],
+        help_text="`conflict`: the quiz's state or the learner's attempts forbid a start "
+        "now; `lesson_mastery_required`: a certification exam whose track's lessons the "
+        "learner has not mastered yet (`detail` names them; practise them first).",
+    )
+    detail = serializers.CharField(help_text="Which state forbids it, in words.")
+    attr = serializers.CharField(allow_null=True)
+
+
+class ErrorResponse409StartSerializer(serializers.Serializer):
+    """The 409 of starting an attempt: the common `conflict`, or the certification
+    exam's `lesson_mastery_required` (added within version 1, announced in the README)."""
+
+    type = serializers.ChoiceField(choices=ClientErrorEnum.choices)
+    errors = Error409StartSerializer(many=True)
 
 
 class Error422Serializer(serializers.Serializer):

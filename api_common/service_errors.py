@@ -13,6 +13,18 @@ class Conflict(AssessError):
     """The attempt's or quiz's state forbids this now (HTTP 409)."""
 
 
+class MasteryRequired(Conflict):
+    """A certification exam asked for before the track's lesson-mastery requirement is
+    met (HTTP 409, code `lesson_mastery_required`). `lessons`: the titles of the
+    track's lessons still below its threshold, in the track's order."""
+
+    code = "lesson_mastery_required"
+
+    def __init__(self, message: str, lessons: tuple[str, ...]):
+        super().__init__(message)
+        self.lessons = lessons
+
+
 class TooSoon(AssessError):
     """Allowed, but not yet: `retry_after` seconds from now (HTTP 429 with Retry-After)."""
 

@@ -91,10 +91,14 @@ def cell_text(cell: certs.Cell) -> str:
     cert = standing.certificate
     if standing.status == Status.CERTIFIED:
         return f"Certified until {_date(standing.until)}"
+    # An ended certificate says what renews it: the readiness's next step (a revoked
+    # one's pass is spent, so that is a new exam at least).
+    readiness = standing.readiness
+    todo = readiness.next_step if readiness.missing else "every requirement is met again."
     if standing.status == Status.EXPIRED:
-        return f"Expired {_date(cert.expires_at)}"
+        return f"Expired {_date(cert.expires_at)}. To renew: {todo}"
     if standing.status == Status.REVOKED:
-        return f"Revoked {_date(cert.revoked_at)}".strip()
+        return f"Revoked {_date(cert.revoked_at)}".strip() + f". To certify again: {todo}"
     readiness = standing.readiness
     met = len(readiness.requirements) - len(readiness.missing)
     return (

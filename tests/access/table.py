@@ -74,6 +74,10 @@ def MEMO(w):
     return {"pk": w.memo.pk}
 
 
+def PERSON(w):
+    return {"username": w.users["learner"].username}
+
+
 def TRACK(w):
     return {"slug": w.track.slug}
 
@@ -412,6 +416,9 @@ TABLE: dict[tuple[str, str], Row] = {
     ("quiz-list", "GET"): Row(
         "quizzes the user may take; to a visitor, how to get in", "200 200 200 200 200 200 200"
     ),
+    ("quiz-detail", "GET"): Row(
+        "the start page of the learner's quiz", "login 200 200 404 404 404 200", QUIZ
+    ),
     ("quiz-start", "POST"): Row(
         "starting the learner's quiz", "login 302 302 404 404 404 302", QUIZ
     ),
@@ -469,6 +476,11 @@ TABLE: dict[tuple[str, str], Row] = {
     ("quiz-gradebook", "GET"): Row(
         "the gradebook of the learner's quiz", "login 404 404 404 404 404 200", QUIZ
     ),
+    ("quiz-extension", "POST"): Row(
+        "an extension from the gradebook of the learner's quiz, empty form",
+        "login 404 404 404 404 404 302",
+        QUIZ,
+    ),
     ("quiz-gradebook-csv", "GET"): Row("its CSV", "login 404 404 404 404 404 200", QUIZ),
     ("course-gradebook", "GET"): Row(
         "the learner's course's gradebook", "login 404 404 404 404 404 200", COURSE
@@ -513,6 +525,9 @@ TABLE: dict[tuple[str, str], Row] = {
     ("teams", "GET"): Row("teams the user manages", "login 404 404 404 404 200 200"),
     ("team-detail", "GET"): Row("the learner's team", "login 404 404 404 404 404 200", TEAM),
     ("team-readiness-csv", "GET"): Row("its readiness CSV", "login 404 404 404 404 404 200", TEAM),
+    ("person-detail", "GET"): Row(
+        "the learner's certification page", "login 200 404 404 404 404 200", PERSON
+    ),
     ("hardware", "GET"): Row("the catalog", "200 200 200 200 200 200 200"),
     ("hardware-compare", "GET"): Row("comparing accelerators", "200 200 200 200 200 200 200"),
     ("hardware-roofline", "GET"): Row("the roofline", "200 200 200 200 200 200 200"),

@@ -22,6 +22,7 @@ SAMPLE = {
     "pk": "1",
     "qid": "1",
     "slug": "ai-infra",
+    "username": "learner",
     "uidb64": "MQ",
     "token": "set-password",
     "action": "publish",

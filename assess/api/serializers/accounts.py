@@ -43,6 +43,12 @@ class TokenSerializer(serializers.Serializer):
 class EnrolmentSerializer(serializers.ModelSerializer):
     course = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     username = serializers.CharField(source="user.get_username", read_only=True)
+    learner_id = serializers.IntegerField(
+        source="user_id",
+        read_only=True,
+        help_text="The learner's user id: the `learner_id` of "
+        "`/api/quizzes/{id}/extensions/{learner_id}/`.",
+    )
     source = serializers.ChoiceField(
         choices=Enrolment.Source.choices,
         read_only=True,
@@ -52,7 +58,7 @@ class EnrolmentSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Enrolment
-        fields = ["course", "username", "source", "created_at"]
+        fields = ["course", "username", "learner_id", "source", "created_at"]
         read_only_fields = fields
 
 

@@ -4,11 +4,11 @@ item analysis."""
 from __future__ import annotations
 
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from api_common.errors import error_responses
+from api_common.errors import ErrorResponse409StartSerializer, error_responses
 from api_common.pagination import Pagination, paginate
 from assess import selectors
 from assess.analysis import item_analysis
@@ -16,7 +16,6 @@ from assess.api import docs
 from assess.api import serializers as s
 from assess.api.views.base import (
     E403,
-    E409,
     AssessAPIView,
     created_or_existing,
     service_validation,
@@ -115,7 +114,9 @@ class QuizAttemptsView(AssessAPIView):
         responses={
             **created_or_existing(s.AttemptStartSerializer, existing="Your open attempt, resumed."),
             **error_responses(403, c403=docs.ATTEMPT_START_403),
-            409: E409,
+            409: OpenApiResponse(
+                ErrorResponse409StartSerializer, description=docs.ATTEMPT_START_409
+            ),
         },
     )
     def post(self, request, pk: int):

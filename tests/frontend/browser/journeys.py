@@ -131,6 +131,8 @@ def seed() -> Journeys:
             "lesson": f"/lessons/{KV_LESSON}/",
             "dashboard": "/dashboard/",
             "quizzes": "/quizzes/",
+            "exam start page": f"/quizzes/{exam.pk}/",
+            "certification exam start page": f"/quizzes/{certificate.track.exam_id}/",
             "practice question with solution": (
                 f"/attempts/{question.attempt_id}/q/{question.pk}/"
             ),
@@ -169,5 +171,6 @@ def seed() -> Journeys:
         manager={
             "teams": "/teams/",
             "team readiness": f"/teams/{team.pk}/",
+            "engineer": f"/people/{certificate.holder.get_username()}/",
         },
     )
