@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from accounts.selectors import email_confirmed
 from api_common.rows import insert_objects, inserted
-from api_common.service_errors import Conflict, MasteryRequired, NotPermitted
+from api_common.service_errors import Conflict, NotPermitted
 from assess.models import Attempt, Extension, Quiz, Slot
 from assess.scoring import Rules, attempt_score
 from assess.selectors.access import extension_of
@@ -27,7 +27,7 @@ from assess.selectors.locked import (
 from assess.services.fresh_variants import fresh_questions
 from assess.services.mastery import mastery_release_locked
 from assess.services.questions import question_build
-from certify.selectors import exam_gate
+from assess.signals import attempt_starting
 
 
 def attempt_deadline(
@@ -75,28 +75,6 @@ def _check_cooldown(quiz: Quiz, earlier: list[Attempt], now: datetime) -> None:
     until = cooldown_until(quiz, earlier)
     if until is not None and now < until:
         raise Conflict(f"You may take this quiz again from {moment_words(until)}.")
-
-
-def mastery_missing_message(track_title: str, lessons: tuple[str, ...]) -> str:
-    named = "; ".join(lessons)
-    return (
-        f"The “{track_title}” certification exam opens once every skill of the track's "
-        f"lessons is mastered. Still below the threshold: {named}. Practise those lessons "
-        "first."
-    )
-
-
-def _check_mastery(quiz: Quiz, learner) -> None:
-    """MasteryRequired (409 `lesson_mastery_required`) while the learner has not mastered
-    the lessons of the track whose exam this is. The approved memo may come before or
-    after the exam; mastery comes first, so the exam measures what was learnt."""
-    if quiz.mode != Quiz.Mode.CERTIFICATION:
-        return
-    gate = exam_gate(quiz_id=quiz.pk, learner_id=learner.pk)
-    if gate is None or gate.open:
-        return
-    lessons = tuple(lesson.title for lesson in gate.missing)
-    raise MasteryRequired(mastery_missing_message(gate.track.title, lessons), lessons)
 
 
 # What an account made by sign-up hears until its email address is confirmed.
@@ -196,7 +174,7 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
             current.quiz = quiz
             _close(current, Attempt.Status.EXPIRED, now)
         _check_cooldown(quiz, earlier, now)
-        _check_mastery(quiz, learner)
+        attempt_starting.send(sender="assess", quiz=quiz, learner=learner)
         used = len(earlier)
         if quiz.attempts_allowed is not None and used >= quiz.attempts_allowed:
             raise Conflict(
