@@ -205,6 +205,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Files browsers ask for at the site's root (/favicon.ico), served by WhiteNoise.
+WHITENOISE_ROOT = BASE_DIR / "frontend" / "root"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
