@@ -82,7 +82,9 @@ def capstone_write(request):
             preview = _preview_of(text) if text.strip() else None
             retry_after = getattr(err, "retry_after", None)
         else:
-            messages.success(request, f"Version {version.number} submitted; its review is queued.")
+            # Not "queued": with in-process Celery the review is done before this line;
+            # the memo page's status line says where it is, and updates itself.
+            messages.success(request, f"Version {version.number} submitted.")
             return redirect(
                 reverse("capstone-memo", args=[version.memo_id]) + f"?v={version.number}"
             )
