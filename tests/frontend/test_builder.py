@@ -5,7 +5,7 @@ edits until the first attempt, duplicate, publish, unpublish and close."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection
@@ -172,6 +172,23 @@ def test_a_draft_is_hidden_from_learners_on_every_page(login, instructor, enroll
     html = login(instructor).get("/quizzes/").content.decode()
     assert "Hidden draft" in html and "Start Hidden draft" not in html
     assert f'href="/teach/quizzes/{draft.pk}/">Draft' in html
+
+
+def test_the_quiz_page_states_every_rule_a_learner_meets(teacher, course):
+    """Tries, penalties, pass mark, what counts and the cooldown were missing."""
+    quiz = QuizFactory(
+        course=course, status="draft", title="Rules", feedback="immediately", tries_per_part=3,
+        penalty_per_try=0.25, pass_mark=0.7, cooldown=timedelta(days=7),
+    )  # fmt: skip
+    facts = re.sub(r"\s+", " ", teacher.get(f"/teach/quizzes/{quiz.pk}/").content.decode())
+    for fact in (
+        "<dt>Tries per part</dt><dd>3</dd>",
+        "<dt>Penalty per extra try</dt><dd>25% of the part's points</dd>",
+        "<dt>Pass mark</dt><dd>70%</dd>",
+        "<dt>Grade from</dt><dd>Best attempt</dd>",
+        "<dt>Cooldown between attempts</dt><dd>7 days</dd>",
+    ):
+        assert fact in facts, fact
 
 
 def test_publish_unpublish_and_close_from_the_quiz_page(teacher, login, enrolled, course):
