@@ -13,7 +13,8 @@ The convention (docs/developers/testing.md says it to writers):
 - A page's runnable shell blocks run in order in one bash (`set -euo pipefail`), so a
   later block may use a variable an earlier one set (`$TOKEN`); each runnable Python
   block runs alone.
-- Runnable blocks address the server as `http://127.0.0.1:8000` (`make run`'s); the
+- Runnable blocks run from the checkout's root with the project's `python` first on
+  the PATH, and address the server as `http://127.0.0.1:8000` (`make run`'s); the
   runner substitutes the live server's address.
 
     python -m tools.docs.examples              # start a demo server and run every page
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import re
 import subprocess
 import sys
@@ -123,6 +125,10 @@ def lint(block: Block) -> Failure | None:
 
 
 def _run(cmd: list[str], code: str, base_url: str) -> subprocess.CompletedProcess:
+    """Run a block from the checkout's root, where `python` is the project's interpreter
+    (as in an activated .venv) on the embedded settings."""
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     return subprocess.run(  # noqa: S603 - bash or our interpreter, on the docs' own text
         cmd,
         input=code.replace(ORIGIN, base_url.rstrip("/")),
@@ -130,6 +136,7 @@ def _run(cmd: list[str], code: str, base_url: str) -> subprocess.CompletedProces
         text=True,
         timeout=TIMEOUT,
         cwd=ROOT,
+        env=env,
     )
 
 
