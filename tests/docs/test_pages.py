@@ -5,7 +5,11 @@ The table is the contract: a page that loses a section, or a reader who loses a 
 fails here by name, before a reader finds the gap.
 """
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -146,3 +150,24 @@ def test_the_guides_show_both_widths_of_the_screenshots():
     shown = {path.name for _, path in referenced_images()}
     assert any(name.endswith("-1280.png") for name in shown)
     assert any(name.endswith("-390.png") for name in shown)
+
+
+def test_the_strict_build_fails_on_a_missing_image(tmp_path):
+    """`make docs` (mkdocs build --strict) is what CI runs: with one screenshot gone, the
+    same configuration refuses to build, naming the image."""
+    docs = tmp_path / "docs"
+    shutil.copytree(DOCS, docs)
+    (docs / "images" / "team-1280.png").unlink()
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    config.update(docs_dir=str(docs), site_dir=str(tmp_path / "site"))
+    (tmp_path / "mkdocs.yml").write_text(yaml.safe_dump(config))
+    proc = subprocess.run(  # noqa: S603 - our interpreter's mkdocs
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(tmp_path / "mkdocs.yml")],
+        cwd=ROOT,  # the snippets' base path (bench/README.md)
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        timeout=120,
+    )
+    assert proc.returncode != 0
+    assert "team-1280.png" in proc.stderr
