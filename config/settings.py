@@ -278,8 +278,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "api_common.pagination.Pagination",
     # One error format for every endpoint (api_common/errors.py).
     "EXCEPTION_HANDLER": "drf_standardized_errors.handler.exception_handler",
-    # `Accept: application/json; version=1`; no version means the newest (README: API
-    # versions and compatibility).
+    # `Accept: application/json; version=1`; no version means the newest (docs/api.md,
+    # "Versions and compatibility").
     "DEFAULT_VERSIONING_CLASS": "rest_framework.versioning.AcceptHeaderVersioning",
     "DEFAULT_VERSION": "1",
     "ALLOWED_VERSIONS": ["1"],
