@@ -462,6 +462,16 @@ def test_the_service_error_lands_beside_the_adjusted_criterion(login, instructor
     assert form.errors == {"c2_points": ["bad points"]}
 
 
+def test_the_decision_page_shows_the_memo_beside_the_rubric(login, instructor, reviewed):
+    """The rubric used to stand alone, the memo a link away."""
+    html = login(instructor).get(f"/teach/memos/{reviewed.memo_id}/").content.decode()
+    memo = html.index('<div class="memo-body">')
+    rubric = html.index('id="review-h"')
+    assert html.index('class="two-col memo-decide"') < memo < rubric
+    assert reviewed.html and reviewed.html in html
+    _page_ok(html)
+
+
 def test_no_decision_form_before_the_review_is_done(login, instructor, queued):
     html = login(instructor).get(f"/teach/memos/{queued.memo_id}/").content.decode()
     assert "has no finished review yet" in html and 'name="decision"' not in html
