@@ -118,3 +118,13 @@ def test_a_brief_fits_its_models_trained_window(briefs):
     ]
     assert not too_long, too_long[:10]
     assert any(b.model_slug == "mistral-7b" for b in briefs)
+
+
+def test_every_reference_plan_passes_the_reviews_own_fleet_checks(briefs, plans):
+    from assess.memo_review import feasible
+
+    for b, p in zip(briefs, plans, strict=True):
+        cand = b.candidate(p.accelerator)
+        verdicts = feasible.fleet_verdicts(b, cand, p.tp, p.replicas, p.context, p.peak_concurrency)
+        assert [v.check for v in verdicts] == ["compute", "memory", "ttft", "tpot"]
+        assert all(v.ok for v in verdicts), (b.seed, [str(v) for v in verdicts if not v.ok])
