@@ -248,7 +248,7 @@ def _candidate(price: prices.PriceRecord, weight_dtype: str) -> Candidate:
     dtype = weight_dtype if weight_dtype in acc.dense_flops else "bf16"
     return Candidate(
         slug=acc.slug,
-        name=acc.name,
+        name=acc.short_name,  # "B200", not the record label "B200 (HGX B200, per GPU)"
         usable_gib=acc.usable_gib,
         mem_bw_tb_s=acc.mem_bw_bytes_per_s / 1e12,
         dense_tflops=acc.dense_flops[dtype] / 1e12,

@@ -71,7 +71,7 @@ def test_candidates_are_priced_catalog_parts_that_can_serve_the_model(briefs):
             price = next(
                 p for p in prices.prices_for(c.slug) if p.provider == b.candidates[0].provider
             )
-            assert c.usable_gib == acc.usable_gib and c.name == acc.name
+            assert c.usable_gib == acc.usable_gib and c.name == acc.short_name
             assert c.usd_per_gpu_hour == price.usd_per_gpu_hour
             assert c.price_source == price.source and c.price_as_of == price.as_of.isoformat()
             if "fp8" in (b.weight_dtype, b.kv_dtype):
@@ -133,3 +133,10 @@ def test_candidates_are_found_by_slug_name_or_a_unique_short_name():
         assert b.candidate(text).slug == "a100-sxm-80gb", text
     for text in ("H100", "", "TPU v5e", "80GB GPU"):
         assert b.candidate(text) is None, text
+
+
+def test_candidates_are_named_as_engineers_name_them(briefs):
+    # The catalog's record label ("B200 (HGX B200, per GPU)") is not a part's name.
+    for b in briefs:
+        for c in b.candidates:
+            assert "(" not in c.name and "per GPU)" not in b.markdown(), (b.seed, c.name)
