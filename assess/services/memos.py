@@ -20,7 +20,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from api_common.service_errors import Conflict, InvalidInput, NotPermitted, TooSoon
-from assess.memo_review.brief import Brief, brief_for
+from assess.memo_review import kept
+from assess.memo_review.brief import Brief
 from assess.memo_review.memo_markdown import memo_html
 from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion
 from assess.selectors import user_is_enrolled
@@ -52,16 +53,21 @@ def capstone_course() -> Course:
 
 def capstone_start(*, learner, course: Course | None = None) -> tuple[Capstone, bool]:
     """(the learner's capstone in the course, whether this call drew it). Drawn once
-    with a fresh seed; a learner not enrolled is enrolled where the course allows it
-    (NotPermitted otherwise). A write: only a POST starts a capstone, never a read."""
+    with a fresh seed, and the brief stored as drawn (kept.draw); a learner not enrolled
+    is enrolled where the course allows it (NotPermitted otherwise). A write: only a POST
+    starts a capstone, never a read."""
     course = course or capstone_course()
     existing = Capstone.objects.filter(learner=learner, course=course).first()
     if existing is not None:
         return existing, False
     if not (learner.is_staff or user_is_enrolled(user=learner, course_id=course.pk)):
         enrolment_self(user=learner, course=course, source=Enrolment.Source.SELF)
+    seed = secrets.randbits(SEED_BITS)
+    brief, version = kept.draw(seed)
     return Capstone.objects.get_or_create(
-        learner=learner, course=course, defaults={"seed": secrets.randbits(SEED_BITS)}
+        learner=learner,
+        course=course,
+        defaults={"seed": seed, "brief": brief, "brief_version": version},
     )
 
 
@@ -84,7 +90,8 @@ def capstone_get_or_create(*, learner, course: Course | None = None) -> Capstone
 
 
 def capstone_brief(capstone: Capstone) -> Brief:
-    return brief_for(capstone.seed)
+    """The brief the capstone was drawn with (stored; a later generator never changes it)."""
+    return kept.brief_of(capstone.seed, capstone.brief, capstone.brief_version)
 
 
 def _clean(markdown: object) -> str:
@@ -219,9 +226,9 @@ def memo_review_run(*, version_id: int, now: datetime | None = None) -> str:
         version.started_at = now or timezone.now()
         version.deliveries += 1
         version.save(update_fields=["review_status", "started_at", "deliveries"])
-        seed, text = version.memo.capstone.seed, version.markdown
+        brief, text = capstone_brief(version.memo.capstone), version.markdown
 
-    review = review_memo(brief_for(seed), text)
+    review = review_memo(brief, text)
 
     with transaction.atomic():
         version = MemoVersion.objects.select_for_update().get(pk=version_id)

@@ -120,7 +120,14 @@ class BriefSerializer(serializers.Serializer):
     n_layers = _int("Transformer layers.")
     n_kv_heads = _int("Key-value heads per layer.")
     head_dim = _int("Dimension of one attention head.")
-    max_context = _int("The model's context window, in tokens.")
+    max_context = _int(
+        "The model's context window, in tokens: the window it was trained at or ships "
+        "with (Mistral 7B v0.1: 8,192), not its config's longest position."
+    )
+    n_heads = _int(
+        "Query heads per layer, for the attention FLOPs (0 in a brief drawn before they "
+        "were given)."
+    )
     weight_dtype = _str("The weights' number format (`bf16` or `fp8`).")
     kv_dtype = _str("The KV cache's number format (`bf16` or `fp8`).")
     sessions_per_day = _int("Sessions a day.")
@@ -146,7 +153,13 @@ class BriefSerializer(serializers.Serializer):
 class CapstoneBriefSerializer(serializers.Serializer):
     seed = serializers.IntegerField(
         source="capstone.seed",
-        help_text="The brief's seed: the same seed always gives the same brief.",
+        help_text="The seed the brief was drawn from (with `brief_version`).",
+    )
+    brief_version = serializers.IntegerField(
+        source="capstone.brief_version",
+        allow_null=True,
+        help_text="The version of the brief generator that drew the brief. The capstone "
+        "keeps its brief: a later generator never changes it.",
     )
     course = serializers.CharField(
         source="capstone.course.slug",

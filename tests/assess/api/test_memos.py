@@ -148,7 +148,14 @@ def test_the_brief_schema_names_every_field_the_brief_has(seed):
     assert set(data["derived"]) == set(BriefDerivedSerializer().fields)
     for candidate in data["candidates"]:
         assert set(candidate) == set(BriefCandidateSerializer().fields)
-    body = {"seed": seed, "course": "c", "brief": data, "markdown": "", "memo": None}
+    body = {
+        "seed": seed,
+        "brief_version": 2,
+        "course": "c",
+        "brief": data,
+        "markdown": "",
+        "memo": None,
+    }
     assert project().problems("get", BRIEF, 200, JSON, body) == []
 
 
