@@ -29,6 +29,7 @@ from django.db import transaction
 from django.shortcuts import render
 
 from accounts.services import ALLAUTH_SETS_UP_EMAIL
+from invitations.selectors import invitation_for_sign_up
 from orgs.models import Membership
 from orgs.services import member_add
 from orgs.sso import identity_provider_for
@@ -53,7 +54,21 @@ def refuse_sign_on(request, reason: str, *, organization=None, status=403, detai
 
 class AccountAdapter(DefaultAccountAdapter):
     def is_open_for_signup(self, request) -> bool:
-        return bool(getattr(settings, "SIGNUP_OPEN", True))
+        """Open unless SIGNUP_OPEN is off; always open to someone signing up from an
+        invitation's link (invitations.views.invitation_sign_up)."""
+        if getattr(settings, "SIGNUP_OPEN", True):
+            return True
+        return invitation_for_sign_up(request) is not None
+
+    def is_email_verified(self, request, email: str) -> bool:
+        """A sign-up from an invitation's link, with the invited address: that address
+        is confirmed, since the link arrived by mail to it (allauth then marks the new
+        account's address verified, and accounts.receivers records the sign-up as
+        confirmed). Any other address is confirmed by its own link, as ever."""
+        invitation = invitation_for_sign_up(request)
+        if invitation is not None and invitation.email == (email or "").lower():
+            return True
+        return super().is_email_verified(request, email)
 
     def save_user(self, request, user, form, commit=True):
         setattr(user, ALLAUTH_SETS_UP_EMAIL, True)

@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "orgs",
     "certify",
     "audit",
+    "invitations",
     "lti_tool",
     "lti",
     "frontend",
@@ -262,6 +263,8 @@ SERVER_EMAIL = os.environ.get("SERVER_EMAIL") or _email.get("SERVER_EMAIL") or D
 
 # API tokens expire this long after they were issued (days; config/authentication.py).
 API_TOKEN_TTL = timedelta(days=float(os.environ.get("API_TOKEN_TTL", "30")))
+# An invitation's link works this long after it was (last) mailed (days; invitations/).
+INVITATION_TTL = timedelta(days=float(os.environ.get("INVITATION_TTL", "7")))
 
 REST_FRAMEWORK = {
     # drf-standardized-errors' AutoSchema, with nested error paths as sent (config/api_errors).
