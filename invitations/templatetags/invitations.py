@@ -20,3 +20,12 @@ def organizations_to_invite_to(user):
     if not user.is_staff:
         organizations = organizations.filter(pk__in=managed_org_ids(user=user))
     return list(organizations)
+
+
+@register.simple_tag(takes_context=True)
+def invitation_signing_up(context):
+    """The invitation this visitor is signing up from (the sign-up page says so)."""
+    from invitations.selectors import invitation_for_sign_up
+
+    request = context.get("request")
+    return invitation_for_sign_up(request) if request is not None else None

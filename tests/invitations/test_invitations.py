@@ -265,3 +265,26 @@ def test_only_managers_instructors_and_staff_invite(manager, team, instructor, c
                 Invitation.objects.all().delete()
                 mail.outbox.clear()
     assert Invitation.objects.count() == 0 and mail.outbox == []
+
+
+def test_an_organisation_that_requires_single_sign_on_sends_invitees_to_it(manager, organization):
+    from orgs.sso import ProviderSettings, identity_provider_save
+
+    identity_provider_save(
+        actor=None,
+        organization=organization,
+        values=ProviderSettings(
+            issuer="https://idp.gpu-cloud.example",
+            client_id="c",
+            client_secret="s",
+            domains=("gpu-cloud.example",),
+            required=True,
+        ),
+    )
+    invite(
+        signed_in(manager),
+        f"/organisations/{organization.slug}/invitations/",
+        "e@gpu-cloud.example",
+    )
+    page = Client().get(link_to("e@gpu-cloud.example")).content.decode()
+    assert "Sign in with your company" in page and "Create your account" not in page

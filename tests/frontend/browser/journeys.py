@@ -161,6 +161,7 @@ def seed() -> Journeys:
             "course gradebook": f"/teach/courses/{COURSE}/gradebook/",
             "progress": f"/teach/courses/{COURSE}/progress/",
             "learners": f"/teach/courses/{COURSE}/learners/",
+            "course invitations": f"/teach/courses/{COURSE}/invitations/",
             "lms grades": f"/teach/quizzes/{exam.pk}/lms-grades/",
             "a learner's attempt": f"/attempts/{reviewed.pk}/",
             "memo queue": "/teach/memos/",
@@ -169,5 +170,6 @@ def seed() -> Journeys:
         manager={
             "teams": "/teams/",
             "team readiness": f"/teams/{team.pk}/",
+            "team invitations": f"/teams/{team.pk}/invitations/",
         },
     )
