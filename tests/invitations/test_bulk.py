@@ -84,6 +84,9 @@ def test_an_empty_form_and_an_unreadable_file_are_400s(manager, team):
     binary = SimpleUploadedFile("x.csv", b"\xff\xfe\x00bad", content_type="text/csv")
     response = client.post(url, {"csv_file": binary})
     assert response.status_code == 400 and b"not UTF-8" in response.content
+    many = " ".join(f"u{i}@x.org" for i in range(201))
+    response = client.post(url, {"addresses": many})
+    assert response.status_code == 400 and b"At most 200 addresses" in response.content
     assert not Invitation.objects.exists()
 
 
