@@ -297,6 +297,8 @@ REST_FRAMEWORK = {
         "sign_up_ip": os.environ.get("THROTTLE_SIGN_UP_IP", "10/h"),
         # The capstone's live preview, per user (config.throttles.MemoPreviewThrottle).
         "memo_preview": os.environ.get("THROTTLE_MEMO_PREVIEW", "30/m"),
+        # Sending or resending invitations, per user (each POST mails up to 200).
+        "invitation_send": os.environ.get("THROTTLE_INVITATION_SEND", "30/h"),
     },
     # Proxies in front that append to X-Forwarded-For; 0 trusts REMOTE_ADDR only.
     "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),

@@ -3,21 +3,25 @@ they belong to (a team's, an organisation's, a course's teaching pages), and the
 
 from django.urls import path
 
+from config.throttles import InvitationSendThrottle, throttle_posts
 from invitations import views
+
+# Every POST that mails someone is counted per user (THROTTLE_INVITATION_SEND).
+mails = throttle_posts(InvitationSendThrottle)
 
 urlpatterns = [
     path(
         "organisations/<slug:slug>/invitations/",
-        views.organization_invitations,
+        mails(views.organization_invitations),
         name="invitations-organization",
     ),
-    path("teams/<int:pk>/invitations/", views.team_invitations, name="invitations-team"),
+    path("teams/<int:pk>/invitations/", mails(views.team_invitations), name="invitations-team"),
     path(
         "teach/courses/<slug:slug>/invitations/",
-        views.course_invitations,
+        mails(views.course_invitations),
         name="invitations-course",
     ),
-    path("invitations/<int:pk>/resend/", views.invitation_resend, name="invitation-resend"),
+    path("invitations/<int:pk>/resend/", mails(views.invitation_resend), name="invitation-resend"),
     path("invitations/<int:pk>/revoke/", views.invitation_revoke, name="invitation-revoke"),
     path("invitations/accept/<str:token>/", views.invitation_accept, name="invitation-accept"),
     path(

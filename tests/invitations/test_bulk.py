@@ -138,3 +138,18 @@ def test_the_invitations_page_lists_in_a_fixed_number_of_queries(manager, team):
     with CaptureQueriesContext(connection) as many:
         client.get(url)
     assert len(many) == len(one)
+
+
+@pytest.mark.django_db
+def test_sending_is_throttled_per_user(manager, team, settings):
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "invitation_send": "2/h"}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    client = _client(manager)
+    url = f"/teams/{team.pk}/invitations/"
+    assert client.post(url, {"addresses": "a@x.org"}).status_code == 200
+    invitation = Invitation.objects.get()
+    assert client.post(f"/invitations/{invitation.pk}/resend/").status_code == 302
+    refused = client.post(url, {"addresses": "b@x.org"})
+    assert refused.status_code == 429 and refused.has_header("Retry-After")
+    assert Invitation.objects.count() == 1 and len(mail.outbox) == 2
+    assert client.get(url).status_code == 200  # reading is not counted
