@@ -109,9 +109,14 @@ def accounts_by_address(emails) -> dict[str, int]:
 
 
 def address_of(*, user, email: str) -> EmailAddress | None | bool:
-    """The account's own address row for `email` (any case); True when the address is
-    only the user's field; None when the account does not have this address."""
-    row = EmailAddress.objects.filter(user=user, email__iexact=email).first()
+    """The account's own address row for `email` (any case): its primary address, or
+    one it confirmed; True when the address is only the user's field; None when the
+    account does not have this address. An address the account is only changing to
+    (allauth's unconfirmed, not primary row) is not yet the account's."""
+    rows = EmailAddress.objects.filter(user=user, email__iexact=email)
+    row = rows.filter(Q(primary=True) | Q(verified=True)).first()
+    if row is None and rows.exists():
+        return None
     if row is not None:
         return row
     return True if (user.email or "").lower() == email.lower() else None

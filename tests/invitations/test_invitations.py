@@ -288,3 +288,14 @@ def test_an_organisation_that_requires_single_sign_on_sends_invitees_to_it(manag
     )
     page = Client().get(link_to("e@gpu-cloud.example")).content.decode()
     assert "Sign in with your company" in page and "Create your account" not in page
+
+
+def test_an_address_the_account_is_only_changing_to_is_not_yet_its_own(manager, team):
+    """allauth keeps an email change as an unconfirmed, non-primary row until its link
+    is followed: that address does not let the account accept its invitation."""
+    user = UserFactory(username="mover", email="old@example.com")
+    EmailAddress.objects.create(user=user, email="new@example.com", verified=False, primary=False)
+    invite(signed_in(manager), f"/teams/{team.pk}/invitations/", "new@example.com")
+    assert signed_in(user).post(link_to("new@example.com")).status_code == 403
+    assert not TeamMember.objects.filter(user=user).exists()
+    assert not EmailAddress.objects.get(email="new@example.com").verified
