@@ -106,7 +106,7 @@ def rows_from_csv(data: bytes) -> list[Row]:
     if "\x00" in text:
         raise Unreadable("The file is not a CSV file.")
     try:
-        lines = list(csv.reader(io.StringIO(text)))
+        lines = list(csv.reader(io.StringIO(text), strict=True))
     except csv.Error as err:
         raise Unreadable(f"The file is not readable as CSV: {err}.") from None
     column, start = 0, 1
