@@ -276,7 +276,9 @@ def invitation_accept(*, user, token: str) -> Invitation:
         found = selectors.invitation_by_token(token)
         if found is not None:
             found = (
-                Invitation.objects.select_for_update()
+                # of=self: PostgreSQL locks no row on the nullable side of an outer
+                # join (the team, the course), and only this row needs the lock.
+                Invitation.objects.select_for_update(of=("self",))
                 .select_related("organization", "team", "course", "invited_by")
                 .get(pk=found.pk)
             )
