@@ -299,3 +299,16 @@ def test_an_address_the_account_is_only_changing_to_is_not_yet_its_own(manager, 
     assert signed_in(user).post(link_to("new@example.com")).status_code == 403
     assert not TeamMember.objects.filter(user=user).exists()
     assert not EmailAddress.objects.get(email="new@example.com").verified
+
+
+def test_opening_a_good_link_writes_nothing(manager, team):
+    """Mail scanners follow links: the page reads, its buttons write."""
+    from tests.access.writes import writes_of
+
+    invite(signed_in(manager), f"/teams/{team.pk}/invitations/", "ada@example.com")
+    link = link_to("ada@example.com")
+    ada = UserFactory(username="ada", email="ada@example.com")
+    for client in (Client(), signed_in(ada)):
+        response, problems = writes_of(lambda client=client: client.get(link))
+        assert response.status_code == 200 and problems == []
+    assert Invitation.objects.get().status == "pending"
