@@ -20,6 +20,7 @@ COPY certify certify
 COPY orgs orgs
 COPY lti lti
 COPY audit audit
+COPY invitations invitations
 COPY manage.py ./
 # Editable: the code runs from /app; pyproject.toml is the one list of pinned packages.
 RUN pip install -e .

@@ -24,7 +24,6 @@ from allauth.account.utils import filter_users_by_email
 from allauth.core.exceptions import ImmediateHttpResponse
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from allauth.socialaccount.providers.base import AuthError
-from django.conf import settings
 from django.db import transaction
 from django.shortcuts import render
 
@@ -53,9 +52,6 @@ def refuse_sign_on(request, reason: str, *, organization=None, status=403, detai
 
 
 class AccountAdapter(DefaultAccountAdapter):
-    def is_open_for_signup(self, request) -> bool:
-        return bool(getattr(settings, "SIGNUP_OPEN", True))
-
     def save_user(self, request, user, form, commit=True):
         setattr(user, ALLAUTH_SETS_UP_EMAIL, True)
         return super().save_user(request, user, form, commit=commit)

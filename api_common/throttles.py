@@ -219,6 +219,14 @@ class MemoPreviewThrottle(PostRateThrottle):
         return str(user.pk) if user is not None and user.is_authenticated else None
 
 
+class InvitationSendThrottle(MemoPreviewThrottle):
+    """Per signed-in user: each POST of an invitations page (up to 200 addresses) or a
+    resend mails people who never asked for it, so one account cannot make the site a
+    mail cannon."""
+
+    scope = "invitation_send"
+
+
 SIGN_IN_THROTTLES = (SignInUsernameThrottle, SignInIPThrottle)
 PASSWORD_RESET_THROTTLES = (PasswordResetEmailThrottle, SignInIPThrottle)
 SIGN_UP_THROTTLES = (SignUpIPThrottle,)

@@ -32,7 +32,7 @@ AUTHENTICATION_BACKENDS = [
     "accounts.backends.PasswordBackend",
 ]
 
-ACCOUNT_ADAPTER = "accounts.adapters.AccountAdapter"
+ACCOUNT_ADAPTER = "invitations.adapters.AccountAdapter"  # accounts' adapter, plus invitations
 SOCIALACCOUNT_ADAPTER = "accounts.adapters.SocialAccountAdapter"
 ACCOUNT_FORMS = {"login": "accounts.forms.SignInForm"}
 ACCOUNT_LOGIN_METHODS = {"username", "email"}

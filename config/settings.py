@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "orgs",
     "certify",
     "audit",
+    "invitations",
     "lti_tool",
     "lti",
     "frontend",
@@ -264,6 +265,8 @@ SERVER_EMAIL = os.environ.get("SERVER_EMAIL") or _email.get("SERVER_EMAIL") or D
 
 # API tokens expire this long after they were issued (days; api_common/authentication.py).
 API_TOKEN_TTL = timedelta(days=float(os.environ.get("API_TOKEN_TTL", "30")))
+# An invitation's link works this long after it was (last) mailed (days; invitations/).
+INVITATION_TTL = timedelta(days=float(os.environ.get("INVITATION_TTL", "7")))
 
 REST_FRAMEWORK = {
     # drf-standardized-errors' AutoSchema, with nested error paths as sent (config/api_errors).
@@ -296,6 +299,8 @@ REST_FRAMEWORK = {
         "sign_up_ip": os.environ.get("THROTTLE_SIGN_UP_IP", "10/h"),
         # The capstone's live preview, per user (api_common.throttles.MemoPreviewThrottle).
         "memo_preview": os.environ.get("THROTTLE_MEMO_PREVIEW", "30/m"),
+        # Sending or resending invitations, per user (each POST mails up to 200).
+        "invitation_send": os.environ.get("THROTTLE_INVITATION_SEND", "30/h"),
     },
     # Proxies in front that append to X-Forwarded-For; 0 trusts REMOTE_ADDR only.
     "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),

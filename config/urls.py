@@ -30,6 +30,7 @@ urlpatterns = [
     re_path(r"^api(?:/[\s\S]*)?$", ApiNotFound.as_view(), name="api-not-found"),
     path("accounts/", include("accounts.urls")),
     path("", include("lti.urls")),
+    path("", include("invitations.urls")),
     path("", include("frontend.urls")),
 ]
 handler500 = "api_common.unavailable.server_error"

@@ -46,6 +46,17 @@ def enrolment_lti(*, user, course: Course) -> tuple[Enrolment, bool]:
     return _enrol(user, course, Enrolment.Source.LTI)
 
 
+def enrolment_invited(*, user, course: Course, inviter) -> tuple[Enrolment, bool]:
+    """The user accepted an instructor's invitation to the course (invitations.services):
+    enrolled as the instructor's addition, whatever the course's self-enrolment says,
+    and audited as theirs (None: the inviter's account is gone)."""
+    with transaction.atomic():
+        enrolment, created = _enrol(user, course, Enrolment.Source.INSTRUCTOR)
+        if created:
+            _audit(inviter, AuditEvent.Action.ENROLMENT_ADD, course, user)
+    return enrolment, created
+
+
 def enrolment_manager_check(*, actor, course: Course) -> None:
     """NotPermitted unless the actor may change the course's roster: staff and
     course-wide instructors; an instructor scoped to an LMS course is told to ask a

@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from api_common.http import missing_is_404
 from api_common.service_errors import Conflict, NotPermitted
 from assess import selectors
 from assess.services import quizzes as quiz_services
@@ -26,7 +27,6 @@ from frontend.builder_form import (
     initial_of,
 )
 from frontend.forms import PreviewForm
-from frontend.http import missing_is_404
 from frontend.queries import builder as queries
 
 

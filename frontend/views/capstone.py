@@ -19,11 +19,11 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_POST
 
+from api_common.http import missing_is_404
 from api_common.service_errors import Conflict, InvalidInput, NotPermitted, TooSoon
 from api_common.throttles import MemoPreviewThrottle, refused_for
 from assess import selectors
 from assess.services.memos import MAX_MEMO_CHARS, capstone_get_or_create, memo_decide, memo_submit
-from frontend.http import missing_is_404
 from frontend.memo_forms import DecisionForm, MemoForm
 from frontend.queries import memos as pages
 

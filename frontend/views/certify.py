@@ -24,11 +24,11 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
+from api_common.http import missing_is_404
 from api_common.service_errors import InvalidInput, NotPermitted
 from certify import selectors as certs
 from certify.requirements import Readiness, Status
 from certify.services.certificates import certificate_revoke
-from frontend.http import missing_is_404
 from orgs import selectors as orgs
 from orgs.sso import organizations_sso_for
 

@@ -22,12 +22,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from api_common.http import missing_is_404
 from api_common.service_errors import NotPermitted
 from assess import selectors
 from assess.selectors import gradebook
 from assess.services.extensions import extension_grant, extension_revoke
 from frontend.forms import ExtensionForm
-from frontend.http import missing_is_404
 
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection):
 # such a cell gets a leading apostrophe, which spreadsheets show as plain text.

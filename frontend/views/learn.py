@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 
+from api_common.http import missing_is_404
 from api_common.service_errors import Conflict, NotPermitted
 from assess.services import practice_sessions
 from assess.services.enrolments import enrolment_self
@@ -14,7 +15,6 @@ from assess.services.questions import practice_question_add
 from curricula import selectors as curricula_selectors
 from frontend import queries
 from frontend.forms import PracticeSessionForm
-from frontend.http import missing_is_404
 
 
 def course_list(request):

@@ -13,8 +13,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from api_common.http import missing_is_404
 from assess import selectors
-from frontend.http import missing_is_404
 from frontend.queries.lms_grades import lms_grades_page
 from lti import grades
 from lti import selectors as lti_selectors

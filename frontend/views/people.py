@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
-from frontend.http import missing_is_404
+from api_common.http import missing_is_404
 from frontend.queries.people import person_page
 
 

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.selectors import email_confirmed
+from api_common.http import missing_is_404
 from api_common.service_errors import Conflict, InvalidInput, NotPermitted
 from assess import selectors
 from assess.policy import attempt_over
@@ -26,7 +27,6 @@ from assess.services.hints import hint_request
 from assess.services.questions import question_new_variant
 from assess.services.reveals import part_reveal
 from frontend import answers, queries
-from frontend.http import missing_is_404
 from frontend.queries import starting
 
 

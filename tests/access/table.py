@@ -114,6 +114,14 @@ def ORG(w):
     return {"slug": w.organization.slug}
 
 
+def INVITATION(w):
+    return {"pk": w.invitation.pk}
+
+
+def BAD_TOKEN(w):
+    return {"token": "not-an-invitation-token"}
+
+
 TABLE: dict[tuple[str, str], Row] = {
     ("schema", "GET"): Row("the OpenAPI schema", "200 - - - - - 200"),
     ("api-docs", "GET"): Row("the API docs", "200 200 200 200 200 200 200"),
@@ -388,6 +396,42 @@ TABLE: dict[tuple[str, str], Row] = {
     ),
     ("organization-sso", "POST"): Row(
         "registering it, empty form", "login 404 404 404 404 404 200", ORG
+    ),
+    # invitations: a place's page for its managers or instructors, the link's pages
+    ("invitations-organization", "GET"): Row(
+        "invitations to the learner's organisation", "login 404 404 404 404 404 200", ORG
+    ),
+    ("invitations-organization", "POST"): Row(
+        "inviting to it, empty form", "login 404 404 404 404 404 400", ORG
+    ),
+    ("invitations-team", "GET"): Row(
+        "invitations to the learner's team", "login 404 404 404 404 404 200", TEAM
+    ),
+    ("invitations-team", "POST"): Row(
+        "inviting to it, empty form", "login 404 404 404 404 404 400", TEAM
+    ),
+    ("invitations-course", "GET"): Row(
+        "invitations to the learner's course", "login 404 404 404 404 404 200", COURSE
+    ),
+    ("invitations-course", "POST"): Row(
+        "inviting to it, empty form", "login 404 404 404 404 404 400", COURSE
+    ),
+    ("invitation-resend", "POST"): Row(
+        "a new link for an invitation to the learner's team",
+        "login 404 404 404 404 404 302",
+        INVITATION,
+    ),
+    ("invitation-revoke", "POST"): Row(
+        "withdrawing that invitation", "login 404 404 404 404 404 302", INVITATION
+    ),
+    ("invitation-accept", "GET"): Row(
+        "an invitation link with a bad token: says so", "404 404 404 404 404 404 404", BAD_TOKEN
+    ),
+    ("invitation-accept", "POST"): Row(
+        "accepting with a bad token", "404 404 404 404 404 404 404", BAD_TOKEN
+    ),
+    ("invitation-sign-up", "POST"): Row(
+        "signing up from a bad token", "404 404 404 404 404 404 404", BAD_TOKEN
     ),
     ("password-reset-before-allauth", "GET"): Row(
         "the old reset address", "301 301 301 301 301 301 301"

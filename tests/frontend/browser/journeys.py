@@ -163,6 +163,7 @@ def seed() -> Journeys:
             "course gradebook": f"/teach/courses/{COURSE}/gradebook/",
             "progress": f"/teach/courses/{COURSE}/progress/",
             "learners": f"/teach/courses/{COURSE}/learners/",
+            "course invitations": f"/teach/courses/{COURSE}/invitations/",
             "lms grades": f"/teach/quizzes/{exam.pk}/lms-grades/",
             "a learner's attempt": f"/attempts/{reviewed.pk}/",
             "memo queue": "/teach/memos/",
@@ -172,5 +173,6 @@ def seed() -> Journeys:
             "teams": "/teams/",
             "team readiness": f"/teams/{team.pk}/",
             "engineer": f"/people/{certificate.holder.get_username()}/",
+            "team invitations": f"/teams/{team.pk}/invitations/",
         },
     )

@@ -1,4 +1,4 @@
-"""Small HTTP helpers shared by the views."""
+"""Small HTTP helpers shared by the page views of every app (frontend, accounts, invitations)."""
 
 from __future__ import annotations
 
