@@ -14,7 +14,7 @@ from allauth.socialaccount import urls as social_urls
 from django.urls import URLPattern, include, path
 from django.views.generic import RedirectView
 
-from accounts import oidc, views
+from accounts import oidc, own_data, views
 from config.throttles import (
     IP_THROTTLES,
     PASSWORD_RESET_THROTTLES,
@@ -62,6 +62,9 @@ def _redirect(name: str) -> RedirectView:
 urlpatterns = [
     path("sso/", throttle_posts(*IP_THROTTLES)(views.company_sign_in), name="company-sign-in"),
     path("token/", views.personal_token, name="personal-token"),
+    path("data/", own_data.my_data, name="account-data"),
+    path("data/download/", own_data.my_data_download, name="account-data-download"),
+    path("delete/", own_data.account_delete, name="account-delete"),
     path(
         "oidc/<str:provider_id>/",
         include(

@@ -41,6 +41,11 @@ class AuditAction(models.TextChoices):
     TEAM_MEMBER_REMOVE = "team_member.remove"
     TOKEN_REVOKE = "token.revoke"  # noqa: S105 - an action code, not a secret
     IDENTITY_PROVIDER_SAVE = "identity_provider.save"
+    MEMBER_REMOVE = "membership.remove"
+    ACCOUNT_DEACTIVATE = "account.deactivate"
+    ACCOUNT_REACTIVATE = "account.reactivate"
+    ACCOUNT_EXPORT = "account.export"
+    ACCOUNT_ANONYMISE = "account.anonymise"
 
 
 class AuditEvent(models.Model):

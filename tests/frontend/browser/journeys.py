@@ -144,6 +144,8 @@ def seed() -> Journeys:
             "email address": "/accounts/email/",
             "password change": "/accounts/password/change/",
             "personal API token": "/accounts/token/",
+            "your data": "/accounts/data/",
+            "delete my account": "/accounts/delete/",
             "capstone memo": f"/capstone/memos/{memo.pk}/",
             "certification": "/certify/",
             "certification track": f"/certify/{track}/",
@@ -169,5 +171,6 @@ def seed() -> Journeys:
         manager={
             "teams": "/teams/",
             "team readiness": f"/teams/{team.pk}/",
+            "organisation members": f"/organisations/{team.organization.slug}/members/",
         },
     )
