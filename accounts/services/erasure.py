@@ -13,7 +13,10 @@ of the item statistics and calibration or fail. Instead, in one transaction:
   matrices stop listing the person);
 - certificates become revoked history (reason: the holder deleted the account), their
   evidence snapshot cleared; their public page names no one;
-- memo text (each version's Markdown and HTML, its review) is removed; scores stay;
+- memo text (each version's Markdown and HTML, its review) is removed; scores stay; a
+  review still queued is marked failed (one already running when the account is
+  deleted may still write back a review of the old text: the review runs outside any
+  lock, assess.services.memos);
 - attempts, answers, mastery and enrolments stay, under the anonymous person, so course
   gradebooks and item analysis keep counting them without a name.
 
@@ -79,9 +82,16 @@ def account_anonymise(*, actor, user) -> Erasure:
             )
         )
         Certificate.objects.filter(holder=user).update(evidence={})
-        counts["memo_versions_cleared"] = MemoVersion.objects.filter(
-            memo__capstone__learner=user
-        ).update(markdown="", html="", review=None, review_error="")
+        versions = MemoVersion.objects.filter(memo__capstone__learner=user)
+        # A review still waiting is marked failed, so no page shows it pending and the
+        # stuck-review beat does not queue it again; a delivery already in the broker
+        # reviews the empty text, which quotes nothing.
+        versions.filter(
+            review_status__in=[MemoVersion.ReviewStatus.QUEUED, MemoVersion.ReviewStatus.RUNNING]
+        ).update(review_status=MemoVersion.ReviewStatus.FAILED)
+        counts["memo_versions_cleared"] = versions.update(
+            markdown="", html="", review=None, review_error=""
+        )
 
         user.username = anonymous_username()
         user.first_name = user.last_name = user.email = ""

@@ -1,8 +1,9 @@
 """Ending every session of one account (a deactivation, an erasure).
 
 Django keys sessions by a random key, not by user, so finding one account's sessions
-means reading the unexpired ones: one pass over the table, decoding each (about 10 µs a
-row; an admin action, not a request path). Each is ended through its own SessionStore,
+means reading the unexpired ones: one pass over the table, decoding each (0.64 s for
+10,000 sessions on SQLite, measured; an admin action or an account's deletion, not a
+request path that runs often). Each is ended through its own SessionStore,
 so a cached_db engine forgets it too. Where the engine keeps no table (cache or signed
 cookies) nothing can be listed; the account is still out at once, since Django's
 get_user drops a session whose user is inactive (ModelBackend.user_can_authenticate) or

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from allauth.socialaccount.models import SocialAccount
 from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
@@ -23,6 +24,14 @@ from tests.factories import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
+
+
+def sessions_of(user) -> list[str]:
+    return [
+        s.session_key
+        for s in Session.objects.all()
+        if s.get_decoded().get("_auth_user_id") == str(user.pk)
+    ]
 
 
 def remove(client, org, user):
@@ -161,6 +170,7 @@ def test_deactivating_revokes_tokens_ends_sessions_and_refuses_sign_in(client):
     assert api.get("/api/me/mastery/").status_code == 401
     assert not Token.objects.filter(user=org.engineer).exists()
     assert other_browser.get("/dashboard/").status_code == 302  # signed out
+    assert sessions_of(org.engineer) == []  # the rows are gone, not only refused
     signed_in = client.post("/accounts/login/", {"login": "eve", "password": PASSWORD})
     assert signed_in.status_code == 302 and signed_in["Location"] == "/accounts/inactive/"
     assert "_auth_user_id" not in client.session

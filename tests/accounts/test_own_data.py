@@ -245,3 +245,13 @@ def test_staff_export_and_delete_in_the_admin(client, eve):
     event = AuditEvent.objects.get(action="account.anonymise")
     assert event.actor == staff and event.detail["by"] == "staff"
     assert Erasure.objects.get(user=gone).by_staff is True
+
+
+def test_a_review_still_queued_is_marked_failed_with_the_text_gone(eve):
+    version = MemoVersion.objects.get(memo__capstone__learner=eve.engineer)
+    MemoVersion.objects.filter(pk=version.pk).update(
+        review_status=MemoVersion.ReviewStatus.QUEUED, review=None
+    )
+    account_anonymise(actor=eve.engineer, user=eve.engineer)
+    version.refresh_from_db()
+    assert version.review_status == MemoVersion.ReviewStatus.FAILED and version.markdown == ""
