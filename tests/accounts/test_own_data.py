@@ -255,3 +255,13 @@ def test_a_review_still_queued_is_marked_failed_with_the_text_gone(eve):
     account_anonymise(actor=eve.engineer, user=eve.engineer)
     version.refresh_from_db()
     assert version.review_status == MemoVersion.ReviewStatus.FAILED and version.markdown == ""
+
+
+def test_the_admin_lists_deleted_accounts_apart(client, eve):
+    staff = UserFactory(username="root", is_staff=True, is_superuser=True)
+    account_anonymise(actor=staff, user=eve.engineer)
+    client.force_login(staff)
+    deleted = client.get("/admin/auth/user/?erasure__isempty=0")
+    assert deleted.status_code == 200
+    assert list(deleted.context["cl"].result_list) == [User.objects.get(pk=eve.engineer.pk)]
+    assert client.get("/admin/accounts/erasure/").status_code == 200
