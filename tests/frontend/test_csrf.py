@@ -28,6 +28,7 @@ SAMPLE = {
     "key": "some-key",
     "uidb36": "1",
     "provider_id": "acme",
+    "user_id": "1",
 }
 
 
