@@ -265,3 +265,21 @@ def test_the_admin_lists_deleted_accounts_apart(client, eve):
     assert deleted.status_code == 200
     assert list(deleted.context["cl"].result_list) == [User.objects.get(pk=eve.engineer.pk)]
     assert client.get("/admin/accounts/erasure/").status_code == 200
+
+
+def test_an_lms_learner_s_platform_record_loses_their_name_and_is_unlinked(lms_context, eve):
+    from lti_tool.models import LtiUser
+
+    record = LtiUser.objects.create(
+        registration=lms_context.deployment.registration,
+        sub="lms-eve",
+        name="Eve Engineer",
+        given_name="Eve",
+        family_name="Engineer",
+        email="eve@lms.example",
+        auth_user=eve.engineer,
+    )
+    account_anonymise(actor=eve.engineer, user=eve.engineer)
+    record.refresh_from_db()
+    assert (record.name, record.given_name, record.family_name, record.email) == ("", "", "", "")
+    assert record.auth_user_id is None and record.sub == "lms-eve"
