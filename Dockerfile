@@ -21,6 +21,7 @@ COPY orgs orgs
 COPY lti lti
 COPY audit audit
 COPY invitations invitations
+COPY privacy privacy
 COPY manage.py ./
 # Editable: the code runs from /app; pyproject.toml is the one list of pinned packages.
 RUN pip install -e .

@@ -32,3 +32,21 @@ class SignUp(models.Model):
     def __str__(self) -> str:
         state = "confirmed" if self.confirmed_at else "unconfirmed"
         return f"{self.user} signed up ({state})"
+
+
+class Erasure(models.Model):
+    """An account whose owner (or staff) deleted it: its row stays, anonymised in place
+    (privacy.erasure), so the answers it gave still count in item statistics
+    and the decisions and certificates that point at it stay whole. Pages that would
+    name the person (a certificate's public page) say "a deleted account" instead."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="erasure"
+    )
+    erased_at = models.DateTimeField(default=timezone.now)
+    by_staff = models.BooleanField(
+        default=False, help_text="Staff deleted it (the admin); otherwise its owner did."
+    )
+
+    def __str__(self) -> str:
+        return f"{self.user} erased {self.erased_at:%Y-%m-%d}"

@@ -33,10 +33,11 @@ def token_revoke(*, actor, token: Token) -> None:
             _audit(actor, token.user_id, "self")
 
 
-def tokens_revoke_for_user(*, actor, user) -> int:
+def tokens_revoke_for_user(*, actor, user, how: str = "") -> int:
     """Staff (or the command line, actor None) revoke every token of the user; how many
-    there were. One event per token revoked; none when the user had none."""
-    return _revoke_all(actor, user, "staff" if actor is not None else "command")
+    there were. One event per token revoked; none when the user had none. `how` names
+    the road when it is not a plain revocation (a deactivation, an account deleted)."""
+    return _revoke_all(actor, user, how or ("staff" if actor is not None else "command"))
 
 
 def tokens_revoke_for_password_change(*, user) -> int:

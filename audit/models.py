@@ -45,6 +45,11 @@ class AuditAction(models.TextChoices):
     INVITATION_RESEND = "invitation.resend"
     INVITATION_REVOKE = "invitation.revoke"
     INVITATION_ACCEPT = "invitation.accept"
+    MEMBER_REMOVE = "membership.remove"
+    ACCOUNT_DEACTIVATE = "account.deactivate"
+    ACCOUNT_REACTIVATE = "account.reactivate"
+    ACCOUNT_EXPORT = "account.export"
+    ACCOUNT_ANONYMISE = "account.anonymise"
 
 
 class AuditEvent(models.Model):

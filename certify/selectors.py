@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from accounts.selectors import is_erased
 from assess import skills as skill_map
 from assess.mastery import bkt
 from assess.models import Attempt, MemoDecision, SkillMastery
@@ -192,9 +193,20 @@ def tracks_for_team(*, team) -> list[Track]:
     return list(tracks_all().filter(teams=team)) or list(tracks_all())
 
 
+DELETED_HOLDER = "a deleted account"
+
+
+def holder_public_name(user) -> str:
+    """The holder's name on a public page (full name, else username); none for an
+    account its owner deleted (privacy.erasure)."""
+    if is_erased(user):
+        return DELETED_HOLDER
+    return user.get_full_name().strip() or user.get_username()
+
+
 def certificate_get_public(*, pk: str) -> Certificate:
     """Any certificate by its id, for the public verification (the id is the secret)."""
-    return Certificate.objects.select_related("track", "holder").get(pk=pk)
+    return Certificate.objects.select_related("track", "holder", "holder__erasure").get(pk=pk)
 
 
 def certificate_get_for_user(*, user, pk: str) -> Certificate:

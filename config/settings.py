@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "certify",
     "audit",
     "invitations",
+    "privacy",
     "lti_tool",
     "lti",
     "frontend",

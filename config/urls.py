@@ -28,6 +28,7 @@ urlpatterns = [
     path("api/", include("certify.api.urls")),
     path("api/", include("lti.api.urls")),
     re_path(r"^api(?:/[\s\S]*)?$", ApiNotFound.as_view(), name="api-not-found"),
+    path("accounts/", include("privacy.urls")),
     path("accounts/", include("accounts.urls")),
     path("", include("lti.urls")),
     path("", include("invitations.urls")),

@@ -117,6 +117,16 @@ urlpatterns = [
         organizations.organization_sso,
         name="organization-sso",
     ),
+    path(
+        "organisations/<slug:slug>/members/",
+        organizations.organization_members,
+        name="organization-members",
+    ),
+    path(
+        "organisations/<slug:slug>/members/<int:user_id>/remove/",
+        organizations.organization_member_remove,
+        name="organization-member-remove",
+    ),
     path("teams/<int:pk>/", certify.team_detail, name="team-detail"),
     path("people/<str:username>/", people.person_detail, name="person-detail"),
     path("teams/<int:pk>/readiness.csv", certify.team_readiness_csv, name="team-readiness-csv"),

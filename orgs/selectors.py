@@ -87,3 +87,41 @@ def person_get_for(*, asker, username: str):
 
 def organizations_of(*, user) -> QuerySet[Organization]:
     return Organization.objects.filter(memberships__user=user).distinct()
+
+
+def organizations_managed_by(*, user) -> QuerySet[Organization]:
+    """The organisations whose members the user may remove (every one, for staff)."""
+    if user.is_staff:
+        return Organization.objects.all()
+    return Organization.objects.filter(pk__in=managed_org_ids(user=user))
+
+
+def organization_get_for_manager(*, user, slug: str) -> Organization:
+    """An organisation the user manages (any, for staff); Organization.DoesNotExist
+    otherwise, so its members page is a 404 to everyone else."""
+    return organizations_managed_by(user=user).get(slug=slug)
+
+
+def members_of(*, organization: Organization) -> list[Membership]:
+    """Its memberships, each with its user and the names of their teams here, in three
+    queries whatever the number of members."""
+    memberships = list(
+        Membership.objects.filter(organization=organization)
+        .select_related("user")
+        .order_by("user__username")
+    )
+    teams: dict[int, list[str]] = {}
+    rows = TeamMember.objects.filter(team__organization=organization).values_list(
+        "user_id", "team__name"
+    )
+    for user_id, name in rows.order_by("team__name"):
+        teams.setdefault(user_id, []).append(name)
+    for membership in memberships:
+        membership.team_names = teams.get(membership.user_id, [])
+    return memberships
+
+
+def membership_get(*, organization: Organization, user_id: int) -> Membership:
+    """One member of an organisation already passed through the gate; DoesNotExist
+    (a 404) for anyone who is not its member."""
+    return Membership.objects.select_related("user").get(organization=organization, user_id=user_id)

@@ -12,6 +12,7 @@ from api_common.request_serializers import FlatRequest
 from assess.api.schema import NamedChoiceField
 from certify.models import Certificate
 from certify.requirements import Status
+from certify.selectors import holder_public_name
 
 CERT_STATES = Certificate.Status.choices
 STANDINGS = [(s.value, s.value) for s in Status]
@@ -245,7 +246,8 @@ class PublicCertificateSerializer(serializers.Serializer):
     )
     track = TrackRefSerializer(help_text="The track certified.")
     holder = serializers.SerializerMethodField(
-        help_text="The holder's full name, or their username without one."
+        help_text="The holder's full name, or their username without one; "
+        '"a deleted account" once its holder deleted their account.'
     )
     issued_at = serializers.DateTimeField(help_text="When it was issued.")
     expires_at = serializers.DateTimeField(help_text="When it expires (or expired).")
@@ -258,7 +260,7 @@ class PublicCertificateSerializer(serializers.Serializer):
         return certificate.state(self.context["now"])
 
     def get_holder(self, certificate) -> str:
-        return display_name(certificate.holder)
+        return holder_public_name(certificate.holder)
 
 
 class RevokeInputSerializer(FlatRequest, serializers.Serializer):

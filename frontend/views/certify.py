@@ -134,12 +134,13 @@ def certify_track(request, slug: str):
 
 
 def holder_name(user) -> str:
-    return user.get_full_name() or user.get_username()
+    return certs.holder_public_name(user)
 
 
 @missing_is_404
 def certificate_verify(request, pk: str):
-    """Public: anyone with the link checks a certificate."""
+    """Public: anyone with the link checks a certificate (a deleted account's, as
+    revoked history naming no one)."""
     cert = certs.certificate_get_public(pk=pk)
     own = request.user.is_authenticated and request.user.pk == cert.holder_id
     context = {
@@ -186,7 +187,9 @@ def team_list(request):
     _managers_only(request.user)
     teams = orgs.teams_for_manager(user=request.user).order_by("organization__name", "name")
     sign_on = organizations_sso_for(user=request.user).order_by("name")
-    return render(request, T + "teams.html", {"teams": teams, "sign_on": sign_on})
+    managed = orgs.organizations_managed_by(user=request.user).order_by("name")
+    context = {"teams": teams, "sign_on": sign_on, "managed": managed}
+    return render(request, T + "teams.html", context)
 
 
 @dataclass(frozen=True)

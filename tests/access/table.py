@@ -122,6 +122,10 @@ def BAD_TOKEN(w):
     return {"token": "not-an-invitation-token"}
 
 
+def MEMBER(w):
+    return {"slug": w.organization.slug, "user_id": w.users["learner"].pk}
+
+
 TABLE: dict[tuple[str, str], Row] = {
     ("schema", "GET"): Row("the OpenAPI schema", "200 - - - - - 200"),
     ("api-docs", "GET"): Row("the API docs", "200 200 200 200 200 200 200"),
@@ -432,6 +436,22 @@ TABLE: dict[tuple[str, str], Row] = {
     ),
     ("invitation-sign-up", "POST"): Row(
         "signing up from a bad token", "404 404 404 404 404 404 404", BAD_TOKEN
+    ),
+    ("organization-members", "GET"): Row(
+        "the members of the learner's organisation", "login 404 404 404 404 404 200", ORG
+    ),
+    ("organization-member-remove", "POST"): Row(
+        "removing the learner from their organisation", "login 404 404 404 404 404 302", MEMBER
+    ),
+    ("account-data", "GET"): Row("the user's own data page", "login 200 200 200 200 200 200"),
+    ("account-data-download", "GET"): Row(
+        "downloading the user's own data", "login 200 200 200 200 200 200"
+    ),
+    ("account-delete", "GET"): Row(
+        "deleting the user's own account: the form", "login 200 200 200 200 200 200"
+    ),
+    ("account-delete", "POST"): Row(
+        "deleting it, empty form: the password is asked for", "login 200 200 200 200 200 200"
     ),
     ("password-reset-before-allauth", "GET"): Row(
         "the old reset address", "301 301 301 301 301 301 301"

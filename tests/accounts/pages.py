@@ -10,7 +10,7 @@ from allauth.account.utils import user_pk_to_url_str
 from django.test import Client
 
 from accounts.services import sign_up_record
-from orgs.services import organization_create
+from orgs.services import member_add, organization_create
 from orgs.sso import ProviderSettings, identity_provider_save
 from tests.factories import UserFactory
 
@@ -26,6 +26,8 @@ SIGNED_IN = (
     "/accounts/email/",
     "/accounts/password/change/",
     "/accounts/token/",
+    "/accounts/data/",
+    "/accounts/delete/",
     "/accounts/3rdparty/",
     "/accounts/logout/",
 )
@@ -85,5 +87,7 @@ def account_pages(learner) -> dict:
     staff = Client()
     staff.force_login(UserFactory(username="pages-staff", is_staff=True))
     out["staff:organization-sso"] = staff.get("/organisations/pages-org/sign-in/")
+    member_add(organization=organization, user=learner)
+    out["staff:organization-members"] = staff.get("/organisations/pages-org/members/")
     out["anonymous:sign-on start"] = anonymous.get("/accounts/oidc/pages-org/login/")
     return out

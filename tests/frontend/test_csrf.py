@@ -30,6 +30,7 @@ SAMPLE = {
     "key": "some-key",
     "uidb36": "1",
     "provider_id": "acme",
+    "user_id": "1",
 }
 
 

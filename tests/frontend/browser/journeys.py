@@ -146,6 +146,8 @@ def seed() -> Journeys:
             "email address": "/accounts/email/",
             "password change": "/accounts/password/change/",
             "personal API token": "/accounts/token/",
+            "your data": "/accounts/data/",
+            "delete my account": "/accounts/delete/",
             "capstone memo": f"/capstone/memos/{memo.pk}/",
             "certification": "/certify/",
             "certification track": f"/certify/{track}/",
@@ -174,5 +176,6 @@ def seed() -> Journeys:
             "team readiness": f"/teams/{team.pk}/",
             "engineer": f"/people/{certificate.holder.get_username()}/",
             "team invitations": f"/teams/{team.pk}/invitations/",
+            "organisation members": f"/organisations/{team.organization.slug}/members/",
         },
     )

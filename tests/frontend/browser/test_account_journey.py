@@ -1,12 +1,15 @@
 """A newcomer's account in chromium, at a phone's width (390 px) and a laptop's (1280 px),
 by keyboard: sign up from the landing page, find the exam closed until the email address
 is confirmed, confirm it by the link in the outbox, practise a lesson, start the exam,
-and change the email address (confirmed by the link to the new one). Each account page
-fits the screen and axe-core finds no serious or critical violation on it."""
+change the email address (confirmed by the link to the new one), download their data
+and delete the account. Each account page fits the screen and axe-core finds no serious
+or critical violation on it."""
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -47,7 +50,9 @@ class Checks:
 
 
 @pytest.mark.parametrize("width", [390, 1280])
-def test_sign_up_confirm_practise_and_change_email(browser, live_server, shot, width):
+def test_sign_up_confirm_practise_change_email_download_and_delete(
+    browser, live_server, shot, width
+):
     lesson = LessonFactory(
         slug="gpu-memory-math", title="GPU Memory Math", templates=["weights-memory"]
     )
@@ -130,7 +135,37 @@ def test_sign_up_confirm_practise_and_change_email(browser, live_server, shot, w
         assert page.get_by_text(f"Your address is {new}").is_visible()
         from django.contrib.auth import get_user_model
 
-        assert get_user_model().objects.get(username=username).email == new
+        user = get_user_model().objects.get(username=username)
+        assert user.email == new
+
+        # Download my data: the account's own page, one JSON file.
+        page.get_by_role("navigation", name="Your account").get_by_role(
+            "link", name="Your data"
+        ).click()
+        page.wait_for_url("**/accounts/data/")
+        check(page, "your data")
+        shot(page, f"your-data-{width}")
+        with page.expect_download() as download:
+            page.get_by_role("link", name="Download my data").click()
+        data = json.loads(Path(download.value.path()).read_text(encoding="utf-8"))
+        assert data["account"]["username"] == username and data["account"]["email"] == new
+        practised = [a for a in data["attempts"] if a["mode"] == "practice"]
+        assert practised[0]["questions"][0]["answers"][0]["correct"] is True
+
+        # Delete the account: the password confirms it; the person is signed out.
+        page.get_by_role("link", name="Delete my account").click()
+        page.wait_for_url("**/accounts/delete/")
+        check(page, "delete my account")
+        shot(page, f"delete-account-{width}")
+        page.get_by_label("Your password").fill(PASSWORD)
+        page.get_by_role("button", name="Delete my account").click()
+        page.wait_for_url(f"{live_server.url}/")
+        assert page.get_by_text("Your account is deleted.").is_visible()
+        check(page, "home after deleting")
+        gone = get_user_model().objects.get(pk=user.pk)
+        assert gone.username.startswith("deleted-") and gone.email == ""
+        assert Attempt.objects.filter(learner=gone).count() == 2  # the answers stay
+        assert page.get_by_role("link", name="Sign in").first.is_visible()
     finally:
         context.close()
     assert errors == []

@@ -8,6 +8,7 @@ import time
 from allauth.account.authentication import get_authentication_records
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ObjectDoesNotExist
 
 from accounts.models import SignUp
 
@@ -17,6 +18,15 @@ def email_confirmed(*, user) -> bool:
     other account (staff, load_demo, single sign-on, LTI, older accounts) is confirmed.
     One indexed read: no SignUp row, or one with confirmed_at set."""
     return not SignUp.objects.filter(user_id=user.pk, confirmed_at__isnull=True).exists()
+
+
+def is_erased(user) -> bool:
+    """Was the account deleted (anonymised in place, privacy.erasure)? Free
+    when the caller selected `erasure` with the user (select_related("holder__erasure"))."""
+    try:
+        return user.erasure is not None
+    except ObjectDoesNotExist:
+        return False
 
 
 def account_id_for(identifier: str) -> int | None:
