@@ -6,8 +6,9 @@ value and its Python type (bool, not 0/1; float; a dict from JSON; an aware date
 NULLs included. A write runs in a savepoint that is rolled back after its rows are
 read, so the statement and its twin each start from the same data. On PostgreSQL a
 locking statement must lock the same rows its twin locks: a row lock sets the row's
-xmax (to the locking (sub)transaction), so the rows whose xmax moved across a call are
-the rows it locked. The table of statements is tests/api_common/test_sql_equivalence.py.
+xmax (to the locking (sub)transaction) and a write gives the row a new xmin, so the
+rows whose xmin or xmax moved across a call are the rows it locked or wrote. The table
+of statements is tests/api_common/test_sql_equivalence.py.
 """
 
 from __future__ import annotations
@@ -44,36 +45,42 @@ def assert_same_lists(got: list, want: list, skip: Iterable[str] = ()) -> None:
     assert [fields(o, skip) for o in got] == [fields(o, skip) for o in want]
 
 
-def rolled_back(write: Callable[[], Any], read: Callable[[], Any]) -> tuple[Any, Any]:
-    """(write's result, read's result right after it), then both undone."""
-    with transaction.atomic():
-        result = write()
-        seen = read()
-        transaction.set_rollback(True)
-    return result, seen
-
-
-def _xmax(model, pks) -> dict:
+def _versions(model, pks) -> dict:
     if not pks:
         return {}
     table = connection.ops.quote_name(model._meta.db_table)
     marks = ", ".join(["%s"] * len(pks))
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT id, xmax::text FROM {table} WHERE id IN ({marks})", list(pks))  # noqa: S608
+        cursor.execute(
+            f"SELECT id, xmin::text || ':' || xmax::text FROM {table} WHERE id IN ({marks})",  # noqa: S608
+            list(pks),
+        )
         return dict(cursor.fetchall())
 
 
-def locks(model, pks: Iterable[int], call: Callable[[], Any]) -> tuple[Any, set[int] | None]:
-    """(call's result, the rows of `pks` it locked) inside a savepoint rolled back after;
-    None for the rows on a database without row locks (SQLite)."""
+def run(
+    call: Callable[[], Any],
+    read: Callable[[], Any] = lambda: None,
+    *,
+    model=None,
+    pks: Iterable[int] = (),
+) -> tuple[Any, Any, set[int] | None]:
+    """(call's result, read's result right after it, the rows of `model` among `pks` it
+    locked or wrote), inside a savepoint rolled back after: the next call starts from
+    the same data. The rows are None on a database without row locks (SQLite)."""
     pks = list(pks)
+    watch = model is not None and connection.vendor == "postgresql"
     with transaction.atomic():
-        if connection.vendor != "postgresql":
-            result, locked = call(), None
-        else:
-            before = _xmax(model, pks)
-            result = call()
-            after = _xmax(model, pks)
-            locked = {pk for pk in pks if after.get(pk) != before.get(pk)}
+        before = _versions(model, pks) if watch else {}
+        result = call()
+        after = _versions(model, pks) if watch else {}
+        seen = read()
         transaction.set_rollback(True)
-    return result, locked
+    touched = {pk for pk in pks if after.get(pk) != before.get(pk)} if watch else None
+    return result, seen, touched
+
+
+def locks(model, pks: Iterable[int], call: Callable[[], Any]) -> tuple[Any, set[int] | None]:
+    """(call's result, the rows of `model` among `pks` it locked or wrote): run's."""
+    result, _, touched = run(call, model=model, pks=pks)
+    return result, touched
