@@ -27,7 +27,10 @@ def _value(v: Any) -> tuple:
 
 
 def fields(obj, skip: Iterable[str] = ()) -> dict[str, tuple]:
-    """{attname: (type, value)} of every concrete field of a model instance."""
+    """{attname: (type, value)} of every concrete field of a model instance, every one of
+    them loaded (a deferred field would be read again, hiding a column a statement
+    left out)."""
+    assert not obj.get_deferred_fields(), obj.get_deferred_fields()
     return {
         f.attname: _value(getattr(obj, f.attname))
         for f in obj._meta.concrete_fields

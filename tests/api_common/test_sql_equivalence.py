@@ -383,6 +383,7 @@ def test_the_token_read_is_what_its_queryset_reads(case):
         return
     token = token_cols.load(rows[0])
     user = user_cols.load(rows[0], len(token_cols))
+    assert not token.get_deferred_fields()
     assert (token.pk, token.user_id, token.created) == (want.pk, want.user_id, want.created)
     assert type(token.created) is type(want.created) and token.created.tzinfo is not None
     assert_same(user, want.user)
