@@ -93,9 +93,11 @@ def _answered(attempt, questions) -> None:
 
 
 def _replaced(attempt, questions) -> Question:
-    """The first question replaced by a new variant (answered before and after)."""
+    """The first question replaced by a new variant (answered and revealed before, answered
+    after)."""
     q1, _ = questions
     _response(attempt, q1, "old")
+    Reveal.objects.create(question=q1, part=q1.answers[0]["name"], created_at=T0)
     Question.objects.filter(pk=q1.pk).update(active=False)
     q1.pk, q1.variant_number, q1.active = None, 1, True
     q1.save()
@@ -159,6 +161,7 @@ def test_active_rows_read_what_their_querysets_read(shape):
         assert len(got_responses) == 4 and len(got_reveals) == 1
     if shape == "replaced":
         assert [r.idempotency_key for r in got_responses] == ["new"]
+        assert got_reveals == []  # the replaced variant's reveal is not the attempt's now
 
 
 # ------------------------------------------------------------------ writers
