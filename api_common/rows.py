@@ -153,12 +153,6 @@ def insert_rows_statement(model, rows: Sequence[dict[str, Any]]) -> tuple[str, l
     return _insert_sql(meta, fields, len(rows)), params
 
 
-def insert_rows(model, rows: Sequence[dict[str, Any]]) -> None:
-    """Run insert_rows_statement; nothing comes back."""
-    if rows:
-        execute_together([insert_rows_statement(model, rows)])
-
-
 def execute_together(statements: Sequence[tuple[str, Sequence]]) -> None:
     """Run writes that need nothing from each other and return nothing, in order. On
     PostgreSQL they are one statement, one round trip (each but the last a

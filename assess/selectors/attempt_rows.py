@@ -3,6 +3,10 @@
 Every read of an attempt (the API's review, the finish's answer, the pages) starts
 from these three lists, so they are read with three plain statements (api_common.rows
 explains why) rather than three querysets: the same instances, a fraction of the cost.
+A question's tries (question_tries) are read through the ORM: only SQLite's exam answer
+asks for them (PostgreSQL reads them in the answer's own statement:
+services.held_answers), and SQLite serves no real traffic.
+(tests/assess/test_sql_reads.py holds each statement to its queryset.)
 """
 
 from __future__ import annotations
@@ -38,10 +42,6 @@ def _statements() -> dict:
             f"JOIN {t[Question]} q ON q.id = r.question_id "
             "WHERE r.attempt_id = %s AND q.active = %s ORDER BY r.created_at, r.id"
         ),
-        "tries": (
-            f"SELECT {r.sql} FROM {t[Response]} r "  # noqa: S608
-            "WHERE r.question_id = %s AND r.valid = %s ORDER BY r.created_at, r.id"
-        ),
         "reveals": (
             f"SELECT {v.sql} FROM {t[Reveal]} v "  # noqa: S608
             f"JOIN {t[Question]} q ON q.id = v.question_id "
@@ -67,6 +67,6 @@ def active_rows(attempt_id: int) -> tuple[list[Question], list[Response], list[R
 
 def question_tries(question_id: int) -> list[Response]:
     """The question's valid responses in stored order, as committed now."""
-    st = _statements()
-    r = st["cols"][2]
-    return [r.load(row) for row in fetch(st["tries"], [question_id, True])]
+    return list(
+        Response.objects.filter(question_id=question_id, valid=True).order_by("created_at", "id")
+    )

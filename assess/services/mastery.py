@@ -19,7 +19,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from api_common.rows import execute_together, fetch, insert_rows, insert_rows_statement
+from api_common.rows import execute_together, fetch, insert_rows_statement
 from assess import skills as skill_map
 from assess.mastery import bkt
 from assess.models import Attempt, MasteryEvent, Question, Quiz, Response, SkillMastery
@@ -89,7 +89,7 @@ def _rows_write(learner_id: int, rows: dict[str, tuple[float, int]], now: dateti
 
 
 def _event(learner_id: int, skill: str, before: float, after: float, response_id, now) -> dict:
-    """A MasteryEvent row for insert_rows."""
+    """A MasteryEvent row, by attname (insert_rows_statement, or MasteryEvent(**row))."""
     return {
         "learner_id": learner_id,
         "skill": skill,
@@ -325,13 +325,14 @@ def mastery_first_try_settle(
             SkillMastery.objects.filter(pk=row.pk).update(
                 p_mastery=after, responses=row.responses + 1, updated_at=now
             )
-    insert_rows(
-        MasteryEvent,
+    # Through the ORM: on PostgreSQL only the rare refused rows' events are left to log
+    # here, and SQLite, which logs them all here, serves no real traffic.
+    MasteryEvent.objects.bulk_create(
         [
-            _event(learner_id, skill, before, after, response.pk, now)
+            MasteryEvent(**_event(learner_id, skill, before, after, response.pk, now))
             for skill, (before, after, _) in steps.items()
             if not logged or skill in stale
-        ],
+        ]
     )
     progress_recorded_on_commit(
         user_id=learner_id,

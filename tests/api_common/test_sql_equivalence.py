@@ -1,0 +1,389 @@
+"""The hand-written SQL of the answer path: the table of its statements, each with the
+tests that hold it to its ORM twin on both databases, and why it is SQL at all.
+
+Building a statement through the ORM (cloning querysets, resolving lookups, compiling)
+cost several times what the database took to run it on the answer path: the gated read
+of a question 6.8 ms to build for 0.3 ms to run, the token check 1.1 ms for 0.15 ms
+(bench/README.md, "Where the time went"). So the statements every answer, start, finish
+and API request runs are SQL (api_common/rows.py loads their rows with the ORM's own
+converters), and every one of them is tested here against the same query or write
+through the ORM, on the same data, field by field (tests/sql_twins.py): on SQLite by
+`make test`, on PostgreSQL by .ci/run's second pass (so none of these tests is
+db_independent).
+
+Statements whose reason no longer held went back to the ORM (issue 37): a question's
+tries (only SQLite's exam answer reads them: PostgreSQL's reads them in the answer's own
+statement) and a first try's leftover events (on PostgreSQL only rows the guard refused:
+SQLite, which logs them all there, serves no real traffic).
+
+`test_every_piece_of_sql_is_in_the_table` reads the product code for SQL (string
+literals that read as SQL, calls of api_common.rows' statement runners, cursors, raw
+querysets) and holds what it finds to SITES: a new statement, or one more in a function
+already listed, fails it until it is entered with its equivalence test.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from api_common.authentication import _columns
+from api_common.rows import fetch
+from tests.factories import UserFactory
+from tests.sql_twins import assert_same
+
+ROOT = Path(__file__).resolve().parents[2]
+READS = "tests/assess/test_sql_reads.py"
+WRITES = "tests/assess/services/test_sql_writes.py"
+HERE = "tests/api_common/test_sql_equivalence.py"
+
+ANSWER = "every answer: the ORM built it for several times its running cost (bench/README.md)"
+START = "every start of an attempt (the exam bench's queue: bench/README.md, second pass)"
+
+
+@dataclass(frozen=True)
+class Statement:
+    what: str  # the statement, in words
+    why: str  # why it is SQL and not a queryset
+    tests: tuple[str, ...]  # "path::test function" holding it to its ORM twin
+
+
+STATEMENTS: dict[str, Statement] = {
+    "token": Statement(
+        "the API token with its user (api_common.authentication)",
+        "every API request: 1.1 ms to build through the ORM for a 0.15 ms query",
+        (f"{HERE}::test_the_token_read_is_what_its_queryset_reads",),
+    ),
+    "write gate": Statement(
+        "an attempt, or a question with its slot, attempt and quiz, under the writer rule; "
+        "a learner's own attempt (selectors.writers)",
+        "every answer, reveal, draft, new variant and finish starts with it: 6.8 ms to build "
+        "for 0.3 ms to run",
+        (f"{READS}::test_the_write_gate_reads_what_its_queryset_reads",),
+    ),
+    "quiz gate": Statement(
+        "a quiz the user may see, with its course (selectors.quiz_rows)",
+        START + "; its nested subqueries cost more to build than all else a start reads",
+        (
+            f"{READS}::test_the_quiz_gate_reads_what_its_queryset_reads",
+            "tests/assess/test_quiz_gate_sql.py::test_the_sql_gate_agrees_with_the_orm_rule",
+        ),
+    ),
+    "attempt rows": Statement(
+        "an attempt's active questions with their slots, their responses, their reveals "
+        "(selectors.attempt_rows)",
+        "every read of an attempt (review, finish, pages)",
+        (f"{READS}::test_active_rows_read_what_their_querysets_read",),
+    ),
+    "answer's locked read": Statement(
+        "the attempt's row lock, then the question's state, tries and the learner's skill "
+        "rows (selectors.locked.locked_state)",
+        ANSWER,
+        (f"{READS}::test_the_answer_s_locked_read_reads_what_its_querysets_read",),
+    ),
+    "start's locked attempts": Statement(
+        "the learner's attempts on a quiz, locked (selectors.locked.attempts_locked)",
+        START,
+        (f"{READS}::test_a_start_s_locked_attempts_are_what_their_queryset_locks",),
+    ),
+    "finish's locked attempt": Statement(
+        "the attempt, locked (selectors.locked.attempt_locked)",
+        "every finish",
+        (f"{READS}::test_a_finish_s_locked_attempt_is_what_its_queryset_locks",),
+    ),
+    "quiz with slots": Statement(
+        "the quiz with its slots, outer-joined (selectors.locked.quiz_with_slots)",
+        START,
+        (f"{READS}::test_a_start_s_quiz_with_slots_is_what_its_querysets_read",),
+    ),
+    "attempt insert": Statement(
+        "the new attempt's INSERT ON CONFLICT DO NOTHING with the quiz's key-share lock "
+        "(selectors.locked.attempt_insert_sharing_quiz)",
+        START + "; the ORM has no ON CONFLICT (a savepoint instead) nor FOR KEY SHARE",
+        (f"{WRITES}::test_a_start_s_attempt_insert_stores_what_create_stores",),
+    ),
+    "questions insert": Statement(
+        "the start's questions, one multi-row INSERT RETURNING their ids "
+        "(api_common.rows.insert_objects)",
+        START,
+        (f"{WRITES}::test_a_start_s_questions_insert_stores_what_bulk_create_stores",),
+    ),
+    "answer insert": Statement(
+        "a later try's INSERT ON CONFLICT DO NOTHING (services.responses)",
+        ANSWER + "; ON CONFLICT decides a replay in the INSERT, no savepoint",
+        (f"{WRITES}::test_an_answer_s_insert_stores_what_create_stores",),
+    ),
+    "exam answer": Statement(
+        "an exam's answer: the attempt locked if it takes answers (SKIP LOCKED), the "
+        "INSERT, the question's saves, one statement (services.held_answers)",
+        ANSWER + "; seven round trips became three",
+        (
+            f"{WRITES}::test_an_exam_answer_s_statement_stores_what_the_orm_stores",
+            f"{WRITES}::test_an_exam_answer_s_statement_skips_an_attempt_another_writer_holds",
+        ),
+    ),
+    "first try": Statement(
+        "a first try's INSERT with its guarded skill-row upsert and events, one statement "
+        "on PostgreSQL (services.first_tries)",
+        ANSWER + "; three round trips after the decision became one",
+        (f"{WRITES}::test_a_first_try_s_writes_are_what_the_orm_writes",),
+    ),
+    "guarded upsert": Statement(
+        "the skill rows' upsert guarded by their answer count (services.mastery."
+        "_upsert_steps; GUARDED_STEP)",
+        "SQLite's first try runs PostgreSQL's own guard, so both hold one rule",
+        (f"{WRITES}::test_the_guarded_upsert_writes_what_the_orm_guard_writes",),
+    ),
+    "release's locked rows": Statement(
+        "the learner's skill rows, locked and created if missing, in one upsert "
+        "(services.mastery._locked_rows)",
+        "every exam's finish (its release): a locking read, an insert and a read again, before",
+        (f"{WRITES}::test_a_release_s_locked_rows_are_what_the_orm_locks_and_creates",),
+    ),
+    "release's writes": Statement(
+        "the skill rows' write, the answers' evidence marks and the events, one statement "
+        "on PostgreSQL (services.mastery.mastery_apply)",
+        "every exam's finish: the ORM's CASE update and a statement per write, before",
+        (f"{WRITES}::test_a_release_s_writes_are_what_the_orm_writes",),
+    ),
+}
+
+# Every function (or module, "<module>") of the product code holding SQL: how many
+# pieces (SQL literals, calls of api_common.rows' runners), and the statements they make.
+SITES: dict[str, tuple[int, tuple[str, ...]]] = {
+    "api_common.authentication:_columns": (1, ("token",)),
+    "api_common.authentication:TokenAuthentication.authenticate_credentials": (1, ("token",)),
+    "assess.selectors.writers:<module>": (3, ("write gate", "quiz gate")),
+    "assess.selectors.writers:_statements": (3, ("write gate",)),
+    "assess.selectors.writers:attempt_get_for_writer": (1, ("write gate",)),
+    "assess.selectors.writers:attempt_get_own": (1, ("write gate",)),
+    "assess.selectors.writers:question_get_for_writer": (1, ("write gate",)),
+    "assess.selectors.quiz_rows:<module>": (1, ("quiz gate",)),
+    "assess.selectors.quiz_rows:_statement": (1, ("quiz gate",)),
+    "assess.selectors.quiz_rows:quiz_get_reachable": (1, ("quiz gate",)),
+    "assess.selectors.attempt_rows:_statements": (3, ("attempt rows",)),
+    "assess.selectors.attempt_rows:active_rows": (3, ("attempt rows",)),
+    "assess.selectors.locked:_statements": (2, ("answer's locked read",)),
+    "assess.selectors.locked:locked_state": (2, ("answer's locked read",)),
+    "assess.selectors.locked:_attempts_statement": (1, ("start's locked attempts",)),
+    "assess.selectors.locked:attempts_locked": (1, ("start's locked attempts",)),
+    "assess.selectors.locked:attempt_locked": (2, ("finish's locked attempt",)),
+    "assess.selectors.locked:attempt_insert_sharing_quiz": (4, ("attempt insert",)),
+    "assess.selectors.locked:_quiz_slots_statement": (1, ("quiz with slots",)),
+    "assess.selectors.locked:quiz_with_slots": (1, ("quiz with slots",)),
+    "assess.services.attempts:attempt_start": (1, ("questions insert",)),
+    "assess.services.responses:response_submit": (1, ("answer insert",)),
+    "assess.services.held_answers:_statement": (3, ("exam answer",)),
+    "assess.services.held_answers:held_answer_store": (1, ("exam answer",)),
+    "assess.services.first_tries:_mastery_part": (1, ("first try",)),
+    "assess.services.first_tries:first_try_store": (3, ("first try",)),
+    "assess.services.mastery:<module>": (1, ("guarded upsert", "first try")),
+    "assess.services.mastery:_rows_sql": (1, ("release's locked rows", "release's writes")),
+    "assess.services.mastery:_locked_rows": (2, ("release's locked rows",)),
+    "assess.services.mastery:_mark_evidence": (1, ("release's writes",)),
+    "assess.services.mastery:mastery_apply": (2, ("release's writes",)),
+    "assess.services.mastery:_upsert_steps": (2, ("guarded upsert",)),
+}
+
+# SQL that is not a statement of the answer path, with the reason it has no ORM twin.
+EXEMPT = {
+    "frontend.views.pages:healthz": "the container's liveness probe: SELECT 1 asks the "
+    "database nothing a queryset could say",
+    "api_common.rows": "the row loader: builds and runs the statements above, each tested "
+    "where it is used (tests/api_common/test_rows.py tests the loader itself)",
+}
+
+# ------------------------------------------------------------------ the scan
+
+SQL = re.compile(
+    r"\b(SELECT|INSERT INTO|UPDATE|DELETE FROM|ON CONFLICT|FOR UPDATE|FOR KEY SHARE|"
+    r"FOR SHARE|RETURNING|JOIN|WHERE|VALUES|IS NULL|IS NOT NULL)\b"
+)
+RUNNERS = {
+    "fetch",
+    "insert",
+    "insert_statement",
+    "insert_rows_statement",
+    "insert_objects",
+    "execute_together",
+}
+RAW = {"cursor", "raw", "extra", "execute", "executemany", "RawSQL"}
+SKIPPED_DIRS = {"tests", "bench", "migrations", "node_modules"}
+
+
+def _literal(node) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+    return None
+
+
+def sql_sites(source: str, module: str) -> dict[str, int]:
+    """{"module:function": pieces of SQL in it} for one module's source: SQL literals
+    (docstrings aside), calls of api_common.rows' runners, cursors and raw SQL."""
+    tree = ast.parse(source)
+    runners = {
+        alias.asname or alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "api_common.rows"
+        for alias in node.names
+        if alias.name in RUNNERS
+    }
+    found: dict[str, int] = {}
+
+    def docstring(body) -> set[int]:
+        first = body[0] if body else None
+        return {id(first.value)} if isinstance(first, ast.Expr) else set()
+
+    def visit(node, scope: str, skip: set[int]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                visit(
+                    child, f"{scope}.{child.name}" if scope else child.name, docstring(child.body)
+                )
+                continue
+            if isinstance(child, ast.JoinedStr | ast.Constant) and id(child) not in skip:
+                text = _literal(child)
+                if text is not None and SQL.search(text):
+                    site = f"{module}:{scope or '<module>'}"
+                    found[site] = found.get(site, 0) + 1
+                if isinstance(child, ast.JoinedStr):
+                    continue  # its parts are counted with it
+            if isinstance(child, ast.Call):
+                func = child.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+                if (isinstance(func, ast.Name) and name in runners) or name in RAW:
+                    site = f"{module}:{scope or '<module>'}"
+                    found[site] = found.get(site, 0) + 1
+            visit(child, scope, skip)
+
+    visit(tree, "", docstring(tree.body))
+    return found
+
+
+def product_sites() -> dict[str, int]:
+    found: dict[str, int] = {}
+    for path in sorted(ROOT.glob("*/**/*.py")):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0].startswith(".") or SKIPPED_DIRS & set(rel.parts):
+            continue
+        if not (ROOT / rel.parts[0] / "__init__.py").exists():
+            continue
+        module = ".".join(rel.with_suffix("").parts).removesuffix(".__init__")
+        found.update(sql_sites(path.read_text(), module))
+    return found
+
+
+def _exempt(site: str) -> bool:
+    return site in EXEMPT or site.split(":")[0] in EXEMPT
+
+
+def test_every_piece_of_sql_is_in_the_table():
+    found = {site: n for site, n in product_sites().items() if not _exempt(site)}
+    listed = {site: n for site, (n, _) in SITES.items()}
+    new = {s: n for s, n in found.items() if s not in listed}
+    changed = {s: (listed[s], n) for s, n in found.items() if s in listed and listed[s] != n}
+    gone = sorted(set(listed) - set(found))
+    assert not new, f"SQL with no entry in SITES (and no equivalence test): {new}"
+    assert not changed, f"SQL pieces (listed, found) changed: a new statement? {changed}"
+    assert not gone, f"SITES lists SQL that is no longer there: {gone}"
+    assert {s for s in EXEMPT if ":" in s} <= set(product_sites()), "a stale exemption"
+
+
+def test_the_scan_finds_a_new_statement():
+    """The scan is not blind: a statement added to a function, in any of the forms the
+    product writes them, is found (and would fail the test above)."""
+    source = '''
+from api_common.rows import fetch as run
+from django.db import connection
+
+X = "a.deadline IS NULL"
+
+def f(pk):
+    """A docstring that says SELECT is no statement."""
+    quote = "t"
+    return run(f"SELECT id FROM {quote} WHERE id = %s", [pk])
+
+class C:
+    def g(self):
+        with connection.cursor() as c:
+            c.execute("DELETE FROM t")
+'''
+    assert sql_sites(source, "m") == {"m:<module>": 1, "m:f": 2, "m:C.g": 3}
+
+
+def _test_function(test_id: str):
+    path, name = test_id.split("::")
+    module = importlib.import_module(path.removesuffix(".py").replace("/", "."))
+    return module, getattr(module, name)
+
+
+@pytest.mark.parametrize("name", list(STATEMENTS))
+def test_every_statement_has_its_equivalence_tests_on_both_databases(name):
+    statement = STATEMENTS[name]
+    assert statement.tests and statement.why
+    assert any(name in names for _, names in SITES.values()), f"{name}: no site makes it"
+    for test_id in statement.tests:
+        module, function = _test_function(test_id)
+        module_marks = getattr(module, "pytestmark", [])
+        if not isinstance(module_marks, list):
+            module_marks = [module_marks]
+        marks = [*module_marks, *getattr(function, "pytestmark", [])]
+        names = {m.name for m in marks}
+        assert "db_independent" not in names, f"{test_id} would not run on PostgreSQL"
+        assert {"django_db"} & names, f"{test_id} uses no database"
+
+
+def test_every_site_names_statements_of_the_table():
+    for site, (_, names) in SITES.items():
+        assert names and set(names) <= set(STATEMENTS), site
+
+
+# ------------------------------------------------------------------ the token read
+
+
+def _orm_token(key: str):
+    return Token.objects.select_related("user").filter(key=key).first()
+
+
+TOKENS = ["unknown", "active, never signed in", "inactive, signed in, staff"]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", TOKENS)
+def test_the_token_read_is_what_its_queryset_reads(case):
+    """The token check's statement (api_common.authentication) against DRF's own
+    queryset: the token's columns it reads (its key, user and creation) and every
+    column of the user, with their types."""
+    UserFactory(is_active=True)  # another user's token never comes back
+    Token.objects.create(user=get_user_model().objects.get())
+    key = "0" * 40
+    if case != "unknown":
+        user = UserFactory(
+            is_active=case.startswith("active"),
+            is_staff="staff" in case,
+            last_login=None if "never" in case else timezone.now().replace(microsecond=5),
+            first_name="" if "never" in case else "Ada",
+        )
+        key = Token.objects.create(user=user).key
+    token_cols, user_cols, sql = _columns()
+    rows = fetch(sql, [key])
+    want = _orm_token(key)
+    assert len(rows) == (0 if want is None else 1)
+    if want is None:
+        return
+    token = token_cols.load(rows[0])
+    user = user_cols.load(rows[0], len(token_cols))
+    assert not token.get_deferred_fields()
+    assert (token.pk, token.user_id, token.created) == (want.pk, want.user_id, want.created)
+    assert type(token.created) is type(want.created) and token.created.tzinfo is not None
+    assert_same(user, want.user)
