@@ -18,10 +18,12 @@ COURSE = "ai-infrastructure-llm-d-vllm-and-gpus"
 
 
 def skill_cells(page, skill: str) -> tuple[float, int]:
-    """(estimate, answers) of one skill in the lesson page's table."""
+    """(estimate, answers) of one skill in the lesson page's table (printed "42%")."""
     row = page.locator("table.skills tr").filter(has=page.locator(f'th:text-is("{skill}")'))
     cells = row.locator("td")
-    return float(cells.nth(0).inner_text()), int(cells.nth(1).inner_text())
+    estimate = cells.nth(0).inner_text()
+    assert estimate.endswith("%"), estimate
+    return float(estimate[:-1]) / 100, int(cells.nth(1).inner_text())
 
 
 def latest_question(learner) -> Question:
