@@ -1,0 +1,113 @@
+"""Issue 36, item 8, in chromium at 390 px (a phone) and 1280 px: wide tables scroll
+with a visible cue and their first column pinned (the course gradebook showed 1 of 3
+quizzes with no cue; the progress table broke "learner" a letter a line), the memo's
+rubric becomes one card per criterion (its Comment and Instructor columns were off
+screen), the sticky exam timer keeps to one line (it wrapped to four, 15% of the
+screen), and "Practice this lesson" is within the lesson page's first screen (it was
+2,630 px down). Pages and state from the demo data (journeys.seed); axe finds nothing
+serious or critical on any page visited."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.frontend.browser.journeys import DEMO_PASSWORDS, seed
+from tests.frontend.browser.pagechecks import checked
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+HEIGHT = 844
+
+LINES = """el => {
+  const s = getComputedStyle(el);
+  const inner = el.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom);
+  return inner / parseFloat(s.lineHeight);
+}"""
+
+# The first column's left edge before and after the box scrolls sideways, and whether
+# the box overflows at all.
+PINNED = """box => {
+  const cell = box.querySelector("tbody tr > :first-child");
+  const before = cell.getBoundingClientRect().left;
+  box.scrollLeft = 400;
+  const moved = box.scrollLeft;
+  const after = cell.getBoundingClientRect().left;
+  box.scrollLeft = 0;
+  return {overflows: box.scrollWidth > box.clientWidth + 1, moved, before, after};
+}"""
+
+
+def signed_in(browser, base_url: str, width: int, username: str):
+    context = browser.new_context(viewport={"width": width, "height": HEIGHT}, base_url=base_url)
+    context.set_default_timeout(15_000)
+    page = context.new_page()
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(DEMO_PASSWORDS[username])
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url("**/dashboard/")
+    return context, page
+
+
+def wide_table_is_pinned_with_a_cue(page, width: int, where: str) -> None:
+    box = page.locator("div.scroll").filter(has=page.locator("table")).first
+    page.wait_for_timeout(100)  # scroll-regions.js marks overflowing boxes on a frame
+    state = box.evaluate(PINNED)
+    cue = box.locator(".scroll-cue")
+    if state["overflows"]:
+        assert cue.is_visible(), f"{where}: no cue that the table scrolls sideways"
+        assert state["moved"] > 0 and abs(state["after"] - state["before"]) < 1, (where, state)
+    else:
+        assert not cue.is_visible(), f"{where}: a cue for a table that fits"
+    if width == 390:
+        assert state["overflows"], f"{where}: expected a table wider than a phone"
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_phone_layouts_of_tables_timer_and_lesson(browser, live_server, width):
+    journeys = seed()
+
+    context, page = signed_in(browser, live_server.url, width, "learner")
+    try:
+        page.goto(journeys.learner["lesson"])
+        checked(page, width, "lesson")
+        button = page.get_by_role("button", name="Practice this lesson")
+        assert button.bounding_box()["y"] + button.bounding_box()["height"] <= HEIGHT, (
+            f"lesson: 'Practice this lesson' at {button.bounding_box()['y']:.0f} px"
+        )
+
+        page.goto(journeys.learner["exam question"])
+        checked(page, width, "exam question")
+        timer = page.locator("p.timer")
+        page.locator("#countdown").filter(has_text=":").wait_for()  # the clock ticks
+        assert timer.evaluate(LINES) < 1.5, f"timer: {timer.evaluate(LINES):.1f} lines"
+        assert timer.bounding_box()["height"] <= 0.07 * HEIGHT
+    finally:
+        context.close()
+
+    context, page = signed_in(browser, live_server.url, width, "instructor")
+    try:
+        page.goto(journeys.instructor["course gradebook"])
+        checked(page, width, "course gradebook")
+        wide_table_is_pinned_with_a_cue(page, width, "course gradebook")
+
+        page.goto(journeys.instructor["progress"])
+        checked(page, width, "progress")
+        wide_table_is_pinned_with_a_cue(page, width, "progress")
+        learner = page.locator("table.progress tbody th[scope=row]").first
+        assert learner.evaluate(LINES) < 3.5, "progress: the learner's name wraps a letter a line"
+
+        page.goto(journeys.instructor["memo review"])
+        checked(page, width, "memo review")
+        rubric = page.locator("table.rubric")
+        assert rubric.count() == 1, "the demo memo has a finished review"
+        cells = rubric.locator("td, th").evaluate_all(
+            "cs => cs.map(c => Math.round(c.getBoundingClientRect().right))"
+        )
+        assert max(cells) <= width, f"rubric: a column ends at {max(cells)} px, off screen"
+        if width == 390:  # a card per criterion: each cell says what it is
+            comment = rubric.locator("td[data-label=Comment]").first
+            label = comment.evaluate("c => getComputedStyle(c, '::before').content")
+            assert "Comment" in label
+    finally:
+        context.close()
