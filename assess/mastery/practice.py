@@ -98,13 +98,21 @@ def change_note(
     hinted: bool,
     steps: Mapping[str, tuple[float, float]],
     names: Mapping[str, str] | None = None,
+    counted: bool = False,
 ) -> str:
     """Why an answer moved (or did not move) the learner's mastery, beside the answer:
     "+12%: a first try right", "−3%: a first try wrong", "no change: second try",
     "no change: answered after a hint". `steps`: {skill: (p before, p after)} as stored
     for this answer (empty when it was no evidence); with several skills that moved
     differently each is named ("+12% Bytes of weights, +9% GB and GiB: ..."), in
-    words from `names` (skill -> words)."""
+    words from `names` (skill -> words). `counted`: an exam's answer, whose last saved
+    try counts once the grades are released ("+62%: the exam's counted answer right");
+    an exam answer that was not counted says nothing ("")."""
+    if counted:
+        if not evidence or not steps:
+            return ""
+        why = "the exam's counted answer " + ("right" if correct else "wrong")
+        return _moved_note(steps, names, why)
     if not evidence or not steps:
         if try_number > 1:
             nth = f"{ORDINALS[try_number]} try" if try_number in ORDINALS else f"try {try_number}"
@@ -113,6 +121,12 @@ def change_note(
             return "no change: answered after a hint"
         return "no change: this answer does not count as evidence"
     why = "a first try right" if correct else "a first try wrong"
+    return _moved_note(steps, names, why)
+
+
+def _moved_note(
+    steps: Mapping[str, tuple[float, float]], names: Mapping[str, str] | None, why: str
+) -> str:
     moved = {skill: _points(before, after) for skill, (before, after) in sorted(steps.items())}
     if len(set(moved.values())) == 1:
         points = next(iter(moved.values()))

@@ -103,12 +103,16 @@ def rules_note(quiz: Quiz) -> str:
     return " ".join(parts)
 
 
-def _mastery_note(latest: Response | None, tries: int, question: Question, moved) -> str:
+def _mastery_note(
+    latest: Response | None, tries: int, question: Question, moved, counted: bool
+) -> str:
     """The words beside a checked answer for how it moved the learner's mastery, from
-    what the answer service stored with it (its evidence mark, its MasteryEvents)."""
+    what the answer service stored with it (its evidence mark, its MasteryEvents);
+    `counted`: an exam's, explained once its grades are released."""
     if latest is None:
         return ""
     return change_note(
+        counted=counted,
         correct=bool(latest.correct),
         evidence=latest.evidence,
         try_number=tries,
@@ -139,10 +143,12 @@ def _moved(reviews) -> dict[int, dict[str, tuple[float, float]]]:
     return moved
 
 
-def _part_view(part: dict, policy, review, question, drafts, errors, steps, moved=None) -> PartView:
+def _part_view(
+    part: dict, policy, review, question, drafts, errors, steps, moved=None, counted=False
+) -> PartView:
     """`steps`: {(question id, part): [hint steps asked from it]}; `moved`: the mastery
-    steps of latest answers (_moved), None where no note is shown (not the learner's
-    own immediate feedback)."""
+    steps of latest answers (_moved), None where no note is shown (another reader's
+    view); `counted`: deferred feedback, where the last saved answer is what counts."""
     key = f"{question.pk}:{part['name']}"
     pp = policy.parts[part["name"]]
     latest = _latest(review, part["name"])
@@ -166,7 +172,7 @@ def _part_view(part: dict, policy, review, question, drafts, errors, steps, move
         closed_message=CLOSED_MESSAGES[pp.closed] if pp.closed else "",
         can_reveal=accepts and policy.can_reveal,
         mastery_note=(
-            _mastery_note(latest, pp.tries, question, moved)
+            _mastery_note(latest, pp.tries, question, moved, counted)
             if moved is not None and pp.show_grades
             else ""
         ),
@@ -226,13 +232,16 @@ def question_views(
         now=now,
     )
     over = attempt_over(attempt=attempt, now=now)
-    # The learner's own answers with immediate feedback say how they moved mastery.
-    explain = own and not attempt.quiz.feedback_deferred
-    moved = _moved(reviews) if explain else None
+    # The learner's own answers say how they moved mastery (an exam's once released).
+    moved = _moved(reviews) if own else None
+    counted = attempt.quiz.feedback_deferred
     views = []
     for review in reviews:
         q, policy = review.question, review.policy
-        parts = [_part_view(p, policy, review, q, drafts, errors, steps, moved) for p in q.answers]
+        parts = [
+            _part_view(p, policy, review, q, drafts, errors, steps, moved, counted)
+            for p in q.answers
+        ]
         saved = [r.created_at for r in review.responses]
         views.append(
             QuestionView(

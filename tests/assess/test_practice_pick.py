@@ -126,3 +126,12 @@ def test_an_answer_after_a_hint_changes_nothing_and_says_so():
 
 def test_no_evidence_without_a_known_reason_still_says_no_change():
     assert note(evidence=False).startswith("no change")
+
+
+def test_an_exams_counted_answer_says_so_once_released():
+    text = note(counted=True, steps={"s1": (0.20, 0.82)})
+    assert text == "+62%: the exam's counted answer right"
+
+
+def test_an_exam_answer_that_did_not_count_says_nothing():
+    assert note(counted=True, evidence=False, try_number=2) == ""
