@@ -35,6 +35,11 @@ def test_focus_moves_to_the_feedback_then_hint_then_reveal(page, sign_in, width)
         template_slug="weights-memory"
     ).delete()
     learner = UserFactory(username="learner")
+    refused: list[str] = []  # the content security policy's complaints, if any
+    page.on(
+        "console",
+        lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None,
+    )
     page.set_viewport_size({"width": width, "height": 844})
     sign_in(page, "learner", f"/lessons/{LESSON}/")
     page.get_by_role("button", name="Practice this lesson").click()
@@ -76,3 +81,4 @@ def test_focus_moves_to_the_feedback_then_hint_then_reveal(page, sign_in, width)
     page.locator("span.answer").wait_for()
     assert page.get_by_text("You asked for this part's answer").is_visible()
     checked(page, width, "question after the reveal")
+    assert refused == []  # no inline script or style after the swaps
