@@ -9,6 +9,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends libpq5 curl \
 
 COPY pyproject.toml ./
 COPY config config
+COPY api_common api_common
 COPY accounts accounts
 COPY assess assess
 COPY problems problems
@@ -19,6 +20,7 @@ COPY certify certify
 COPY orgs orgs
 COPY lti lti
 COPY audit audit
+COPY invitations invitations
 COPY manage.py ./
 # Editable: the code runs from /app; pyproject.toml is the one list of pinned packages.
 RUN pip install -e .

@@ -8,7 +8,8 @@ PORT ?= 8000
 # Test processes (pytest-xdist); the suite's pure template sweeps are most of its time.
 TEST_WORKERS ?= 2
 
-.PHONY: install run test lint format migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-memos bench-markdown clean
+# docs/ is a folder, so the docs targets must be phony.
+.PHONY: install run test lint format docs docs-screenshots migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-memos bench-markdown clean
 
 install: $(STAMP)
 
@@ -36,10 +37,21 @@ test: install
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+
+# The documentation site (mkdocs.yml, sources in docs/) into site/, strict: a broken link,
+# a missing image or a page left out of the navigation fails it.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
+# Screenshots of the main pages from the demo data at 1280 and 390 px, into docs/images/
+# (Playwright on Debian's chromium; see docs/developers/testing.md).
+docs-screenshots: install
+	$(BIN)/python -m tools.docs.screenshots
 
 # Every benchmark in one run (about 10 min): needs PostgreSQL (BENCH_DATABASE_URL, default
 # the local server), Redis (BENCH_BROKER_URL) and wrk; see bench/README.md.
@@ -69,4 +81,4 @@ bench-markdown: install
 	$(BIN)/python bench/markdown_bench.py
 
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles
+	rm -rf $(VENV) db.sqlite3 staticfiles site

@@ -24,12 +24,12 @@ from allauth.account.utils import filter_users_by_email
 from allauth.core.exceptions import ImmediateHttpResponse
 from allauth.socialaccount.adapter import DefaultSocialAccountAdapter
 from allauth.socialaccount.providers.base import AuthError
-from django.conf import settings
 from django.db import transaction
 from django.shortcuts import render
 
 from accounts.services import ALLAUTH_SETS_UP_EMAIL
 from orgs.models import Membership
+from orgs.selectors import manager_landing
 from orgs.services import member_add
 from orgs.sso import identity_provider_for
 
@@ -52,12 +52,16 @@ def refuse_sign_on(request, reason: str, *, organization=None, status=403, detai
 
 
 class AccountAdapter(DefaultAccountAdapter):
-    def is_open_for_signup(self, request) -> bool:
-        return bool(getattr(settings, "SIGNUP_OPEN", True))
-
     def save_user(self, request, user, form, commit=True):
         setattr(user, ALLAUTH_SETS_UP_EMAIL, True)
         return super().save_user(request, user, form, commit=commit)
+
+    def get_login_redirect_url(self, request):
+        """Where a sign-in with no `next` lands: a manager on their team's readiness
+        (their teams' list when they manage several), everyone else on their dashboard
+        (LOGIN_REDIRECT_URL). Staff keep the dashboard: they manage every team."""
+        landing = manager_landing(user=request.user)
+        return landing or super().get_login_redirect_url(request)
 
 
 class SocialAccountAdapter(DefaultSocialAccountAdapter):

@@ -15,7 +15,7 @@ from django.urls import URLPattern, include, path
 from django.views.generic import RedirectView
 
 from accounts import oidc, views
-from config.throttles import (
+from api_common.throttles import (
     IP_THROTTLES,
     PASSWORD_RESET_THROTTLES,
     SIGN_IN_THROTTLES,
@@ -23,7 +23,7 @@ from config.throttles import (
     throttle_posts,
 )
 
-# Route name -> the throttles its POSTs pass first (config/throttles.py).
+# Route name -> the throttles its POSTs pass first (api_common/throttles.py).
 THROTTLED = {
     "account_login": SIGN_IN_THROTTLES,
     "account_reauthenticate": SIGN_IN_THROTTLES,

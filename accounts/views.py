@@ -15,8 +15,8 @@ from django.views.decorators.cache import never_cache
 from accounts.adapters import refusal_page
 from accounts.forms import CompanySignInForm
 from accounts.selectors import signed_in_by_sso_within
-from assess.services.tokens import token_issue
-from config.authentication import token_expires_at
+from accounts.tokens import token_issue
+from api_common.authentication import token_expires_at
 from orgs.sso import identity_provider_for_email, identity_provider_of
 
 # A personal token is issued within this long of a single sign-on (seconds): the page is
@@ -67,7 +67,7 @@ def personal_token(request):
     """The API token of an account that signs in through its organisation (POST
     /api/auth/token/ takes a password it does not have): issued on a POST within
     TOKEN_SIGN_ON_WINDOW of a single sign-on in this session, shown once on the page.
-    The same token as the endpoint's (assess.services.tokens.token_issue): one per
+    The same token as the endpoint's (accounts.tokens.token_issue): one per
     account, revoked by a password change or DELETE /api/auth/token/."""
     fresh = signed_in_by_sso_within(request, TOKEN_SIGN_ON_WINDOW)
     token = expires_at = None

@@ -4,6 +4,7 @@ from django.contrib import admin
 from rest_framework.authtoken.admin import TokenAdmin
 from rest_framework.authtoken.models import TokenProxy
 
+from accounts.tokens import tokens_revoke_for_user
 from assess.models import (
     Attempt,
     Capstone,
@@ -21,7 +22,6 @@ from assess.models import (
     SkillMastery,
     Slot,
 )
-from assess.services.tokens import tokens_revoke_for_user
 
 
 class SlotInline(admin.TabularInline):
@@ -168,7 +168,7 @@ class MemoDecisionAdmin(admin.ModelAdmin):
 
 # ------------------------------------------------------------------------ API tokens
 # DRF's token admin, whose plain delete would revoke without a trace: revoking is the
-# audited action below (assess.services.tokens), and delete is off.
+# audited action below (accounts.tokens), and delete is off.
 admin.site.unregister(TokenProxy)
 
 

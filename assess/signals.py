@@ -21,6 +21,12 @@ progress_recorded = Signal()
 # it: a grade never leaves before its learner may see it.
 grade_released = Signal()
 
+# Sent with quiz and learner inside attempt_start, before a new attempt is made (not when
+# an open one resumes), under the lock on the learner's attempts. A receiver refuses by
+# raising a service error (api_common.service_errors): certify's lesson-mastery gate on
+# its tracks' exams raises MasteryRequired. Signal.send lets the exception through.
+attempt_starting = Signal()
+
 
 def progress_recorded_on_commit(
     *,

@@ -41,6 +41,10 @@ class AuditAction(models.TextChoices):
     TEAM_MEMBER_REMOVE = "team_member.remove"
     TOKEN_REVOKE = "token.revoke"  # noqa: S105 - an action code, not a secret
     IDENTITY_PROVIDER_SAVE = "identity_provider.save"
+    INVITATION_SEND = "invitation.send"
+    INVITATION_RESEND = "invitation.resend"
+    INVITATION_REVOKE = "invitation.revoke"
+    INVITATION_ACCEPT = "invitation.accept"
 
 
 class AuditEvent(models.Model):

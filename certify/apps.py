@@ -12,3 +12,9 @@ class CertifyConfig(AppConfig):
         from certify.receivers import on_progress
 
         progress_recorded.connect(on_progress, dispatch_uid="certify-on-progress")
+
+        # Refuse a new attempt on a track's exam until the track's lessons are mastered.
+        from assess.signals import attempt_starting
+        from certify.gates import exam_mastery_gate
+
+        attempt_starting.connect(exam_mastery_gate, dispatch_uid="certify-exam-mastery-gate")

@@ -105,6 +105,25 @@ def _some(names: list[str], shown: int = 5) -> str:
     return head if len(names) <= shown else f"{head} and {len(names) - shown} more"
 
 
+def _moment(moment: datetime) -> str:
+    """A time in words (UTC, as the service keeps it): "Fri 11 Dec 2026, 08:38 UTC". The
+    pages show it again in the reader's own time zone (frontend/static/local-times.js)."""
+    return moment.strftime("%a %-d %b %Y, %H:%M UTC")
+
+
+def lessons_below(
+    rules: TrackRules, mastery: Mapping[str, float], *, p_init: float
+) -> tuple[LessonSkills, ...]:
+    """The track's lessons with a skill below its threshold, in the track's order: what a
+    learner must still master before the certification exam (the exam's gate) and what
+    its start page names."""
+    return tuple(
+        lesson
+        for lesson in rules.lessons
+        if any(float(mastery.get(s, p_init)) < rules.threshold for s in lesson.skills)
+    )
+
+
 def _percent(fraction: float) -> str:
     return f"{fraction * 100:.0f}%"
 
@@ -147,7 +166,7 @@ def evaluate(rules: TrackRules, evidence: Evidence, *, now: datetime, p_init: fl
             f"{_date(last.finished_at)}, pass mark {_percent(rules.pass_mark)}"
         )
         if retake and retake > now:
-            exam_detail += f"; next attempt from {retake.isoformat(timespec='minutes')}"
+            exam_detail += f"; next attempt from {_moment(retake)}"
     else:
         exam_detail = "certification exam not taken"
     exam = Requirement(
@@ -191,7 +210,7 @@ def _next_step(rules, below, best_pass, evidence, retake, now) -> str:
         if evidence.exam_open:
             return "Finish the certification exam you started."
         if retake and retake > now:
-            return f"Retake the certification exam from {retake.isoformat(timespec='minutes')}."
+            return f"Retake the certification exam from {_moment(retake)}."
         return "Take the certification exam."
     if rules.requires_memo and evidence.memo is None:
         return "Write the capstone capacity memo and have it approved."

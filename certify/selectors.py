@@ -209,3 +209,50 @@ def certificate_get_for_user(*, user, pk: str) -> Certificate:
     ):
         return certificate
     raise Certificate.DoesNotExist
+
+
+# ------------------------------------------------------------- the exam's start gate
+
+
+@dataclass(frozen=True)
+class ExamGate:
+    """A track's certification exam as one learner stands before it: the lessons whose
+    skills are still below the track's threshold (empty: the exam may start)."""
+
+    track: Track
+    missing: tuple[req.LessonSkills, ...]
+
+    @property
+    def open(self) -> bool:
+        return not self.missing
+
+
+def exam_gates(*, quiz_ids: Iterable[int], learner_id: int) -> dict[int, ExamGate]:
+    """{quiz id: its gate} for the quizzes that are some track's exam (the others are
+    absent): three queries however many (the tracks, their lessons' templates, the
+    learner's mastery of their skills); none when no quiz id is given."""
+    quiz_ids = list(quiz_ids)
+    if not quiz_ids:
+        return {}
+    tracks = list(Track.objects.filter(exam_id__in=quiz_ids))
+    if not tracks:
+        return {}
+    rules = track_rules(tracks)
+    skills = sorted({s for r in rules.values() for s in r.skills})
+    mastery = dict(
+        SkillMastery.objects.filter(learner_id=learner_id, skill__in=skills).values_list(
+            "skill", "p_mastery"
+        )
+    )
+    p_init = bkt.DEFAULT_PARAMS.p_init
+    return {
+        t.exam_id: ExamGate(t, req.lessons_below(rules[t.pk], mastery, p_init=p_init))
+        for t in tracks
+    }
+
+
+def exam_gate(*, quiz_id: int, learner_id: int) -> ExamGate | None:
+    """The lesson-mastery gate of the track whose exam this quiz is (None when it is no
+    track's exam). attempt_start asks it for every certification start; the start page
+    asks it to name what is missing."""
+    return exam_gates(quiz_ids=[quiz_id], learner_id=learner_id).get(quiz_id)

@@ -32,7 +32,7 @@ AUTHENTICATION_BACKENDS = [
     "accounts.backends.PasswordBackend",
 ]
 
-ACCOUNT_ADAPTER = "accounts.adapters.AccountAdapter"
+ACCOUNT_ADAPTER = "invitations.adapters.AccountAdapter"  # accounts' adapter, plus invitations
 SOCIALACCOUNT_ADAPTER = "accounts.adapters.SocialAccountAdapter"
 ACCOUNT_FORMS = {"login": "accounts.forms.SignInForm"}
 ACCOUNT_LOGIN_METHODS = {"username", "email"}
@@ -65,7 +65,7 @@ ACCOUNT_REAUTHENTICATION_METHODS = ("password",)
 ACCOUNT_LOGIN_ON_PASSWORD_RESET = False
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "http" if _env_bool("DEBUG", True) else "https"
 # The credential forms (sign-in, sign-up, reset, password change, re-authentication)
-# are throttled by config/throttles.py, one budget with the token endpoint and the
+# are throttled by api_common/throttles.py, one budget with the token endpoint and the
 # admin's login; allauth keeps only its mail cooldowns (one confirmation mail per
 # address per three minutes, the email page's changes per user).
 ACCOUNT_RATE_LIMITS = {

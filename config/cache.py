@@ -14,8 +14,8 @@ warning, after at most the socket timeouts set in settings:
   skips a refresh elsewhere.
 
 The sign-in throttles must keep counting while Redis is down (not counting would lift every
-limit): they read and write through `raising(cache)`, which lets the error through, and
-count in a per-process store meanwhile (config/throttles.py).
+limit): they read and write through the cache's `raising()`, which lets the error through, and
+count in a per-process store meanwhile (api_common/throttles.py).
 """
 
 from __future__ import annotations
@@ -30,6 +30,11 @@ log = logging.getLogger(__name__)
 
 
 class TolerantRedisCache(RedisCache):
+    def raising(self) -> _Raising:
+        """This cache's get and set without the tolerance, for a caller with a fallback
+        of its own (the sign-in throttles)."""
+        return _Raising(self)
+
     def _tolerant(self, op: str, fallback, call):
         try:
             return call()
@@ -96,9 +101,3 @@ class _Raising:
 
     def set(self, key, value, timeout=DEFAULT_TIMEOUT):
         RedisCache.set(self._cache, key, value, timeout)
-
-
-def raising(cache):
-    """`cache` for a caller with a fallback of its own: a TolerantRedisCache without its
-    tolerance (get and set), any other cache as it is."""
-    return _Raising(cache) if isinstance(cache, TolerantRedisCache) else cache

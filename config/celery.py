@@ -1,3 +1,4 @@
+import importlib
 import logging
 import os
 
@@ -21,3 +22,14 @@ def try_delay(task, *args, what: str) -> bool:
         logging.getLogger(__name__).warning("%s not queued (%s)", what, exc)
         return False
     return True
+
+
+def queue(task_path: str, *args, what: str) -> bool:
+    """try_delay for the task at `task_path` ("app.tasks.name"), found when called.
+
+    Services queue their tasks through this by name, so that a service module never
+    imports its app's tasks module: the tasks import the services they run, and a
+    services-to-tasks import would close a circle. The module attribute is read at call
+    time, so a test that replaces the task in its module replaces what is queued."""
+    module, _, name = task_path.rpartition(".")
+    return try_delay(getattr(importlib.import_module(module), name), *args, what=what)

@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "orgs",
     "certify",
     "audit",
+    "invitations",
     "lti_tool",
     "lti",
     "frontend",
@@ -89,8 +90,8 @@ MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     # A body over DATA_UPLOAD_MAX_MEMORY_SIZE is a 413 before anything parses it: first
-    # of those that read bodies (config/request_size.py).
-    "config.request_size.RefuseLargeBodyMiddleware",
+    # of those that read bodies (api_common/request_size.py).
+    "api_common.request_size.RefuseLargeBodyMiddleware",
     # A NUL in a page's path, query or form is a 400 (PostgreSQL text cannot hold one).
     "frontend.middleware.RefuseNulMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -156,7 +157,7 @@ elif DATABASES["default"]["ENGINE"].endswith("postgresql"):
     options["server_side_binding"] = env_bool("DATABASE_SERVER_SIDE_BINDING", True)
     threshold = os.environ.get("DATABASE_PREPARE_THRESHOLD", "5").strip().lower()
     options["prepare_threshold"] = None if threshold in {"off", "none", ""} else int(threshold)
-    # A server that is down or restarting fails a request fast (a 503, config/unavailable.py)
+    # A server that is down or restarting fails a request fast (a 503, api_common/unavailable.py)
     # instead of holding a worker: the connect gives up after this many seconds, and a
     # kept connection is checked before reuse (CONN_HEALTH_CHECKS, above).
     DATABASES["default"]["OPTIONS"]["connect_timeout"] = int(
@@ -194,8 +195,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
     # Refuses nothing: Django tells it of every saved password change, and it revokes the
-    # user's API tokens (assess/passwords.py), whichever road changed the password.
-    {"NAME": "assess.passwords.RevokeTokensOnPasswordChange"},
+    # user's API tokens (accounts/passwords.py), whichever road changed the password.
+    {"NAME": "accounts.passwords.RevokeTokensOnPasswordChange"},
 ]
 
 LANGUAGE_CODE = "en-us"
@@ -205,6 +206,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Files browsers ask for at the site's root (/favicon.ico), served by WhiteNoise.
+WHITENOISE_ROOT = BASE_DIR / "frontend" / "root"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -260,31 +263,33 @@ DEFAULT_FROM_EMAIL = (
 )
 SERVER_EMAIL = os.environ.get("SERVER_EMAIL") or _email.get("SERVER_EMAIL") or DEFAULT_FROM_EMAIL
 
-# API tokens expire this long after they were issued (days; config/authentication.py).
+# API tokens expire this long after they were issued (days; api_common/authentication.py).
 API_TOKEN_TTL = timedelta(days=float(os.environ.get("API_TOKEN_TTL", "30")))
+# An invitation's link works this long after it was (last) mailed (days; invitations/).
+INVITATION_TTL = timedelta(days=float(os.environ.get("INVITATION_TTL", "7")))
 
 REST_FRAMEWORK = {
     # drf-standardized-errors' AutoSchema, with nested error paths as sent (config/api_errors).
-    "DEFAULT_SCHEMA_CLASS": "config.api_errors.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "api_common.errors.AutoSchema",
     # Token first: an unauthenticated request is then a 401 with WWW-Authenticate, and a
     # signed-in user without the right is a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "config.authentication.TokenAuthentication",
+        "api_common.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PAGINATION_CLASS": "config.pagination.Pagination",
-    # One error format for every endpoint (config/api_errors.py).
+    "DEFAULT_PAGINATION_CLASS": "api_common.pagination.Pagination",
+    # One error format for every endpoint (api_common/errors.py).
     "EXCEPTION_HANDLER": "drf_standardized_errors.handler.exception_handler",
-    # `Accept: application/json; version=1`; no version means the newest (README: API
-    # versions and compatibility).
+    # `Accept: application/json; version=1`; no version means the newest (docs/api.md,
+    # "Versions and compatibility").
     "DEFAULT_VERSIONING_CLASS": "rest_framework.versioning.AcceptHeaderVersioning",
     "DEFAULT_VERSION": "1",
     "ALLOWED_VERSIONS": ["1"],
     # Request bodies are JSON only; unreadable or too deeply nested JSON is a 400, never a
-    # 500 (config/parsers.py).
-    "DEFAULT_PARSER_CLASSES": ["config.parsers.JSONParser"],
-    # Sign-in throttles (config/throttles.py): every POST to the token endpoint, the
+    # 500 (api_common/parsers.py).
+    "DEFAULT_PARSER_CLASSES": ["api_common.parsers.JSONParser"],
+    # Sign-in throttles (api_common/throttles.py): every POST to the token endpoint, the
     # sign-in pages, the password reset, change and re-authentication counts, per account
     # (the username or email typed) and per client IP; sign-ups per client IP.
     "DEFAULT_THROTTLE_RATES": {
@@ -292,27 +297,32 @@ REST_FRAMEWORK = {
         "sign_in_ip": os.environ.get("THROTTLE_SIGN_IN_IP", "50/15m"),
         "password_reset_email": os.environ.get("THROTTLE_PASSWORD_RESET_EMAIL", "5/15m"),
         "sign_up_ip": os.environ.get("THROTTLE_SIGN_UP_IP", "10/h"),
-        # The capstone's live preview, per user (config.throttles.MemoPreviewThrottle).
+        # The capstone's live preview, per user (api_common.throttles.MemoPreviewThrottle).
         "memo_preview": os.environ.get("THROTTLE_MEMO_PREVIEW", "30/m"),
+        # Sending or resending invitations, per user (each POST mails up to 200).
+        "invitation_send": os.environ.get("THROTTLE_INVITATION_SEND", "30/h"),
     },
     # Proxies in front that append to X-Forwarded-For; 0 trusts REMOTE_ADDR only.
     "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
 }
+# The per-account sign-in throttles count by account whichever identifier was typed; this
+# names who they ask (api_common imports no app, so the settings tell it).
+THROTTLE_ACCOUNT_LOOKUP = "accounts.selectors.account_id_for"
 
 DRF_STANDARDIZED_ERRORS = {
-    "EXCEPTION_HANDLER_CLASS": "config.api_errors.ApiExceptionHandler",
-    "EXCEPTION_FORMATTER_CLASS": "config.api_errors.ApiExceptionFormatter",
+    "EXCEPTION_HANDLER_CLASS": "api_common.errors.ApiExceptionHandler",
+    "EXCEPTION_FORMATTER_CLASS": "api_common.errors.ApiExceptionFormatter",
     # Unhandled exceptions are 500s in the same format, also while debugging, so a client
     # never has to parse an HTML page.
     "ENABLE_IN_DEBUG_FOR_UNHANDLED_EXCEPTIONS": True,
     # The 401 body with our `token_expired` code beside the library's two, and the 413
-    # of a body over DATA_UPLOAD_MAX_MEMORY_SIZE (config/request_size.py), which any
+    # of a body over DATA_UPLOAD_MAX_MEMORY_SIZE (api_common/request_size.py), which any
     # operation may answer.
     "ALLOWED_ERROR_STATUS_CODES": ["400", "401", "403", "404", "405", "406", "413", "415"]
     + ["429", "500"],
     "ERROR_SCHEMAS": {
-        401: "config.api_errors.ErrorResponse401Serializer",
-        413: "config.api_errors.ErrorResponse413Serializer",
+        401: "api_common.errors.ErrorResponse401Serializer",
+        413: "api_common.errors.ErrorResponse413Serializer",
     },
 }
 
@@ -354,7 +364,7 @@ SPECTACULAR_SETTINGS = {
         "ValidationErrorEnum": f"{_ERRORS}.ValidationErrorEnum.choices",
         "ClientErrorEnum": f"{_ERRORS}.ClientErrorEnum.choices",
         "ServerErrorEnum": f"{_ERRORS}.ServerErrorEnum.choices",
-        "ErrorCode401Enum": "config.api_errors.ErrorCode401.choices",
+        "ErrorCode401Enum": "api_common.errors.ErrorCode401.choices",
         "ErrorCode403Enum": f"{_ERRORS}.ErrorCode403Enum.choices",
         "ErrorCode404Enum": f"{_ERRORS}.ErrorCode404Enum.choices",
         "ErrorCode405Enum": f"{_ERRORS}.ErrorCode405Enum.choices",

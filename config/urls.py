@@ -2,8 +2,8 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from config.api_views import ApiNotFound
-from config.throttles import SIGN_IN_THROTTLES, throttle_posts
+from api_common.throttles import SIGN_IN_THROTTLES, throttle_posts
+from api_common.views import ApiNotFound
 
 urlpatterns = [
     # The admin's sign-in form, throttled like the other two (the token endpoint and the
@@ -30,6 +30,7 @@ urlpatterns = [
     re_path(r"^api(?:/[\s\S]*)?$", ApiNotFound.as_view(), name="api-not-found"),
     path("accounts/", include("accounts.urls")),
     path("", include("lti.urls")),
+    path("", include("invitations.urls")),
     path("", include("frontend.urls")),
 ]
-handler500 = "config.unavailable.server_error"
+handler500 = "api_common.unavailable.server_error"

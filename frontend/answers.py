@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from assess.errors import Conflict, IdempotencyMismatch, UnreadableAnswer
+from api_common.service_errors import Conflict, IdempotencyMismatch, UnreadableAnswer
 from assess.models import Attempt, Question, Response
 from assess.services.attempts import attempt_finish
 from assess.services.responses import response_submit

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django import forms
 
 from assess.services import practice_sessions
@@ -75,3 +77,42 @@ class PracticeSessionForm(forms.Form):
             + f" or {practice_sessions.LENGTHS[-1]} questions."
         },
     )
+
+
+class ExtensionForm(forms.Form):
+    """An instructor's extension for one learner of a quiz, from its gradebook row:
+    extra minutes on the time limit, a later close, or both (the service checks the
+    rest: the learner enrolled, the quiz has a limit or a close to extend, nobody
+    extends their own work). The close is read as UTC, as the label says."""
+
+    learner = forms.CharField(max_length=150, widget=forms.HiddenInput)
+    extra_minutes = forms.IntegerField(
+        min_value=1, max_value=7 * 24 * 60, required=False, label="Extra minutes"
+    )
+    closes_at = forms.DateTimeField(
+        required=False,
+        label="New close (UTC)",
+        input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+    )
+
+    def clean(self):
+        data = super().clean()
+        if not self.errors and data.get("extra_minutes") is None and data.get("closes_at") is None:
+            raise forms.ValidationError("Give extra minutes, a new close, or both.")
+        return data
+
+    def said(self) -> list[str]:
+        """The errors as sentences for the page's messages, each naming its field."""
+        return [
+            f"{self.fields[name].label}: {error}" if name in self.fields else error
+            for name, errors in self.errors.items()
+            for error in errors
+        ]
+
+    def grant_kwargs(self) -> dict:
+        minutes = self.cleaned_data["extra_minutes"]
+        return {
+            "extra_time": timedelta(minutes=minutes) if minutes else None,
+            "closes_at": self.cleaned_data["closes_at"],
+        }

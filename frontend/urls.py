@@ -13,6 +13,7 @@ from frontend.views import (
     learn,
     organizations,
     pages,
+    people,
     take,
     teach,
 )
@@ -30,6 +31,7 @@ urlpatterns = [
     path("dashboard/", dashboard.dashboard, name="dashboard"),
     # quizzes and attempts
     path("quizzes/", take.quiz_list, name="quiz-list"),
+    path("quizzes/<int:pk>/", take.quiz_detail, name="quiz-detail"),
     path("quizzes/<int:pk>/start/", take.quiz_start, name="quiz-start"),
     path("attempts/<int:pk>/", take.attempt_detail, name="attempt-detail"),
     path("attempts/<int:pk>/finish/", take.attempt_finish_view, name="attempt-finish"),
@@ -55,6 +57,11 @@ urlpatterns = [
     path("teach/quizzes/<int:pk>/items/", teach.quiz_items, name="quiz-items"),
     path("teach/quizzes/<int:pk>/lms-grades/", quiz_lms_grades, name="quiz-lms-grades"),
     path("teach/quizzes/<int:pk>/gradebook/", gradebook.quiz_gradebook, name="quiz-gradebook"),
+    path(
+        "teach/quizzes/<int:pk>/extensions/",
+        gradebook.quiz_extension,
+        name="quiz-extension",
+    ),
     path(
         "teach/quizzes/<int:pk>/gradebook.csv",
         gradebook.quiz_gradebook_csv,
@@ -111,6 +118,7 @@ urlpatterns = [
         name="organization-sso",
     ),
     path("teams/<int:pk>/", certify.team_detail, name="team-detail"),
+    path("people/<str:username>/", people.person_detail, name="person-detail"),
     path("teams/<int:pk>/readiness.csv", certify.team_readiness_csv, name="team-readiness-csv"),
     # hardware
     path("hardware/", hardware.hardware_index, name="hardware"),

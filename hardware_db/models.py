@@ -3,11 +3,14 @@
 The YAML files under hardware_db/data/ are the source of truth; rows here are written only by
 `manage.py load_hardware` (services.hardware_load). Problem generators read the files through
 `hardware_db.catalog` instead, so they work without a database.
+
+hardware_db knows nothing but itself (an import-linter contract in pyproject.toml), so its
+two choice fields spell out the CHECK that config.constraints.choice_check builds for the
+other apps (tests/config/test_constraints.py holds every choice field to it).
 """
 
 from django.db import models
 
-from config.constraints import choice_check
 from hardware_db import schema
 
 
@@ -53,7 +56,10 @@ class Link(SourcedRecord):
     class Meta(SourcedRecord.Meta):
         constraints = [
             *SourcedRecord.Meta.constraints,
-            choice_check("kind", LinkKind, name="hardware_db_link_kind_valid"),
+            models.CheckConstraint(
+                condition=models.Q(kind__in=list(LinkKind.values)),
+                name="hardware_db_link_kind_valid",
+            ),
         ]
 
 
@@ -174,7 +180,10 @@ class ModelArchitecture(SourcedRecord):
         verbose_name = "model architecture"
         constraints = [
             *SourcedRecord.Meta.constraints,
-            choice_check("arch_type", ModelArchType, name="hardware_db_model_arch_type_valid"),
+            models.CheckConstraint(
+                condition=models.Q(arch_type__in=list(ModelArchType.values)),
+                name="hardware_db_model_arch_type_valid",
+            ),
         ]
 
     def kv_bytes_per_token(self, bytes_per_element: float) -> float:

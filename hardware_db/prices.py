@@ -1,11 +1,12 @@
 """Hourly rental prices for the catalog's accelerators: the schema and a cached reader.
 
-The capstone brief prices a fleet, and a memo's monthly cost is checked against
-GPUs x USD per GPU-hour x 730, so a price is data with a provenance like every other
-figure here: who charges it, for which instance, where it was read and when. A price
-without a date is worse than none (cloud list prices move several times a year), so the
-schema refuses it, and it checks the per-GPU figure against the instance price, the slip
-a hand edit most easily makes (pasting the instance price into the per-GPU column).
+The capstone brief prices a fleet at one provider's records (one provider per brief),
+and a memo's monthly cost is checked against GPUs x USD per GPU-hour x 730, so a price
+is data with a provenance like every other figure here: who charges it, for which
+instance, where it was read and when. A price without a date is worse than none (cloud
+list prices move several times a year), so the schema refuses it, and it checks the
+per-GPU figure against the instance price, the slip a hand edit most easily makes
+(pasting the instance price into the per-GPU column).
 
 Kept apart from `schema.py`/`catalog.py` on purpose: prices change far more often than
 hardware figures and are not loaded into the database. Pure: no Django.

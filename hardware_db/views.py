@@ -2,7 +2,7 @@
 
 Lists check their query parameters first (hardware_db.filters): an unknown enum value is a
 400 naming the parameter. Detail reads ignore the list filters, so a record is found by
-its slug alone. Pagination comes from DEFAULT_PAGINATION_CLASS (config.pagination).
+its slug alone. Pagination comes from DEFAULT_PAGINATION_CLASS (api_common.pagination).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from lti_tool.models import LtiMembership
 
 from assess.models import Quiz
 from assess.selectors.grades import counted_attempt
-from config.celery import try_delay
+from config.celery import queue
 from lti import ags
 from lti.models import LineItem, ScoreSync
 from lti.platform_client import Permanent, Transient
@@ -107,10 +107,8 @@ def scores_queue(*, quiz_id: int, user_id: int) -> list[int]:
 
 def enqueue(sync_ids) -> None:
     """Queue delivery; with the broker down the rows stay pending for the requeue."""
-    from lti.tasks import post_score
-
     for sync_id in sync_ids:
-        try_delay(post_score, sync_id, what=f"score {sync_id}")
+        queue("lti.tasks.post_score", sync_id, what=f"score {sync_id}")
 
 
 def _line_item_url(sync: ScoreSync) -> str:

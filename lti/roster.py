@@ -23,11 +23,11 @@ from lti_tool.lti_core.utils import normalize_role
 from lti_tool.models import LtiContext, LtiUser
 
 from assess.services.enrolments import enrolment_lti
-from config.celery import try_delay
+from config.celery import queue
+from lti.identity import burnin_user, is_teaching
 from lti.models import ResourceLinkQuiz
 from lti.platform_client import SCOPE_NRPS, Permanent, call
 from lti.selectors import authorised_course_ids
-from lti.services import burnin_user, is_teaching
 
 MEMBERSHIPS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
 ROSTER_INTERVAL = 600  # seconds between two syncs of one context started by launches
@@ -93,7 +93,7 @@ def _clean(member: dict) -> dict:
 
 
 def _is_learner(member: dict) -> bool:
-    """A learner and no teaching role (the launch's rule, lti.services.is_teaching)."""
+    """A learner and no teaching role (the launch's rule, lti.identity.is_teaching)."""
     roles = [r for r in member["roles"] if isinstance(r, str)]
     learning = any(normalize_role(r) == ContextRole.LEARNER for r in roles)
     return learning and not is_teaching(roles)
@@ -135,7 +135,5 @@ def roster_sync_due(context: LtiContext) -> bool:
 
 
 def roster_enqueue(context_id: int) -> None:
-    from lti.tasks import sync_roster
-
-    if not try_delay(sync_roster, context_id, what=f"roster sync of context {context_id}"):
+    if not queue("lti.tasks.sync_roster", context_id, what=f"roster sync of context {context_id}"):
         cache.delete(f"lti:roster:{context_id}")  # the next instructor launch asks again

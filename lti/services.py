@@ -20,15 +20,9 @@ role nor enrolment; a deployment opens one only once its own deep linking placed
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
-from django.core.validators import validate_email
 from django.db import transaction
-from lti_tool.lti_core.constants import ContextRole
-from lti_tool.lti_core.utils import normalize_role
 from lti_tool.models import LtiLaunch
 from lti_tool.utils import sync_data_from_launch
 
@@ -36,10 +30,11 @@ from assess.models import CourseRole, Quiz
 from assess.services.attempts import attempt_start
 from assess.services.enrolments import enrolment_lti
 from lti.grades import line_item_remember
+from lti.identity import burnin_user, is_teaching
 from lti.models import DeploymentQuiz, ResourceLinkQuiz
+from lti.roster import roster_enqueue, roster_sync_due
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
-TEACHING_ROLES = {ContextRole.INSTRUCTOR, ContextRole.CONTENT_DEVELOPER, ContextRole.ADMINISTRATOR}
 
 
 class NoQuiz(Exception):
@@ -52,12 +47,6 @@ class LaunchResult:
     quiz: Quiz
     teaching: bool
     attempt: object | None
-
-
-def is_teaching(roles: list[str]) -> bool:
-    """Instructor, ContentDeveloper or Administrator (full URI or short name) teach; any
-    other role, an unknown one or none at all, is a learner."""
-    return any(normalize_role(r) in TEACHING_ROLES for r in roles)
 
 
 def launch_quiz(lti_launch: LtiLaunch) -> Quiz:
@@ -85,37 +74,6 @@ def launch_quiz(lti_launch: LtiLaunch) -> Quiz:
     return quiz
 
 
-def _username(iss: str, sub: str) -> str:
-    """Never the platform's name or email (they change, and could collide with or
-    impersonate a local account): a digest of (issuer, sub), fixed length, unique."""
-    return "lti-" + hashlib.sha256(f"{iss}\n{sub}".encode()).hexdigest()[:24]
-
-
-def burnin_user(lti_user, iss: str):
-    """The Burn-in user behind an LMS user, created (with no usable password) and linked
-    on first sight: from their own launch or from the roster."""
-    if lti_user.auth_user_id is not None:
-        return lti_user.auth_user
-    users = get_user_model().objects
-    user = users.filter(username=_username(iss, lti_user.sub)).first()
-    if user is None:
-        user = users.model(
-            username=_username(iss, lti_user.sub),
-            first_name=(lti_user.given_name or "")[:150],
-            last_name=(lti_user.family_name or "")[:150],
-        )
-        try:
-            validate_email(lti_user.email)
-            user.email = lti_user.email
-        except ValidationError:
-            pass
-        user.set_unusable_password()
-        user.save()
-    lti_user.auth_user = user
-    lti_user.save(update_fields=["auth_user", "datetime_modified"])
-    return user
-
-
 def _record_launch(lti_launch: LtiLaunch):
     """django-lti's rows (deployment, LMS user, context, membership, and the resource
     link when there is one) and the Burn-in user behind the LMS user. Call inside a
@@ -136,10 +94,7 @@ def _remember_line_item(lti_launch: LtiLaunch, quiz: Quiz) -> None:
 
 def _queue_roster(lti_launch: LtiLaunch) -> None:
     """An instructor's launch offering Names and Roles queues a roster sync of its LMS
-    course (at most one per ROSTER_INTERVAL), after the launch commits. (lti.roster
-    uses this module's user linking and role rule, so it is imported here.)"""
-    from lti.roster import roster_enqueue, roster_sync_due
-
+    course (at most one per ROSTER_INTERVAL), after the launch commits."""
     if not (lti_launch.context_claim and lti_launch.nrps_claim):
         return
     context = lti_launch.context
@@ -151,7 +106,7 @@ def launch_complete(*, lti_launch: LtiLaunch, quiz: Quiz) -> LaunchResult:
     """Records a validated resource-link launch and opens the quiz for its user: an
     instructor gets the course role scoped to the launch's LMS context (none without a
     context), a learner the enrolment and a started (or resumed) attempt. Raises
-    assess.errors.Conflict when the quiz cannot be started."""
+    api_common.service_errors.Conflict when the quiz cannot be started."""
     with transaction.atomic():
         user = _record_launch(lti_launch)
         ResourceLinkQuiz.objects.get_or_create(

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from lti_tool.models import Key, LtiLaunch
 from pylti1p3.exception import LtiException, OIDCException
 
-from assess.errors import Conflict
+from api_common.service_errors import Conflict
 from assess.selectors import user_can_manage_quiz
 from lti.deep_linking import (
     deep_link_deployment,
@@ -34,6 +34,7 @@ from lti.deep_linking import (
     deep_link_restore,
 )
 from lti.framing import FRAME_ORIGINS, lti_frameable, origins_of
+from lti.identity import is_teaching
 from lti.launch import DEEP_LINKING_REQUEST, RESOURCE_LINK_REQUEST, HardenedMessageLaunch
 from lti.oidc import oidc_login
 from lti.selectors import (
@@ -46,7 +47,6 @@ from lti.services import (
     NoQuiz,
     deep_link_begin,
     deep_link_placed,
-    is_teaching,
     launch_complete,
     launch_quiz,
 )

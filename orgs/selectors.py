@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.urls import reverse
 
 from orgs.models import Membership, Organization, Team, TeamMember
 
@@ -20,6 +21,20 @@ def managed_org_ids(*, user) -> QuerySet:
 
 def user_is_manager(*, user) -> bool:
     return user.is_authenticated and (user.is_staff or managed_org_ids(user=user).exists())
+
+
+def manager_landing(*, user) -> str | None:
+    """The page a (non-staff) manager lands on after signing in: their one team's
+    readiness, or the list of their teams; None for anyone else. Two queries at most."""
+    if user.is_staff or not user.is_authenticated:
+        return None
+    if not managed_org_ids(user=user).exists():
+        return None
+    teams = Team.objects.filter(organization_id__in=managed_org_ids(user=user))
+    teams = list(teams.order_by("pk").values_list("pk", flat=True)[:2])
+    if len(teams) == 1:
+        return reverse("team-detail", args=[teams[0]])
+    return reverse("teams")
 
 
 def teams_for_manager(*, user) -> QuerySet[Team]:

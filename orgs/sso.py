@@ -21,7 +21,7 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from assess.errors import InvalidInput
+from api_common.service_errors import InvalidInput
 from audit.models import AuditEvent
 from audit.services import audit_record
 from orgs.models import (

@@ -3,6 +3,11 @@
 `instructor` teaches whatever `course` the requesting folder's conftest defines.
 """
 
+from __future__ import annotations
+
+import socket
+import threading
+
 import pytest
 from hypothesis import settings as hypothesis_settings
 from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration
@@ -69,3 +74,30 @@ def _tasks_in_process(request):
     app.conf.task_always_eager = app.conf.task_eager_propagates = True
     yield
     app.conf.task_always_eager, app.conf.task_eager_propagates = saved
+
+
+@pytest.fixture
+def silent_server():
+    """A socket that accepts connections and never answers: a hung Redis."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    held = []
+    stop = threading.Event()
+
+    def accept():
+        server.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                held.append(server.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield server.getsockname()[1]
+    stop.set()
+    thread.join()
+    for conn in held:
+        conn.close()
+    server.close()

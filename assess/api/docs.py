@@ -8,9 +8,9 @@ from __future__ import annotations
 from django.conf import settings
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiTypes
 
+from api_common.throttles import parse_rate
 from assess.api.serializers.quizzes import FEEDBACK_HELP
 from assess.api.serializers.responses import IDEMPOTENCY_HELP
-from config.throttles import parse_rate
 
 _RATES = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
 _PER_USERNAME, _WINDOW = parse_rate(_RATES["sign_in_username"])
@@ -125,8 +125,17 @@ ATTEMPT_START = (
     "POST /api/attempts/{id}/responses/. Anyone who may see the quiz may start it; 409 "
     "when it is a draft (its instructors see drafts, but no one starts one), has not "
     "opened yet, has closed, the learner's attempts are used up, or it "
-    "is lesson practice (started from its lesson). 403 when an account made by sign-up "
-    "starts an exam or a certification before confirming its email address."
+    "is lesson practice (started from its lesson). A track's certification exam starts "
+    "only once the learner has mastered every skill of the track's lessons: before that "
+    "409 with code `lesson_mastery_required`, whose detail names the lessons still below "
+    "the threshold (an open attempt is resumed regardless). 403 when an account made by "
+    "sign-up starts an exam or a certification before confirming its email address."
+)
+ATTEMPT_START_409 = (
+    "No attempt was started. Code `conflict`: the quiz is a draft, not open yet, closed "
+    "for you, in its cooldown, your attempts are used up, or it is lesson practice; code "
+    "`lesson_mastery_required`: a certification exam whose track's lessons you have not "
+    "mastered yet (`errors[0].detail` names them)."
 )
 ATTEMPT_START_403 = (
     "An account made by sign-up has not confirmed its email address yet: it may practise, "

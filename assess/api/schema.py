@@ -14,7 +14,7 @@ from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.plumbing import build_choice_field
 from rest_framework import serializers
 
-from config.api_errors import AutoSchema
+from api_common.errors import AutoSchema
 
 
 class BoundedListSerializerExtension(OpenApiSerializerFieldExtension):

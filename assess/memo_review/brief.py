@@ -4,15 +4,23 @@ A brief is drawn from `random.Random(seed)` alone, so the same seed gives the sa
 anywhere (page, API, worker), and the reviewer can rebuild it instead of storing it.
 
 Realism the generator keeps (a senior ML-infra engineer should accept every brief):
-a dense catalog model of 7-73B parameters whose context window holds the workload's p99
+a dense catalog model of 7-73B parameters whose trained or served context window
+(SERVED_WINDOW where it is shorter than the config's positions) holds the workload's p99
 prompt plus p99 output; BF16 or FP8 weights and KV cache, FP8 only on parts that compute
 in it; traffic shaped like a real product (chat, coding or support assistant: thousands
 to two million sessions a day, peaks 2-5x the average, long-tailed prompts); SLOs in the
-ranges such products publish; and 2-3 candidate accelerators, each carrying a public list
-price with its source and date, that each hold the model within one instance of the
-priced type (a replica's tensor-parallel group never spans instances: a one-GPU L40S
-instance serves only models that fit one L40S). A brief whose cheapest fleet would be
-under 2 or over 400 replicas is drawn again.
+ranges such products publish; and 2-3 candidate accelerators priced by ONE provider (a
+brief never sets one cloud's B200 against another's H100), each price public with its
+source and date, that each hold the model within one instance of the priced type (a
+replica's tensor-parallel group never spans instances: a one-GPU L40S instance serves
+only models that fit one L40S). The reference plan (figures.best_plan) meets compute
+(60% of dense peak), memory, TTFT and TPOT together, on the engine's feasibility layer
+(feasible.py); a candidate with no such plan is not offered, and a brief whose cheapest
+fleet would be under 2 or over 400 replicas is drawn again.
+
+A capstone stores the brief it was drawn with (Capstone.brief, with BRIEF_VERSION), so a
+change here never rewrites a brief under a memo: bump BRIEF_VERSION whenever a seed would
+draw a different brief. Version 1 is kept in brief_v1.py for capstones drawn before.
 """
 
 from __future__ import annotations
@@ -63,6 +71,19 @@ WORKLOADS: dict[str, dict[str, tuple]] = {
         "tpot": (40, 50, 60, 70),
     },
 }
+# The version of this generator: a seed draws the same brief for as long as it stands.
+BRIEF_VERSION = 2
+# A model's window as trained or served, where the config's positions promise more. The
+# brief reserves the full context per sequence, so only a window the model was trained at
+# (or ships with) is one an engineer would plan for.
+SERVED_WINDOW = {
+    # Jiang et al. 2023, "Mistral 7B", arXiv:2310.06825, Table 1: context_len 8192 (the
+    # config's 32,768 positions are not a trained window; attention slides over 4,096).
+    "mistral-7b": 8192,
+    # Qwen2.5-72B-Instruct's config ships max_position_embeddings 32768; 128k needs YaRN
+    # (hardware_db/data/models.yaml notes; Qwen2.5 model card).
+    "qwen2.5-72b": 32768,
+}
 MIN_PARAMS, MAX_PARAMS = 6e9, 80e9
 MIN_REPLICAS, MAX_REPLICAS = 2, 400
 _VENDOR_WORDS = {"nvidia", "amd", "gpu", "gpus", "the"}
@@ -112,6 +133,7 @@ class Brief:
     gpu_memory_utilization: float
     kv_reserve_fraction: float
     candidates: tuple[Candidate, ...]
+    n_heads: int = 0  # query heads, for the attention FLOPs (0 in no stored brief since v1)
 
     # ---------------------------------------------------------------- derived figures
     @property
@@ -205,6 +227,11 @@ class Brief:
 # ----------------------------------------------------------------------- generation
 
 
+def window(model: catalog.ModelArch) -> int:
+    """The context a deployment of `model` can plan for: its trained or served window."""
+    return min(model.max_context, SERVED_WINDOW.get(model.slug, model.max_context))
+
+
 def _models(min_context: int) -> list[catalog.ModelArch]:
     return [
         m
@@ -212,16 +239,16 @@ def _models(min_context: int) -> list[catalog.ModelArch]:
         if m.arch_type == "dense"
         and m.kv_lora_rank is None
         and MIN_PARAMS <= m.total_params <= MAX_PARAMS
-        and m.max_context >= min_context
+        and window(m) >= min_context
     ]
 
 
-def _candidate(acc: catalog.Accelerator, weight_dtype: str) -> Candidate:
-    price = prices.price_for(acc.slug)
+def _candidate(price: prices.PriceRecord, weight_dtype: str) -> Candidate:
+    acc = catalog.accelerator(price.accelerator)
     dtype = weight_dtype if weight_dtype in acc.dense_flops else "bf16"
     return Candidate(
         slug=acc.slug,
-        name=acc.name,
+        name=acc.short_name,  # "B200", not the record label "B200 (HGX B200, per GPU)"
         usable_gib=acc.usable_gib,
         mem_bw_tb_s=acc.mem_bw_bytes_per_s / 1e12,
         dense_tflops=acc.dense_flops[dtype] / 1e12,
@@ -236,9 +263,12 @@ def _candidate(acc: catalog.Accelerator, weight_dtype: str) -> Candidate:
     )
 
 
-def _priced_accelerators() -> list[catalog.Accelerator]:
-    slugs = list(dict.fromkeys(p.accelerator for p in prices.prices()))
-    return [catalog.accelerator(s) for s in slugs]
+def providers() -> dict[str, list[prices.PriceRecord]]:
+    """Each provider's price records, one per part (its first), in file order."""
+    out: dict[str, dict[str, prices.PriceRecord]] = {}
+    for p in prices.prices():
+        out.setdefault(p.provider, {}).setdefault(p.accelerator, p)
+    return {name: list(parts.values()) for name, parts in out.items()}
 
 
 def _draw(rng: random.Random, seed: int) -> Brief | None:
@@ -253,7 +283,13 @@ def _draw(rng: random.Random, seed: int) -> Brief | None:
     weight_dtype = rng.choice(("bf16", "bf16", "fp8"))
     kv_dtype = rng.choice(("bf16", "bf16", "fp8"))
     fp8 = "fp8" in (weight_dtype, kv_dtype)
-    accs = [a for a in _priced_accelerators() if not fp8 or "fp8" in a.dense_flops]
+    offered = providers()
+    provider = rng.choice(sorted(offered))
+    records = [
+        p
+        for p in offered[provider]
+        if not fp8 or "fp8" in catalog.accelerator(p.accelerator).dense_flops
+    ]
     partial = Brief(
         seed=seed,
         workload=workload,
@@ -263,7 +299,7 @@ def _draw(rng: random.Random, seed: int) -> Brief | None:
         n_layers=model.n_layers,
         n_kv_heads=model.n_kv_heads,
         head_dim=model.head_dim,
-        max_context=model.max_context,
+        max_context=window(model),
         weight_dtype=weight_dtype,
         kv_dtype=kv_dtype,
         sessions_per_day=rng.choice(w["sessions"]),
@@ -277,7 +313,8 @@ def _draw(rng: random.Random, seed: int) -> Brief | None:
         tpot_ms=rng.choice(w["tpot"]),
         gpu_memory_utilization=rng.choice((0.85, 0.9, 0.9, 0.92)),
         kv_reserve_fraction=rng.choice((0.2, 0.25, 0.3)),
-        candidates=tuple(_candidate(a, weight_dtype) for a in accs),
+        candidates=tuple(_candidate(p, weight_dtype) for p in records),
+        n_heads=model.n_heads,
     )
     usable = []
     for cand in partial.candidates:

@@ -73,9 +73,22 @@ Price sources (public on-demand list prices; they move, so each carries the date
   p99 output ({brief.min_context:,} tokens) and fit the model's window.
 - A request holds its sequence slot for the p99 TTFT target plus its mean output at the
   time-per-output-token target. Size the fleet for the peak rate (Little's law).
+- A replica runs no more sequences than its memory holds, nor more than it can decode
+  within the time-per-output-token target: a decode step reads the weights once and each
+  running sequence's cache (on average its mean prompt plus half its mean output) over
+  the replica's memory bandwidth.
+- Compute: the fleet may count on at most 60% of its GPUs' dense peak (at the precision
+  quoted above) for the peak's prefill and decode together, at 2 x parameters FLOPs per
+  token plus attention (2 x layers x context x query heads x head dimension; the model
+  has {brief.n_heads or "its"} query heads).
+- The p99 prompt, prefilled on one replica's GPUs at 60% of their dense peak, must meet
+  the TTFT target.
 - A month is 730 hours; cost is GPUs times the listed price per GPU-hour.
 
 ## What to hand in
+
+A fleet that breaks any of these (compute, memory, TTFT, time per output token) cannot
+serve the traffic, however cheap it is.
 
 A Markdown memo with these `##` sections, in any order:
 

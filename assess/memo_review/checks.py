@@ -240,14 +240,14 @@ def sizing_criteria(brief, parsed: ParsedMemo) -> list[dict[str, Any]]:
     title = "Concurrent sequences per replica"
     f = figs.get("seqs_per_replica")
     if f is None or f.value is None:
-        out.append(_missing("seqs-per-replica", title, 3, f, "Concurrent sequences per replica"))
+        out.append(_missing("seqs-per-replica", title, 2, f, "Concurrent sequences per replica"))
     elif not computable(brief, acc, tp, ctx):
         out.append(
             _c(
                 "seqs-per-replica",
                 title,
                 0,
-                3,
+                2,
                 _line(f),
                 CANNOT,
             )
@@ -259,7 +259,7 @@ def sizing_criteria(brief, parsed: ParsedMemo) -> list[dict[str, Any]]:
             _graded(
                 "seqs-per-replica",
                 title,
-                3,
+                2,
                 f,
                 sv,
                 "max_seqs",
@@ -273,13 +273,13 @@ def sizing_criteria(brief, parsed: ParsedMemo) -> list[dict[str, Any]]:
     little = fig.littles_law(brief.peak_rps, brief.slot_seconds, 1)
     peak = float(little.parts["concurrency"].value)
     if f is None or f.value is None:
-        out.append(_missing("peak-concurrency", title, 3, f, "Peak concurrent sequences"))
+        out.append(_missing("peak-concurrency", title, 2, f, "Peak concurrent sequences"))
     else:
         out.append(
             _graded(
                 "peak-concurrency",
                 title,
-                3,
+                2,
                 f,
                 little,
                 "concurrency",

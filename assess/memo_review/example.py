@@ -6,6 +6,9 @@ the cheapest buildable one at the brief's minimum context (`figures.best_plan`).
 
 Mistakes, by name:
     arithmetic          one replica too few, with GPUs and cost following from it
+    memory-only-fleet   replicas by Little's law at the memory bound alone, compute never
+                        checked (the old reference plan's slip; a brief whose compute or
+                        TPOT sets the fleet shows it)
     cost-arithmetic     the monthly cost 10% off GPUs x price x 730
     gb-vs-gib           the weights given in GiB but labelled GB
     missing-section     the Demand section left out
@@ -20,6 +23,7 @@ from assess.memo_review.brief import Brief
 
 MISTAKES = (
     "arithmetic",
+    "memory-only-fleet",
     "cost-arithmetic",
     "gb-vs-gib",
     "missing-section",
@@ -57,12 +61,13 @@ def _sections(brief: Brief, p: fig.Plan, acc, weights_text: str, m: dict) -> dic
         "Capacity per replica": (
             f"{p.tp} GPUs give {p.tp} x {acc.usable_gib:.2f} GiB x "
             f"{brief.gpu_memory_utilization:g}; after the weights the rest holds {m['seqs']} "
-            f"sequences of {p.context:,} tokens each."
+            f"sequences of {p.context:,} tokens each. A decode step reads the weights once "
+            f"and each running sequence's cache over {p.tp} x {acc.mem_bw_tb_s:.3g} TB/s, so "
+            f"{p.seqs_tpot:,} sequences decode within {brief.tpot_ms} ms; the batch is the "
+            f"smaller, {p.batch}. The p99 prompt prefills within the {brief.ttft_p99_ms:,} ms "
+            f"TTFT target at 60% of the replica's {acc.dense_dtype.upper()} peak."
         ),
-        "Fleet": (
-            f"{m['peak']} / {m['seqs']} rounded up is {m['replicas']} replicas, "
-            f"{m['gpus']} GPUs, {m['cost']} a month at 730 hours."
-        ),
+        "Fleet": m["fleet"],
         "Measurement plan": m["measure"],
         "Failure-case test": m["failure"],
         "What would change the plan": (
@@ -94,6 +99,11 @@ VAGUE_MEASURE = (
 VAGUE_FAILURE = "We will test failures later and check the system is resilient."
 
 
+def _little_replicas(brief: Brief, per_replica: int) -> int:
+    little = fig.littles_law(brief.peak_rps, brief.slot_seconds, per_replica)
+    return int(little.parts["replicas"].value)
+
+
 def example_memo(brief: Brief, *, accelerator: str | None = None, mistakes=()) -> str:
     unknown = set(mistakes) - set(MISTAKES)
     if unknown:
@@ -101,6 +111,11 @@ def example_memo(brief: Brief, *, accelerator: str | None = None, mistakes=()) -
     p = fig.best_plan(brief, accelerator)
     acc = brief.candidate(p.accelerator)
     replicas, gpus, cost = p.replicas, p.gpus, p.cost
+    by_memory = _little_replicas(brief, p.batch)
+    if "memory-only-fleet" in mistakes:
+        replicas = _little_replicas(brief, p.seqs)
+        gpus = replicas * p.tp
+        cost = fig.monthly_cost(gpus, acc.usd_per_gpu_hour)
     if "arithmetic" in mistakes and replicas > 1:
         replicas -= 1
         gpus = replicas * p.tp
@@ -124,6 +139,16 @@ def example_memo(brief: Brief, *, accelerator: str | None = None, mistakes=()) -
         ),
         "failure": FAILURE.format(ttft2=2 * brief.ttft_p99_ms),
     }
+    fleet = (
+        f"{m['peak']} / {p.batch} rounded up is {by_memory} replicas for the sequences in "
+        f"flight. The peak's prefill and decode need {p.replicas_compute} replicas' GPUs at "
+        f"60% of their dense peak"
+    )
+    if p.replicas_compute > by_memory and "memory-only-fleet" not in mistakes:
+        fleet += f", so compute sets the fleet: {replicas} replicas"
+    else:
+        fleet += f": {replicas} replicas"
+    m["fleet"] = fleet + f", {gpus} GPUs, {m['cost']} a month at 730 hours."
     if "vague-measurement" in mistakes:
         m["measure"] = VAGUE_MEASURE
     if "vague-failure-test" in mistakes:

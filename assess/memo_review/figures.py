@@ -7,7 +7,9 @@ in a memo is named exactly as it is in a quiz. Only what no template covers (the
 GPUs and its monthly cost) is plain arithmetic here.
 
 Conventions the brief states and these functions follow: weights in GB, the KV cache per
-token in KiB, a full context reserved per sequence, the engine using a fraction
+token in KiB, a full context reserved per sequence, a replica's running batch bounded by
+its memory and by the TPOT target, a fleet within 60% of its dense peak (feasible.py, on
+the engine's feasibility layer), the engine using a fraction
 `gpu_memory_utilization` of each GPU, tensor parallelism a power of two within one
 instance of the priced type (`Brief.tp_limit`) that keeps `kv_reserve_fraction` of every
 GPU free of weights, and a month of 730 hours.
@@ -18,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from assess.memo_review import feasible
 from hardware_db.prices import HOURS_PER_MONTH
 from problems.engine.variants import ParamError, Variant
 
@@ -117,8 +120,14 @@ def monthly_cost(gpus: int | float, usd_per_gpu_hour: float) -> float:
 class Plan:
     """Every key figure for one choice of accelerator, tensor parallel and context.
 
-    `seqs` is 0 and `replicas`/`gpus`/`cost` are None when the weights leave no room
-    for a single sequence at this degree (the fleet cannot be built)."""
+    `seqs` is what memory holds (full-context sequences, kv-max-sequences) and
+    `seqs_tpot` what one replica decodes within the TPOT target; the running batch is
+    the smaller (`batch`). Replicas are the more of Little's law at that batch and the
+    compute floor (`replicas_compute`: the peak's FLOPs at 60% of dense peak); `binding`
+    names which of "memory", "tpot" and "compute" set them. `seqs` or `batch` is 0 and
+    `replicas`/`gpus`/`cost` are None when the weights leave no room for a sequence, or
+    even one sequence decodes slower than the TPOT target (the fleet cannot be built).
+    `ttft_ok`: the p99 prompt's prefill on one replica fits the TTFT target."""
 
     accelerator: str
     tp: int
@@ -132,6 +141,11 @@ class Plan:
     gpus: int | None
     cost: float | None
     variants: dict[str, Variant]
+    seqs_tpot: int = 0
+    batch: int = 0
+    replicas_compute: int = 0
+    binding: str = ""
+    ttft_ok: bool = False
 
     def variant(self, name: str) -> Variant:
         return self.variants[name]
@@ -154,13 +168,20 @@ def plan(brief: Brief, accelerator: str, tp: int, context: int) -> Plan:
         seqs = int(sv.parts["max_seqs"].value)
     except ParamError:
         pass
-    little = littles_law(brief.peak_rps, brief.slot_seconds, seqs)
+    seqs_tpot = feasible.tpot_batch(brief, cand, tp)
+    batch = min(seqs, seqs_tpot)
+    little = littles_law(brief.peak_rps, brief.slot_seconds, batch)
     variants["little"] = little
     replicas = gpus = cost = None
-    if seqs >= 1:
-        replicas = int(little.parts["replicas"].value)
+    by_compute = feasible.compute_replicas(brief, cand, tp)
+    binding = ""
+    if batch >= 1:
+        by_batch = int(little.parts["replicas"].value)
+        replicas = max(by_batch, by_compute)
+        binding = "compute" if by_compute > by_batch else "tpot" if seqs_tpot < seqs else "memory"
         gpus = replicas * tp
         cost = monthly_cost(gpus, cand.usd_per_gpu_hour)
+    ttft = feasible.ttft_verdict(brief, cand, tp)
     return Plan(
         accelerator=cand.slug,
         tp=tp,
@@ -174,12 +195,18 @@ def plan(brief: Brief, accelerator: str, tp: int, context: int) -> Plan:
         gpus=gpus,
         cost=cost,
         variants=variants,
+        seqs_tpot=seqs_tpot,
+        batch=batch,
+        replicas_compute=by_compute,
+        binding=binding,
+        ttft_ok=ttft.ok,
     )
 
 
 def best_plan(brief: Brief, accelerator: str | None = None) -> Plan:
     """The cheapest buildable plan at the brief's minimum context (the example memo's),
-    over the candidates (or one of them) and the degrees from each one's minimum to 8."""
+    over the candidates (or one of them) and the degrees from each one's minimum to 8,
+    among those whose prefill of the p99 prompt meets the TTFT target."""
     best: Plan | None = None
     slugs = [accelerator] if accelerator else [c.slug for c in brief.candidates]
     for slug in slugs:
@@ -189,7 +216,7 @@ def best_plan(brief: Brief, accelerator: str | None = None) -> Plan:
             if first == 0 or tp < first or tp > brief.tp_limit(cand):
                 continue
             p = plan(brief, cand.slug, tp, brief.min_context)
-            if p.cost is not None and (best is None or p.cost < best.cost - 1e-9):
+            if p.cost is not None and p.ttft_ok and (best is None or p.cost < best.cost - 1e-9):
                 best = p
     if best is None:
         raise ValueError("no buildable plan for this brief")

@@ -1,7 +1,10 @@
-"""The fleet criteria (replicas, GPUs, monthly cost) and the consistency checks.
+"""The fleet criteria (replicas, GPUs, monthly cost, feasibility) and the consistency checks.
 
 Replicas are a floor, not an exact figure: a memo may carry headroom, but never fewer
-replicas than Little's law needs at the peak. GPUs follow from the memo's replicas (or
+replicas than the peak needs: Little's law at the running batch memory and the TPOT
+target allow, and enough GPUs for the peak's FLOPs at 60% of dense peak. Feasibility
+puts the memo's own fleet to the engine's checks (compute, memory, TTFT, TPOT) and names
+the one it fails. GPUs follow from the memo's replicas (or
 the floor, if it stated fewer), and the cost from those GPUs at the brief's price; the
 consistency checks then hold the memo's own figures against each other, so an error is
 named where it was made and again where it breaks the plan.
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assess.memo_review import feasible
 from assess.memo_review import figures as fig
 from assess.memo_review.checks import (
     COST_REL_TOL,
@@ -41,7 +45,8 @@ def fleet_criteria(brief, parsed: ParsedMemo) -> list[dict[str, Any]]:
     points = {"replicas": 2, "gpus": 1, "monthly-cost": 2}
     if p is None or p.replicas is None:
         why = (
-            "the weights leave no room for a sequence at this tensor parallel"
+            "the weights leave no room for a sequence at this tensor parallel, or one "
+            "sequence alone decodes slower than the TPOT target"
             if p is not None
             else "the accelerator, tensor parallel or context is missing or invalid"
         )
@@ -76,19 +81,7 @@ def fleet_criteria(brief, parsed: ParsedMemo) -> list[dict[str, Any]]:
         )
     else:
         replicas = least
-        result = p.variant("little").grade("replicas", _num(f.value))
-        out.append(
-            _c(
-                "replicas",
-                titles["replicas"],
-                0,
-                2,
-                _line(f),
-                f"Expected at least {least}: {p.peak_concurrency:,.1f} sequences at the peak / "
-                f"{p.seqs} per replica, rounded up. {result.feedback}{named(result)}",
-                result.misconception,
-            )
-        )
+        out.append(_too_few_replicas(p, f, titles["replicas"]))
     gpus = replicas * tp
     f = figs.get("gpus")
     if f is None or f.value is None:
@@ -138,6 +131,81 @@ def fleet_criteria(brief, parsed: ParsedMemo) -> list[dict[str, Any]]:
             )
         )
     return out
+
+
+def _too_few_replicas(p: fig.Plan, f: Figure, title: str) -> dict[str, Any]:
+    """The replicas criterion for a memo below the floor, saying which bound sets it."""
+    if p.binding == "compute":
+        why = (
+            f"the peak's prefill and decode need {p.replicas_compute} replicas of {p.tp} GPUs "
+            f"at {feasible.COMPUTE_CEILING:.0%} of their dense peak (memory and the TPOT "
+            f"target alone would allow {p.batch} sequences per replica)."
+        )
+        return _c("replicas", title, 0, 2, _line(f), f"Expected at least {p.replicas}: {why}")
+    bound = (
+        f"{p.batch} per replica (the most that decode within the TPOT target; memory "
+        f"holds {p.seqs})"
+        if p.binding == "tpot"
+        else f"{p.batch} per replica"
+    )
+    result = p.variant("little").grade("replicas", _num(f.value))
+    return _c(
+        "replicas",
+        title,
+        0,
+        2,
+        _line(f),
+        f"Expected at least {p.replicas}: {p.peak_concurrency:,.1f} sequences at the peak / "
+        f"{bound}, rounded up. {result.feedback}{named(result)}",
+        result.misconception,
+    )
+
+
+FEASIBILITY_POINTS = 3
+_CHECK_NAMES = {
+    feasible.COMPUTE: "compute (at most 60% of the fleet's dense peak)",
+    feasible.MEMORY: "memory (weights and the running sequences' full-context KV)",
+    feasible.TTFT: "TTFT (the p99 prompt's prefill on one replica)",
+    feasible.TPOT: "TPOT (one decode step at the running batch)",
+}
+
+
+def feasibility_criterion(brief, parsed: ParsedMemo) -> dict[str, Any]:
+    """The memo's fleet (its accelerator, tensor parallel, context and replicas) against
+    compute, memory, TTFT and TPOT at the brief's peak: all or nothing, and a failure
+    names its check with the figures."""
+    title, code = "The fleet can serve the peak", "feasibility"
+    acc, tp, ctx = choices(brief, parsed)
+    f = parsed.figures.get("replicas")
+    if not computable(brief, acc, tp, ctx) or f is None or f.value is None or f.value < 1:
+        return _c(
+            code,
+            title,
+            0,
+            FEASIBILITY_POINTS,
+            _line(f),
+            "Cannot be checked: the accelerator, tensor parallel, context or replicas is "
+            "missing or invalid.",
+        )
+    peak = fig.littles_law(brief.peak_rps, brief.slot_seconds, 1)
+    concurrency = float(peak.parts["concurrency"].value)
+    verdicts = feasible.fleet_verdicts(brief, acc, tp, int(f.value), ctx, concurrency)
+    failed = [v for v in verdicts if not v.ok]
+    if not failed:
+        return _c(
+            code,
+            title,
+            FEASIBILITY_POINTS,
+            FEASIBILITY_POINTS,
+            _line(f),
+            "Passes compute, memory, TTFT and TPOT at the peak.",
+        )
+    first = failed[0]
+    others = ", ".join(v.check for v in failed[1:])
+    comment = f"Fails the {_CHECK_NAMES[first.check]} check: {first.detail}." + (
+        f" Also fails: {others}." if others else ""
+    )
+    return _c(code, title, 0, FEASIBILITY_POINTS, _line(f), comment)
 
 
 # ------------------------------------------------------------------------ consistency

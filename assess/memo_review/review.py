@@ -3,23 +3,27 @@
 Pure and deterministic: the same brief and text give the same Review, field for field
 (no clock, no randomness, no I/O; floats rounded once, here). The rubric, in order:
 
-    sections            5   every required section present (1 off per missing one)
+    sections            4   every required section present (1 off per missing one)
     accelerator         1   the choice is one of the brief's candidates
     tensor-parallel     2   a power of two within one instance, at or above the minimum
     context             1   holds the p99 prompt plus the p99 output, within the window
     weights             2   weights-memory, graded by the engine
     kv-per-token        2   kv-cache-per-token, graded by the engine
-    seqs-per-replica    3   kv-max-sequences at the memo's choices, graded by the engine
-    peak-concurrency    3   littles-law (concurrency) at the peak rate, by the engine
-    replicas            2   at or above littles-law's replicas (headroom is the memo's call)
+    seqs-per-replica    2   kv-max-sequences at the memo's choices, graded by the engine
+    peak-concurrency    2   littles-law (concurrency) at the peak rate, by the engine
+    replicas            2   at or above the reference floor at the memo's choices: littles-law
+                            at the batch memory and TPOT allow, and the compute floor
+                            (headroom is the memo's call)
     gpus                1   replicas x tensor parallel
     monthly-cost        2   GPUs x price x 730, within 2%
+    feasibility         3   the memo's fleet passes compute (<= 60% of dense peak), memory,
+                            TTFT and TPOT at the peak (feasible.py); names the one it fails
     consistency         4   the memo's own figures agree (1 per check)
     measurement-plan    3   long enough; a number, a named metric or tool, a threshold
     failure-test        3   the same for the failure-case test
 
 Figures are graded where a template part exists, so their misconception codes are the
-engine's (gb-vs-gib, missing-kv-factor-2, floor-not-ceil, ...).
+engine's (gb-vs-gib, missing-kv-factor-2, floor-not-ceil, ...). 34 points in all.
 """
 
 from __future__ import annotations
@@ -29,11 +33,11 @@ from typing import Any
 
 from assess.memo_review.brief import Brief
 from assess.memo_review.checks import quote, sizing_criteria
-from assess.memo_review.fleet import check_consistency, fleet_criteria
+from assess.memo_review.fleet import check_consistency, feasibility_criterion, fleet_criteria
 from assess.memo_review.memo import SECTIONS, parse_memo
 from assess.memo_review.plan_text import check_plan_text
 
-SECTION_POINTS = 5
+SECTION_POINTS = 4
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,7 @@ def review_memo(brief: Brief, text: str) -> Review:
     raw: list[dict[str, Any]] = [asdict(_sections(parsed))]
     raw += sizing_criteria(brief, parsed)
     raw += fleet_criteria(brief, parsed)
+    raw.append(feasibility_criterion(brief, parsed))
     raw.append(check_consistency(brief, parsed))
     for code, title, section in (
         ("measurement-plan", "Measurement plan is concrete", "Measurement plan"),

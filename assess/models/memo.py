@@ -16,7 +16,9 @@ from config.constraints import choice_check
 
 
 class Capstone(models.Model):
-    """A learner's capstone brief in a course: the seed makes the brief (brief_for(seed))."""
+    """A learner's capstone brief in a course. The seed drew the brief; `brief` keeps it
+    as drawn (Brief.as_dict) with the generator's `brief_version`, so a change to the
+    generator never rewrites the brief under a memo (assess.memo_review.kept)."""
 
     learner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="capstones", db_index=False
@@ -25,6 +27,9 @@ class Capstone(models.Model):
         "curricula.Course", on_delete=models.CASCADE, related_name="capstones"
     )
     seed = models.PositiveBigIntegerField()
+    brief = models.JSONField(null=True, blank=True)
+    # The brief generator's version (assess.memo_review.brief.BRIEF_VERSION) at the draw.
+    brief_version = models.PositiveSmallIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:

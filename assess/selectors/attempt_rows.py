@@ -1,7 +1,7 @@
 """An attempt's active questions, their responses and their reveals, as stored.
 
 Every read of an attempt (the API's review, the finish's answer, the pages) starts
-from these three lists, so they are read with three plain statements (config.rows
+from these three lists, so they are read with three plain statements (api_common.rows
 explains why) rather than three querysets: the same instances, a fraction of the cost.
 """
 
@@ -11,8 +11,8 @@ import functools
 
 from django.db import connection
 
+from api_common.rows import Columns, fetch
 from assess.models import Question, Response, Reveal, Slot
-from config.rows import Columns, fetch
 
 
 @functools.cache

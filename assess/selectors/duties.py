@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from assess.errors import NotPermitted
+from api_common.service_errors import NotPermitted
 
 
 class Judgement(StrEnum):

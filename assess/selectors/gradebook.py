@@ -28,9 +28,10 @@ from django.db.models import Sum
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from assess.models import Attempt, Quiz
+from assess.models import Attempt, Extension, Quiz
 from assess.policy import grades_visible
 from assess.selectors.access import (
+    extensions_for_instructor,
     learners_of_course,
     quiz_get_for_instructor,
     user_is_instructor,
@@ -108,6 +109,18 @@ def time_taken(attempt: Attempt) -> timedelta | None:
 class Row:
     learner: object  # a user
     cells: list[Cell]
+    # A quiz's gradebook: the learner's extension on it (extra time, a later close).
+    extension: Extension | None = None
+
+    @property
+    def limit_with_extension(self) -> timedelta | None:
+        """The learner's own time limit on the (one) quiz: its limit plus their extra
+        time; None when the quiz has no limit."""
+        quiz = self.cells[0].quiz if self.cells else None
+        if quiz is None or not quiz.time_limit:
+            return None
+        extra = self.extension.extra_time if self.extension else None
+        return quiz.time_limit + (extra or timedelta(0))
 
     @property
     def name(self) -> str:
@@ -159,12 +172,17 @@ def _rows(*, user, course_id: int | None, quizzes: list[Quiz]) -> list[Row]:
 
 def quiz_gradebook(*, user, pk: int) -> QuizGradebook:
     """The quiz's gradebook for its instructors and staff; Quiz.DoesNotExist (404) for
-    anyone else. Four queries: the gate, the points possible, learners, attempts."""
+    anyone else. Five queries: the gate, the points possible, learners, attempts, and
+    the extensions of the learners the user may see (each on its learner's row)."""
     quiz = quiz_get_for_instructor(user=user, pk=pk)
     quiz.max_points = (
         _with_max_points(Quiz.objects.filter(pk=quiz.pk)).values_list("max_points", flat=True)
     )[0]
     rows = _rows(user=user, course_id=quiz.course_id, quizzes=[quiz])
+    extensions = {e.learner_id: e for e in extensions_for_instructor(user=user, quiz=quiz)}
+    rows = [
+        Row(learner=r.learner, cells=r.cells, extension=extensions.get(r.learner.pk)) for r in rows
+    ]
     return QuizGradebook(quiz=quiz, rows=rows)
 
 

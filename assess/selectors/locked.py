@@ -5,7 +5,7 @@ extension's re-timing) queue on its row, so a submission decides on what is stor
 attempt's status and deadline as they are now (the reader's copy may be older), whether
 the question is still the active variant, whether any of its parts was revealed or any
 hint shown, its valid tries, and the learner's mastery rows for its skills, which a
-first try steps. Two statements (written as SQL: config.rows explains why): the lock,
+first try steps. Two statements (written as SQL: api_common.rows explains why): the lock,
 which reads the attempt's own columns; then the rest, the question with its tries and
 the skill rows as outer joins (one row per (try, skill row) pair, a handful at most).
 They cannot be one: a statement that waits for a row lock sees the locked row as the
@@ -22,8 +22,7 @@ from datetime import datetime
 
 from django.db import connection
 
-from assess.models import Attempt, Question, Quiz, Response, Reveal, SkillMastery, Slot
-from config.rows import (
+from api_common.rows import (
     ANY_CONFLICT,
     Columns,
     ctes_take_writes,
@@ -32,6 +31,7 @@ from config.rows import (
     insert,
     insert_statement,
 )
+from assess.models import Attempt, Question, Quiz, Response, Reveal, SkillMastery, Slot
 
 
 @dataclass(frozen=True)
@@ -120,7 +120,7 @@ def attempts_locked(*, quiz_id: int, learner_id: int) -> list[Attempt]:
     """Inside the caller's transaction: the learner's attempts on the quiz, newest
     first, each row locked (a start decides on them: resume, expire, count, cooldown).
     Rows a racing start inserts after this read are not among them: the unique
-    constraints refuse its twin (config.rows.insert's ON CONFLICT)."""
+    constraints refuse its twin (api_common.rows.insert's ON CONFLICT)."""
     sql, cols = _attempts_statement()
     return [cols.load(row) for row in fetch(sql, [quiz_id, learner_id])]
 

@@ -2,7 +2,7 @@
 
 Every start of an attempt (and every quiz page and quiz read in the API) asks this gate
 first, and through the ORM it cost more to build than everything else a start reads
-(the rule's nested subqueries, compiled afresh per request; config.rows explains the
+(the rule's nested subqueries, compiled afresh per request; api_common.rows explains the
 pattern). The rule is access._reachable's, written out:
 
     a non-adaptive quiz that is published and has no course or a course the user is
@@ -19,9 +19,9 @@ import functools
 
 from django.db import connection
 
+from api_common.rows import Columns, fetch
 from assess.models import CourseRole, Enrolment, Quiz
 from assess.selectors.writers import IN_ENROLLED, IN_INSTRUCTED
-from config.rows import Columns, fetch
 from curricula.models import Course
 
 _RULE = f"(%s OR (z.status = %s AND (z.course_id IS NULL OR {IN_ENROLLED})) OR {IN_INSTRUCTED})"

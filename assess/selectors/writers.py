@@ -2,7 +2,7 @@
 and a learner's own attempt, read.
 
 Every answer, reveal, draft, new variant and finish starts here, so these reads are the
-service's hottest, and they are written as SQL (config.rows explains why): one SELECT
+service's hottest, and they are written as SQL (api_common.rows explains why): one SELECT
 joins the question (if any), the attempt, its quiz and its slot, with the rule below,
 and gives model instances the ORM would have given. The rule is written once, here, in
 `_WRITER_RULE`; attempt_get_for_user(write=True) and question_get_for_writer both apply
@@ -23,8 +23,8 @@ import functools
 
 from django.db import connection
 
+from api_common.rows import Columns, fetch
 from assess.models import Attempt, CourseRole, Enrolment, Question, Quiz, Slot
-from config.rows import Columns, fetch
 
 # The quiz's (alias z) course is one the user is enrolled in (params: user id) / one
 # they instruct (params: user id, the instructor role). quiz_rows uses them too.

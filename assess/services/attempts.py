@@ -6,13 +6,14 @@ a finish racing a submission or another finish is serialised and only one can wi
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.selectors import email_confirmed
-from assess.errors import Conflict, NotPermitted
+from api_common.rows import insert_objects, inserted
+from api_common.service_errors import Conflict, NotPermitted
 from assess.models import Attempt, Extension, Quiz, Slot
 from assess.scoring import Rules, attempt_score
 from assess.selectors.access import extension_of
@@ -26,7 +27,7 @@ from assess.selectors.locked import (
 from assess.services.fresh_variants import fresh_questions
 from assess.services.mastery import mastery_release_locked
 from assess.services.questions import question_build
-from config.rows import insert_objects, inserted
+from assess.signals import attempt_starting
 
 
 def attempt_deadline(
@@ -44,23 +45,36 @@ def attempt_deadline(
     return min(ends) if ends else None
 
 
-def _check_cooldown(quiz: Quiz, earlier: list[Attempt], now: datetime) -> None:
-    """Conflict while the quiz's cooldown since the learner's last closed attempt runs.
-    `earlier`: the learner's attempts on the quiz, read under the start's lock after any
-    open one is resumed or expired (an attempt expired just now ends at its deadline,
-    and counts)."""
+def moment_words(moment: datetime) -> str:
+    """A time as the messages say it, "Fri 11 Dec 2026, 08:38 UTC", never an ISO
+    timestamp: these reasons are shown on pages (which repeat the time in the reader's
+    own zone where they can) as much as in the API's `detail`."""
+    return timezone.localtime(moment, UTC).strftime("%a %-d %b %Y, %H:%M UTC")
+
+
+def cooldown_until(quiz: Quiz, earlier) -> datetime | None:
+    """When the quiz's cooldown since the learner's last closed attempt ends (None: no
+    cooldown, or no closed attempt). `earlier`: the learner's attempts on the quiz. The
+    one rule, for the start below and for the pages that say when the next may start."""
     if not quiz.cooldown:
-        return
+        return None
     ends = [
         a.finished_at
         for a in earlier
         if a.status in (Attempt.Status.FINISHED, Attempt.Status.EXPIRED) and a.finished_at
     ]
     last_end = max(ends, default=None)
-    if last_end is not None and now < last_end + quiz.cooldown:
-        raise Conflict(
-            f"You may take this quiz again from {(last_end + quiz.cooldown).isoformat()}."
-        )
+    return None if last_end is None else last_end + quiz.cooldown
+
+
+def _check_cooldown(quiz: Quiz, earlier: list[Attempt], now: datetime) -> None:
+    """Conflict while the quiz's cooldown since the learner's last closed attempt runs.
+    `earlier`: the learner's attempts on the quiz, read under the start's lock after any
+    open one is resumed or expired (an attempt expired just now ends at its deadline,
+    and counts)."""
+    until = cooldown_until(quiz, earlier)
+    if until is not None and now < until:
+        raise Conflict(f"You may take this quiz again from {moment_words(until)}.")
 
 
 # What an account made by sign-up hears until its email address is confirmed.
@@ -87,10 +101,10 @@ def _check_startable(quiz: Quiz, extension: Extension | None, now: datetime) -> 
     if quiz.status != Quiz.Status.PUBLISHED:
         raise Conflict("This quiz is a draft: it can be started once it is published.")
     if quiz.opens_at and now < quiz.opens_at:
-        raise Conflict(f"This quiz opens at {quiz.opens_at.isoformat()}.")
+        raise Conflict(f"This quiz opens at {moment_words(quiz.opens_at)}.")
     closes = quiz.closes_at_for(extension)
     if closes and now >= closes:
-        raise Conflict(f"This quiz closed at {closes.isoformat()}.")
+        raise Conflict(f"This quiz closed at {moment_words(closes)}.")
 
 
 def _slots_after_insert(
@@ -132,8 +146,11 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
     close and extra time on the time limit.
 
     A quiz with a cooldown refuses a new attempt (Conflict, naming when) until that long
-    after the learner's last attempt ended. A certification attempt draws only variants
-    the learner has never been shown (fresh_variants).
+    after the learner's last attempt ended. A track's certification exam refuses a new
+    attempt (MasteryRequired, a 409 `lesson_mastery_required`) until the learner has
+    mastered the track's lessons; an open one is resumed whatever mastery did since. A
+    certification attempt draws only variants the learner has never been shown
+    (fresh_variants).
 
     Queries do not grow with the number of questions: the questions are one bulk insert
     (and, for a certification, one read of what the learner has seen).
@@ -157,6 +174,7 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
             current.quiz = quiz
             _close(current, Attempt.Status.EXPIRED, now)
         _check_cooldown(quiz, earlier, now)
+        attempt_starting.send(sender="assess", quiz=quiz, learner=learner)
         used = len(earlier)
         if quiz.attempts_allowed is not None and used >= quiz.attempts_allowed:
             raise Conflict(

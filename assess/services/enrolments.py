@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
-from assess.errors import InvalidInput, NotPermitted
+from api_common.service_errors import InvalidInput, NotPermitted
 from assess.models import Enrolment
 from assess.selectors import SCOPED_WRITE_REFUSED, user_is_course_instructor, user_is_instructor
 from audit.models import AuditEvent
@@ -44,6 +44,17 @@ def enrolment_lti(*, user, course: Course) -> tuple[Enrolment, bool]:
     """An LMS launched the user into the course (a verified LTI launch is the
     platform's word, whatever the course's self-enrolment setting): (enrolment, created)."""
     return _enrol(user, course, Enrolment.Source.LTI)
+
+
+def enrolment_invited(*, user, course: Course, inviter) -> tuple[Enrolment, bool]:
+    """The user accepted an instructor's invitation to the course (invitations.services):
+    enrolled as the instructor's addition, whatever the course's self-enrolment says,
+    and audited as theirs (None: the inviter's account is gone)."""
+    with transaction.atomic():
+        enrolment, created = _enrol(user, course, Enrolment.Source.INSTRUCTOR)
+        if created:
+            _audit(inviter, AuditEvent.Action.ENROLMENT_ADD, course, user)
+    return enrolment, created
 
 
 def enrolment_manager_check(*, actor, course: Course) -> None:

@@ -22,7 +22,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from assess.errors import NotPermitted
+from api_common.service_errors import NotPermitted
 from assess.models import Attempt, Extension, Quiz
 from assess.selectors import (
     learner_filter_for_instructor,
@@ -30,7 +30,7 @@ from assess.selectors import (
     user_can_manage_quiz,
 )
 from assess.selectors.duties import Judgement, refuse_own_work
-from assess.services.attempts import attempt_deadline
+from assess.services.attempts import attempt_deadline, moment_words
 from audit.models import AuditEvent
 from audit.services import audit_record
 
@@ -64,9 +64,8 @@ def _validate(*, user, quiz: Quiz, learner, extra_time, closes_at, now: datetime
         if quiz.closes_at is None:
             errors["closes_at"] = ["This quiz never closes: there is no close to extend."]
         elif closes_at <= quiz.closes_at:
-            errors["closes_at"] = [
-                f"An extended close must be after the quiz's close ({quiz.closes_at.isoformat()})."
-            ]
+            after = moment_words(quiz.closes_at)
+            errors["closes_at"] = [f"An extended close must be after the quiz's close ({after})."]
         elif closes_at <= now:
             errors["closes_at"] = ["An extended close must be in the future."]
     if errors:

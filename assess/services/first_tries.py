@@ -28,6 +28,7 @@ from typing import Any
 from django.db import connection
 from django.utils import timezone
 
+from api_common.rows import ctes_take_writes, fetch, insert, insert_statement, inserted
 from assess.models import RESPONSE_KEYS, MasteryEvent, Question, Response, SkillMastery
 from assess.services.mastery import (
     GUARDED_STEP,
@@ -35,7 +36,6 @@ from assess.services.mastery import (
     mastery_apply_first_try,
     mastery_first_try_settle,
 )
-from config.rows import ctes_take_writes, fetch, insert, insert_statement, inserted
 
 
 @functools.cache
@@ -65,7 +65,7 @@ def _mastery_part(n_skills: int) -> str:
 def first_try_store(
     *, learner_id: int, question: Question, values: dict[str, Any], read: dict[str, tuple]
 ) -> Response | None:
-    """Store a first try (values by attname, as config.rows.insert takes them, `evidence`
+    """Store a first try (values by attname, as api_common.rows.insert takes them, `evidence`
     True) and step the learner's skill rows from `read` ({skill: (p_mastery, responses)}
     as read under the attempt's lock). Returns the stored response, or None when its key
     was used before: then nothing was written (the caller replays). Call inside the

@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 
+from api_common.service_errors import Conflict
 from assess import skills as skill_map
-from assess.errors import Conflict
 from assess.models import Attempt, Question, Slot
 from assess.services.questions import question_draw, question_from_variant
 

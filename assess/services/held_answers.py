@@ -36,9 +36,9 @@ from typing import Any
 
 from django.db import connection
 
+from api_common.rows import Columns, ctes_take_writes, fetch, for_update_of
 from assess.models import RESPONSE_KEYS, Attempt, Question, Response
 from assess.selectors.attempt_rows import question_tries
-from config.rows import Columns, ctes_take_writes, fetch, for_update_of
 
 
 def takes_held_answers(attempt: Attempt, question: Question) -> bool:
@@ -96,7 +96,7 @@ def _tries() -> Columns:
 def held_answer_store(
     *, attempt: Attempt, values: dict[str, Any], now: datetime
 ) -> tuple[int, list[Response]] | None:
-    """INSERT the response (values by attname, as config.rows.insert takes them) if the
+    """INSERT the response (values by attname, as api_common.rows.insert takes them) if the
     attempt is open and before its deadline at `now`, as stored, not held by another
     writer, and its key is new. Returns the new row's id and the question's other valid
     tries; or None when nothing was stored (the general path says why)."""

@@ -12,7 +12,7 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
-from assess.errors import Conflict
+from api_common.service_errors import Conflict
 from assess.models import Attempt, Hint, Question
 from assess.policy import CLOSED_MESSAGES, hints_offered
 from assess.scoring import Rules

@@ -19,13 +19,13 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from api_common.rows import execute_together, fetch, insert_rows, insert_rows_statement
 from assess import skills as skill_map
 from assess.mastery import bkt
 from assess.models import Attempt, MasteryEvent, Question, Quiz, Response, SkillMastery
 from assess.policy import grades_visible
 from assess.scoring import Rules, counted_responses
 from assess.signals import grade_released_on_commit, progress_recorded_on_commit
-from config.rows import execute_together, fetch, insert_rows, insert_rows_statement
 
 
 def unaided(response: Response, question: Question) -> bool:
@@ -121,7 +121,7 @@ def mastery_apply(
     each response as evidence and logs one MasteryEvent per skill; returns the events
     logged. However many responses and skills there are: the rows read and locked, then
     the rows written, the responses marked and the events logged, one statement on
-    PostgreSQL (config.rows.execute_together), three on SQLite. Call inside a
+    PostgreSQL (api_common.rows.execute_together), three on SQLite. Call inside a
     transaction.
 
     `reason` is the progress signal's: "mastery" lets a listener dismiss the change when

@@ -19,8 +19,9 @@ from datetime import datetime, timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from assess.errors import Conflict, InvalidInput, NotPermitted, TooSoon
-from assess.memo_review.brief import Brief, brief_for
+from api_common.service_errors import Conflict, InvalidInput, NotPermitted, TooSoon
+from assess.memo_review import kept
+from assess.memo_review.brief import Brief
 from assess.memo_review.memo_markdown import memo_html
 from assess.models import Capstone, Enrolment, Memo, MemoDecision, MemoVersion
 from assess.selectors import user_is_enrolled
@@ -28,7 +29,7 @@ from assess.selectors.duties import Judgement, refuse_own_work
 from assess.selectors.memos import memo_is_taught_by
 from assess.services.enrolments import SELF_ENROL_REFUSED, enrolment_self
 from assess.signals import progress_recorded_on_commit
-from config.celery import try_delay
+from config.celery import queue
 from curricula.models import Course
 
 log = logging.getLogger(__name__)
@@ -52,16 +53,21 @@ def capstone_course() -> Course:
 
 def capstone_start(*, learner, course: Course | None = None) -> tuple[Capstone, bool]:
     """(the learner's capstone in the course, whether this call drew it). Drawn once
-    with a fresh seed; a learner not enrolled is enrolled where the course allows it
-    (NotPermitted otherwise). A write: only a POST starts a capstone, never a read."""
+    with a fresh seed, and the brief stored as drawn (kept.draw); a learner not enrolled
+    is enrolled where the course allows it (NotPermitted otherwise). A write: only a POST
+    starts a capstone, never a read."""
     course = course or capstone_course()
     existing = Capstone.objects.filter(learner=learner, course=course).first()
     if existing is not None:
         return existing, False
     if not (learner.is_staff or user_is_enrolled(user=learner, course_id=course.pk)):
         enrolment_self(user=learner, course=course, source=Enrolment.Source.SELF)
+    seed = secrets.randbits(SEED_BITS)
+    brief, version = kept.draw(seed)
     return Capstone.objects.get_or_create(
-        learner=learner, course=course, defaults={"seed": secrets.randbits(SEED_BITS)}
+        learner=learner,
+        course=course,
+        defaults={"seed": seed, "brief": brief, "brief_version": version},
     )
 
 
@@ -84,7 +90,8 @@ def capstone_get_or_create(*, learner, course: Course | None = None) -> Capstone
 
 
 def capstone_brief(capstone: Capstone) -> Brief:
-    return brief_for(capstone.seed)
+    """The brief the capstone was drawn with (stored; a later generator never changes it)."""
+    return kept.brief_of(capstone.seed, capstone.brief, capstone.brief_version)
 
 
 def _clean(markdown: object) -> str:
@@ -106,9 +113,9 @@ def review_enqueue(version_id: int) -> bool:
     The version is already committed, so a broker outage must not turn the learner's
     submission into an error: the review stays `queued`, and the beat task queues it
     again once it has waited past STUCK_AFTER (or an operator runs it sooner)."""
-    from assess.tasks import review_memo_version  # the task module imports this one
-
-    return try_delay(review_memo_version, version_id, what=f"memo version {version_id}: review")
+    return queue(
+        "assess.tasks.review_memo_version", version_id, what=f"memo version {version_id}: review"
+    )
 
 
 def _queue_review(version: MemoVersion) -> None:
@@ -219,9 +226,9 @@ def memo_review_run(*, version_id: int, now: datetime | None = None) -> str:
         version.started_at = now or timezone.now()
         version.deliveries += 1
         version.save(update_fields=["review_status", "started_at", "deliveries"])
-        seed, text = version.memo.capstone.seed, version.markdown
+        brief, text = capstone_brief(version.memo.capstone), version.markdown
 
-    review = review_memo(brief_for(seed), text)
+    review = review_memo(brief, text)
 
     with transaction.atomic():
         version = MemoVersion.objects.select_for_update().get(pk=version_id)

@@ -4,7 +4,7 @@ under the attempt's lock, whether the part still takes answers."""
 
 from __future__ import annotations
 
-from assess.errors import InvalidInput
+from api_common.service_errors import InvalidInput
 from assess.models import Attempt, Question
 from assess.policy import Closed, part_policy
 from assess.scoring import Rules

@@ -19,7 +19,7 @@ from datetime import datetime
 from django.db import transaction
 from django.db.models import Count
 
-from assess.errors import Conflict, InvalidInput
+from api_common.service_errors import Conflict, InvalidInput
 from assess.models import Attempt
 from assess.services.attempts import attempt_finish
 from assess.services.questions import PracticeQuestion, practice_question_add

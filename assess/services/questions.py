@@ -18,8 +18,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from api_common.service_errors import Conflict
 from assess import skills as skill_map
-from assess.errors import Conflict
 from assess.mastery.practice import practice_pick
 from assess.models import Attempt, Enrolment, Question, Quiz, SkillMastery, Slot
 from assess.policy import hints_offered

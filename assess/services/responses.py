@@ -8,8 +8,9 @@ from datetime import datetime
 from django.db import transaction
 from django.utils import timezone
 
+from api_common.rows import insert, inserted
+from api_common.service_errors import Conflict, IdempotencyMismatch, InvalidInput, UnreadableAnswer
 from assess import skills as skill_map
-from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, UnreadableAnswer
 from assess.models import RESPONSE_KEYS, Attempt, Question, Response, Reveal
 from assess.policy import CLOSED_MESSAGES, part_policy
 from assess.scoring import Rules
@@ -17,7 +18,6 @@ from assess.selectors.locked import locked_state
 from assess.services.first_tries import first_try_store
 from assess.services.held_answers import held_answer_store, takes_held_answers
 from assess.services.part_checks import check_question_of
-from config.rows import insert, inserted
 from problems.engine.variants import Variant
 
 

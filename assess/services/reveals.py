@@ -7,7 +7,7 @@ from datetime import datetime
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from assess.errors import Conflict
+from api_common.service_errors import Conflict
 from assess.models import Attempt, Question, Reveal
 from assess.scoring import Rules
 from assess.services.part_checks import check_part_of, part_closed

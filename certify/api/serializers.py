@@ -7,11 +7,11 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api_common.fields import StrictCharField
+from api_common.request_serializers import FlatRequest
 from assess.api.schema import NamedChoiceField
 from certify.models import Certificate
 from certify.requirements import Status
-from config.fields import StrictCharField
-from config.request_serializers import FlatRequest
 
 CERT_STATES = Certificate.Status.choices
 STANDINGS = [(s.value, s.value) for s in Status]

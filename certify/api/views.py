@@ -12,14 +12,14 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api_common.errors import AutoSchema, error_responses
+from api_common.pagination import Pagination, paginate
+from api_common.service_errors import Conflict
 from assess.api.views.base import AssessAPIView
-from assess.errors import Conflict
 from certify import selectors
 from certify.api import docs
 from certify.api import serializers as s
 from certify.services.certificates import certificate_revoke, certificate_revoker_check
-from config.api_errors import AutoSchema, error_responses
-from config.pagination import Pagination, paginate
 from orgs import selectors as orgs
 
 # What a query string's text field can be refused for (absent, empty, NUL or surrogate).

@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from assess.errors import InvalidInput, NotPermitted
+from api_common.service_errors import InvalidInput, NotPermitted
 from assess.selectors.duties import Judgement, refuse_own_work
 from audit.models import AuditEvent
 from audit.services import audit_record

@@ -270,6 +270,28 @@ class AttemptPage:
     # The attempt's possible points (its active questions' slots); None for adaptive
     # practice, a history of variants rather than a paper with a total.
     total_points: int | None = None
+    # The learner's extension on the quiz (extra time, a later close): the page says it
+    # beside the time taken, so 13:34 on a 10-minute exam explains itself.
+    extension: object | None = None
+
+    @property
+    def time_taken_text(self) -> str:
+        """ "13:34" (minutes:seconds, or h:mm:ss) for a closed attempt; "" otherwise."""
+        a = self.attempt
+        if a.finished_at is None:
+            return ""
+        minutes, seconds = divmod(int((a.finished_at - a.started_at).total_seconds()), 60)
+        hours, minutes = divmod(minutes, 60)
+        return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+    @property
+    def extra_time(self):
+        return getattr(self.extension, "extra_time", None)
+
+    @property
+    def time_limit_with_extension(self):
+        limit = self.attempt.quiz.time_limit
+        return limit + self.extra_time if limit and self.extra_time else limit
 
 
 def attempt_page(*, user, attempt: Attempt, drafts, errors) -> AttemptPage:
@@ -285,6 +307,11 @@ def attempt_page(*, user, attempt: Attempt, drafts, errors) -> AttemptPage:
         attempt=attempt, questions=questions, drafts=drafts, errors=errors, own=own, now=now
     )
     total = None if attempt.quiz.adaptive else sum(q.slot.points for q in questions)
+    extension = (
+        None
+        if attempt.quiz.adaptive
+        else selectors.extension_of(quiz=attempt.quiz, learner=attempt.learner_id)
+    )
     return AttemptPage(
         attempt=attempt,
         visible=not own or grades_visible(attempt=attempt, now=now),
@@ -292,6 +319,7 @@ def attempt_page(*, user, attempt: Attempt, drafts, errors) -> AttemptPage:
         questions=views,
         rules=rules_note(attempt.quiz),
         total_points=total,
+        extension=extension,
     )
 
 

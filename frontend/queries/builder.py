@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 from django.utils import timezone
 
 from assess import selectors
-from assess.models import Attempt, Quiz, Slot
+from assess.models import Attempt, Extension, Quiz, Slot
 from assess.scoring import Rules
 from assess.services.questions import question_from_variant
 from assess.services.quizzes.spec import spec_check, spec_course
@@ -285,3 +285,24 @@ def spec_preview(spec) -> QuizPreview:
         for i, s in enumerate(spec.slots, start=1)
     ]
     return quiz_preview(quiz=quiz, slots=slots)
+
+
+@dataclass(frozen=True)
+class CloseNow:
+    """What "Close now" would do, said before it is done: the open attempts it ends at
+    once and those that keep a later close from an extension."""
+
+    quiz: Quiz
+    ending: int
+    kept: int
+
+
+def quiz_close_preview(*, quiz: Quiz, now: datetime | None = None) -> CloseNow:
+    """Counts the quiz's open attempts as quiz_close would treat them (two queries)."""
+    now = now or timezone.now()
+    extended = Extension.objects.filter(quiz=quiz, closes_at__gt=now).values("learner_id")
+    running = Attempt.objects.filter(quiz=quiz, status=Attempt.Status.OPEN).filter(
+        Q(deadline__isnull=True) | Q(deadline__gt=now)
+    )
+    kept = running.filter(learner_id__in=extended).count()
+    return CloseNow(quiz=quiz, ending=running.count() - kept, kept=kept)

@@ -15,9 +15,9 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from api_common.http import missing_is_404
+from api_common.service_errors import Conflict, NotPermitted
 from assess import selectors
-from assess.errors import Conflict, NotPermitted
-from assess.models import Quiz
 from assess.services import quizzes as quiz_services
 from frontend.builder_form import (
     DEFAULT_SLOTS,
@@ -27,7 +27,6 @@ from frontend.builder_form import (
     initial_of,
 )
 from frontend.forms import PreviewForm
-from frontend.http import missing_is_404
 from frontend.queries import builder as queries
 
 
@@ -39,7 +38,7 @@ def _slot_count(request, default: int) -> int:
     return max(1, min(n, MAX_SLOTS))
 
 
-def _save(request, form: QuizBuilderForm, quiz: Quiz | None):
+def _save(request, form: QuizBuilderForm, quiz=None):
     """Create the draft or update the quiz; the saved quiz, or None with the service's
     refusal on the form."""
     lessons = [lesson.slug for lesson in quiz.lessons.all()] if quiz else ()
@@ -57,7 +56,7 @@ def _save(request, form: QuizBuilderForm, quiz: Quiz | None):
     return None
 
 
-def _builder(request, *, quiz: Quiz | None = None):
+def _builder(request, *, quiz=None):
     """One builder for a new draft and an edit: Save, Preview the quiz, Add a slot and
     Filter (the library search, which without JavaScript re-posts the form so nothing
     typed is lost; GET ?q= filters a fresh page)."""
@@ -143,8 +142,13 @@ _ACTIONS = {
 @login_required
 @missing_is_404
 def quiz_action(request, pk: int, action: str):
-    """Publish, unpublish or close; what the service refuses is said on the quiz page."""
+    """Publish, unpublish or close; what the service refuses is said on the quiz page.
+    Closing ends learners' open attempts at once, so it is asked first: the quiz page's
+    button brings a page that says how many, whose own button closes."""
     quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
+    if action == "close" and request.POST.get("confirmed") != "yes":
+        preview = queries.quiz_close_preview(quiz=quiz)
+        return render(request, "frontend/teach/quiz_close.html", {"close": preview})
     service, done = _ACTIONS[action]
     try:
         service(user=request.user, quiz=quiz)

@@ -19,11 +19,11 @@ from django.urls import reverse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.http import require_GET, require_POST
 
+from api_common.http import missing_is_404
+from api_common.service_errors import Conflict, InvalidInput, NotPermitted, TooSoon
+from api_common.throttles import MemoPreviewThrottle, refused_for
 from assess import selectors
-from assess.errors import Conflict, InvalidInput, NotPermitted, TooSoon
 from assess.services.memos import MAX_MEMO_CHARS, capstone_get_or_create, memo_decide, memo_submit
-from config.throttles import MemoPreviewThrottle, refused_for
-from frontend.http import missing_is_404
 from frontend.memo_forms import DecisionForm, MemoForm
 from frontend.queries import memos as pages
 
@@ -82,7 +82,9 @@ def capstone_write(request):
             preview = _preview_of(text) if text.strip() else None
             retry_after = getattr(err, "retry_after", None)
         else:
-            messages.success(request, f"Version {version.number} submitted; its review is queued.")
+            # Not "queued": with in-process Celery the review is done before this line;
+            # the memo page's status line says where it is, and updates itself.
+            messages.success(request, f"Version {version.number} submitted.")
             return redirect(
                 reverse("capstone-memo", args=[version.memo_id]) + f"?v={version.number}"
             )

@@ -24,12 +24,11 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from assess.errors import InvalidInput, NotPermitted
+from api_common.http import missing_is_404
+from api_common.service_errors import InvalidInput, NotPermitted
 from certify import selectors as certs
-from certify.models import Certificate, Track
 from certify.requirements import Readiness, Status
 from certify.services.certificates import certificate_revoke
-from frontend.http import missing_is_404
 from orgs import selectors as orgs
 from orgs.sso import organizations_sso_for
 
@@ -92,10 +91,14 @@ def cell_text(cell: certs.Cell) -> str:
     cert = standing.certificate
     if standing.status == Status.CERTIFIED:
         return f"Certified until {_date(standing.until)}"
+    # An ended certificate says what renews it: the readiness's next step (a revoked
+    # one's pass is spent, so that is a new exam at least).
+    readiness = standing.readiness
+    todo = readiness.next_step if readiness.missing else "every requirement is met again."
     if standing.status == Status.EXPIRED:
-        return f"Expired {_date(cert.expires_at)}"
+        return f"Expired {_date(cert.expires_at)}. To renew: {todo}"
     if standing.status == Status.REVOKED:
-        return f"Revoked {_date(cert.revoked_at)}".strip()
+        return f"Revoked {_date(cert.revoked_at)}".strip() + f". To certify again: {todo}"
     readiness = standing.readiness
     met = len(readiness.requirements) - len(readiness.missing)
     return (
@@ -121,7 +124,7 @@ def certify_home(request):
 @login_required
 @missing_is_404
 def certify_track(request, slug: str):
-    track = Track.objects.select_related("exam").get(slug=slug)
+    track = certs.track_get(slug=slug)
     cell = certs.standing_for(user=request.user, track=track)
     context = {"cell": cell, "track": track, "step": next_step(cell)}
     return render(request, T + "track.html", context)
@@ -137,7 +140,7 @@ def holder_name(user) -> str:
 @missing_is_404
 def certificate_verify(request, pk: str):
     """Public: anyone with the link checks a certificate."""
-    cert = Certificate.objects.select_related("track", "holder").get(pk=pk)
+    cert = certs.certificate_get_public(pk=pk)
     own = request.user.is_authenticated and request.user.pk == cert.holder_id
     context = {
         "cert": cert,
@@ -152,7 +155,7 @@ def certificate_verify(request, pk: str):
 @login_required
 @missing_is_404
 def certificate_revoke_view(request, pk: str):
-    cert = Certificate.objects.select_related("track", "holder").get(pk=pk)
+    cert = certs.certificate_get_public(pk=pk)
     back = request.POST.get("next", "")
     if not url_has_allowed_host_and_scheme(back, {request.get_host()}, request.is_secure()):
         back = reverse("certificate-verify-page", args=[cert.pk])
@@ -192,7 +195,7 @@ class MatrixRow:
     cells: list[certs.Cell]
 
 
-def _matrix(team) -> tuple[list[Track], list[MatrixRow]]:
+def _matrix(team) -> tuple[list, list[MatrixRow]]:
     tracks = list(team.tracks.all()) or list(certs.tracks_all())
     tracks.sort(key=lambda t: (t.order, t.slug))
     members = orgs.team_member_users(team=team)

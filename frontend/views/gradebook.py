@@ -13,12 +13,21 @@ from __future__ import annotations
 import csv
 from datetime import UTC, datetime
 
+from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.http import HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
 
+from api_common.http import missing_is_404
+from api_common.service_errors import NotPermitted
+from assess import selectors
 from assess.selectors import gradebook
-from frontend.http import missing_is_404
+from assess.services.extensions import extension_grant, extension_revoke
+from frontend.forms import ExtensionForm
 
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection):
 # such a cell gets a leading apostrophe, which spreadsheets show as plain text.
@@ -55,6 +64,51 @@ def _who(row: gradebook.Row) -> list[str]:
 def quiz_gradebook(request, pk: int):
     book = gradebook.quiz_gradebook(user=request.user, pk=pk)
     return render(request, "frontend/teach/gradebook_quiz.html", {"book": book})
+
+
+# The service's field names as the gradebook's form labels them.
+_LABELS = {"extra_time": "Extra minutes", "closes_at": "New close", "learner": "Learner"}
+
+
+def _said(err: ValidationError) -> list[str]:
+    return [f"{_LABELS.get(k, k)}: {m}" for k, ms in err.message_dict.items() for m in ms]
+
+
+def _extension_change(request, quiz, learner) -> list[tuple[int, str]]:
+    """Grant, change or revoke, as posted; the (level, sentence) messages to show."""
+    name = learner.get_username()
+    if request.POST.get("action") == "revoke":
+        if extension_revoke(user=request.user, quiz=quiz, learner=learner):
+            return [(messages.SUCCESS, f"{name}'s extension is revoked.")]
+        return [(messages.INFO, f"{name} had no extension.")]
+    form = ExtensionForm(request.POST)
+    if not form.is_valid():
+        return [(messages.ERROR, said) for said in form.said()]
+    extension_grant(user=request.user, quiz=quiz, learner=learner, **form.grant_kwargs())
+    return [(messages.SUCCESS, f"{name}'s extension is saved.")]
+
+
+@require_POST
+@login_required
+@missing_is_404
+def quiz_extension(request, pk: int):
+    """One learner's extension from the quiz's gradebook row (assess.services.extensions:
+    audited, the open attempt's deadline moved at once; nobody extends their own work).
+    Back to the row, saying what happened."""
+    quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
+    learner = get_user_model().objects.filter(username=request.POST.get("learner", "")).first()
+    if learner is None:
+        messages.error(request, "No learner has that username.")
+        return redirect("quiz-gradebook", pk=quiz.pk)
+    try:
+        said = _extension_change(request, quiz, learner)
+    except NotPermitted as err:
+        said = [(messages.ERROR, str(err))]
+    except ValidationError as err:
+        said = [(messages.ERROR, sentence) for sentence in _said(err)]
+    for level, sentence in said:
+        messages.add_message(request, level, sentence)
+    return redirect(reverse("quiz-gradebook", args=[quiz.pk]) + f"#learner-{learner.pk}")
 
 
 def quiz_csv_rows(book: gradebook.QuizGradebook) -> list[list]:

@@ -6,7 +6,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 
-from assess.errors import Conflict, NotPermitted
+from api_common.http import missing_is_404
+from api_common.service_errors import Conflict, NotPermitted
 from assess.services import practice_sessions
 from assess.services.enrolments import enrolment_self
 from assess.services.practice_sessions import practice_session_start
@@ -14,7 +15,6 @@ from assess.services.questions import practice_question_add
 from curricula import selectors as curricula_selectors
 from frontend import queries
 from frontend.forms import PracticeSessionForm
-from frontend.http import missing_is_404
 
 
 def course_list(request):

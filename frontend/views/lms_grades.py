@@ -6,8 +6,6 @@ resends only that LMS course's rows (lti.selectors)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpResponseRedirect
@@ -15,30 +13,11 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from api_common.http import missing_is_404
 from assess import selectors
-from assess.models import Quiz
-from frontend.http import missing_is_404
+from frontend.queries.lms_grades import lms_grades_page
 from lti import grades
 from lti import selectors as lti_selectors
-from lti.models import ScoreSync
-
-
-@dataclass(frozen=True)
-class LmsGradesPage:
-    quiz: Quiz
-    rows: list[ScoreSync]
-    counts: dict[str, int]
-
-
-def lms_grades_page(*, user, pk: int) -> LmsGradesPage:
-    """The quiz's LMS scores and their counts (DoesNotExist, a 404, for anyone but the
-    quiz's instructors and staff)."""
-    quiz = selectors.quiz_get_for_instructor(user=user, pk=pk)
-    return LmsGradesPage(
-        quiz=quiz,
-        rows=list(lti_selectors.score_syncs_for_quiz(user=user, quiz=quiz)),
-        counts=lti_selectors.score_sync_counts(user=user, quiz=quiz),
-    )
 
 
 def _see_other(url: str) -> HttpResponseRedirect:
@@ -47,7 +26,7 @@ def _see_other(url: str) -> HttpResponseRedirect:
     return response
 
 
-def _resend(request, quiz: Quiz) -> None:
+def _resend(request, quiz) -> None:
     """Resend one row (`sync`, a per-row button) or every unsent score of the quiz."""
     raw = request.POST.get("sync")
     ids = None

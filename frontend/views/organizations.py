@@ -10,8 +10,8 @@ from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.urls import reverse
 
-from assess.errors import InvalidInput
-from frontend.http import missing_is_404
+from api_common.http import missing_is_404
+from api_common.service_errors import InvalidInput
 from frontend.sso_form import IdentityProviderForm
 from orgs import sso
 

@@ -18,15 +18,16 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from accounts.selectors import email_confirmed
+from api_common.http import missing_is_404
+from api_common.service_errors import Conflict, InvalidInput, NotPermitted
 from assess import selectors
-from assess.errors import Conflict, InvalidInput, NotPermitted
 from assess.policy import attempt_over
 from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.hints import hint_request
 from assess.services.questions import question_new_variant
 from assess.services.reveals import part_reveal
 from frontend import answers, queries
-from frontend.http import missing_is_404
+from frontend.queries import starting
 
 
 def _question_url(attempt, question) -> str:
@@ -70,11 +71,24 @@ def quiz_list(request):
     company, launch from your LMS)."""
     if not request.user.is_authenticated:
         return render(request, "frontend/take/quizzes.html", {"quizzes": None})
+    quizzes = list(selectors.quiz_list_for_user(user=request.user))
+    eligible = starting.eligibilities(user=request.user, quizzes=quizzes)
     context = {
-        "quizzes": selectors.quiz_list_for_user(user=request.user),
+        "quizzes": [eligible[q.pk] for q in quizzes],
         "confirmed": email_confirmed(user=request.user),
     }
     return render(request, "frontend/take/quizzes.html", context)
+
+
+@login_required
+@missing_is_404
+def quiz_detail(request, pk: int):
+    """The start page: the rules of an attempt (time limit, attempts used and allowed,
+    feedback, cooldown) and, for a track's certification exam, its requirements met and
+    missing, before anything starts. Reading it starts nothing."""
+    quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
+    page = starting.start_page(user=request.user, quiz=quiz)
+    return render(request, "frontend/take/start.html", {"page": page, "quiz": quiz})
 
 
 @require_POST
@@ -84,9 +98,9 @@ def quiz_start(request, pk: int):
     quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
     try:
         attempt, _created = attempt_start(quiz=quiz, learner=request.user)
-    except Conflict as err:
+    except Conflict as err:  # the start page says why, and what is missing
         messages.error(request, str(err))
-        return redirect("quiz-list")
+        return redirect("quiz-detail", pk=quiz.pk)
     except NotPermitted as err:  # an unconfirmed sign-up starting an exam
         context = {"quiz": quiz, "reason": str(err)}
         return render(request, "frontend/take/confirm_first.html", context, status=403)

@@ -17,12 +17,12 @@ from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
+from api_common.http import missing_is_404
+from api_common.service_errors import InvalidInput, NotPermitted
 from assess import selectors
-from assess.errors import InvalidInput, NotPermitted
 from assess.services.enrolments import enrolment_add, enrolment_remove
 from frontend import queries
 from frontend.forms import EnrolmentForm, PreviewForm
-from frontend.http import missing_is_404
 from frontend.views.gradebook import safe_cell
 
 

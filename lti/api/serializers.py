@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api_common.fields import StrictIntegerField
+from api_common.request_serializers import FlatRequest
 from assess.api.schema import NamedChoiceField
-from config.fields import StrictIntegerField
-from config.request_serializers import FlatRequest
 from lti.models import ScoreSync
 
 MAX_RESEND_IDS = 1000

@@ -9,9 +9,9 @@ from drf_spectacular.utils import extend_schema
 from drf_standardized_errors.openapi_validation_errors import extend_validation_errors
 from rest_framework.response import Response
 
+from api_common.pagination import Pagination, paginate
 from assess.api.views.base import AssessAPIView
 from assess.selectors import quiz_get_for_instructor
-from config.pagination import Pagination, paginate
 from lti import grades, selectors
 from lti.api import docs
 from lti.api import serializers as s

@@ -74,6 +74,10 @@ def MEMO(w):
     return {"pk": w.memo.pk}
 
 
+def PERSON(w):
+    return {"username": w.users["learner"].username}
+
+
 def TRACK(w):
     return {"slug": w.track.slug}
 
@@ -108,6 +112,14 @@ def PROVIDER(w):
 
 def ORG(w):
     return {"slug": w.organization.slug}
+
+
+def INVITATION(w):
+    return {"pk": w.invitation.pk}
+
+
+def BAD_TOKEN(w):
+    return {"token": "not-an-invitation-token"}
 
 
 TABLE: dict[tuple[str, str], Row] = {
@@ -385,6 +397,42 @@ TABLE: dict[tuple[str, str], Row] = {
     ("organization-sso", "POST"): Row(
         "registering it, empty form", "login 404 404 404 404 404 200", ORG
     ),
+    # invitations: a place's page for its managers or instructors, the link's pages
+    ("invitations-organization", "GET"): Row(
+        "invitations to the learner's organisation", "login 404 404 404 404 404 200", ORG
+    ),
+    ("invitations-organization", "POST"): Row(
+        "inviting to it, empty form", "login 404 404 404 404 404 400", ORG
+    ),
+    ("invitations-team", "GET"): Row(
+        "invitations to the learner's team", "login 404 404 404 404 404 200", TEAM
+    ),
+    ("invitations-team", "POST"): Row(
+        "inviting to it, empty form", "login 404 404 404 404 404 400", TEAM
+    ),
+    ("invitations-course", "GET"): Row(
+        "invitations to the learner's course", "login 404 404 404 404 404 200", COURSE
+    ),
+    ("invitations-course", "POST"): Row(
+        "inviting to it, empty form", "login 404 404 404 404 404 400", COURSE
+    ),
+    ("invitation-resend", "POST"): Row(
+        "a new link for an invitation to the learner's team",
+        "login 404 404 404 404 404 302",
+        INVITATION,
+    ),
+    ("invitation-revoke", "POST"): Row(
+        "withdrawing that invitation", "login 404 404 404 404 404 302", INVITATION
+    ),
+    ("invitation-accept", "GET"): Row(
+        "an invitation link with a bad token: says so", "404 404 404 404 404 404 404", BAD_TOKEN
+    ),
+    ("invitation-accept", "POST"): Row(
+        "accepting with a bad token", "404 404 404 404 404 404 404", BAD_TOKEN
+    ),
+    ("invitation-sign-up", "POST"): Row(
+        "signing up from a bad token", "404 404 404 404 404 404 404", BAD_TOKEN
+    ),
     ("password-reset-before-allauth", "GET"): Row(
         "the old reset address", "301 301 301 301 301 301 301"
     ),
@@ -411,6 +459,9 @@ TABLE: dict[tuple[str, str], Row] = {
     ("dashboard", "GET"): Row("the user's dashboard", "login 200 200 200 200 200 200"),
     ("quiz-list", "GET"): Row(
         "quizzes the user may take; to a visitor, how to get in", "200 200 200 200 200 200 200"
+    ),
+    ("quiz-detail", "GET"): Row(
+        "the start page of the learner's quiz", "login 200 200 404 404 404 200", QUIZ
     ),
     ("quiz-start", "POST"): Row(
         "starting the learner's quiz", "login 302 302 404 404 404 302", QUIZ
@@ -450,7 +501,10 @@ TABLE: dict[tuple[str, str], Row] = {
         "duplicating the learner's quiz", "login 404 404 404 404 404 302", QUIZ
     ),
     ("quiz-action", "POST"): Row(
-        "closing the learner's quiz", "login 404 404 404 404 404 302", QUIZACT
+        "closing the learner's quiz (confirmed)",
+        "login 404 404 404 404 404 302",
+        QUIZACT,
+        data={"confirmed": "yes"},
     ),
     ("template-preview", "GET"): Row(
         "a one-template preview with answers",
@@ -465,6 +519,11 @@ TABLE: dict[tuple[str, str], Row] = {
     ),
     ("quiz-gradebook", "GET"): Row(
         "the gradebook of the learner's quiz", "login 404 404 404 404 404 200", QUIZ
+    ),
+    ("quiz-extension", "POST"): Row(
+        "an extension from the gradebook of the learner's quiz, empty form",
+        "login 404 404 404 404 404 302",
+        QUIZ,
     ),
     ("quiz-gradebook-csv", "GET"): Row("its CSV", "login 404 404 404 404 404 200", QUIZ),
     ("course-gradebook", "GET"): Row(
@@ -510,6 +569,9 @@ TABLE: dict[tuple[str, str], Row] = {
     ("teams", "GET"): Row("teams the user manages", "login 404 404 404 404 200 200"),
     ("team-detail", "GET"): Row("the learner's team", "login 404 404 404 404 404 200", TEAM),
     ("team-readiness-csv", "GET"): Row("its readiness CSV", "login 404 404 404 404 404 200", TEAM),
+    ("person-detail", "GET"): Row(
+        "the learner's certification page", "login 200 404 404 404 404 200", PERSON
+    ),
     ("hardware", "GET"): Row("the catalog", "200 200 200 200 200 200 200"),
     ("hardware-compare", "GET"): Row("comparing accelerators", "200 200 200 200 200 200 200"),
     ("hardware-roofline", "GET"): Row("the roofline", "200 200 200 200 200 200 200"),

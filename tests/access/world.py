@@ -21,6 +21,10 @@ from assess.services.attempts import attempt_start
 from assess.services.memos import CAPSTONE_COURSE, memo_submit
 from certify.models import Certificate, Track
 from hardware_db.models import Accelerator, Link, ModelArchitecture, Server
+from invitations.models import Invitation
+from invitations.places import Place
+from invitations.rows import rows_from_text
+from invitations.services import invitations_send
 from orgs.services import member_add, organization_create, team_create, team_member_add
 from orgs.sso import ProviderSettings, identity_provider_save
 from tests.factories import (
@@ -59,6 +63,7 @@ class World:
     certificate: Certificate  # the learner's
     team: object  # of the learner's organisation; other_manager manages another
     organization: object  # the learner's, with a registered identity provider
+    invitation: object  # pending, to the learner's team, sent by staff
     hardware: dict  # kind ("accelerator", "link", ...) -> a slug of the loaded catalog
     sessions: dict  # role -> a signed-in session key, made once (cheaper than a login a cell)
 
@@ -123,6 +128,12 @@ def build_world() -> World:
             required=False,
         ),
     )
+    [sent] = invitations_send(
+        actor=users["staff"],
+        place=Place(organization=org, team=team),
+        rows=rows_from_text("invitee@access.example"),
+        site_url="http://testserver/",
+    )
     elsewhere = organization_create(slug="access-elsewhere", name="Elsewhere")
     member_add(organization=elsewhere, user=users["other_manager"], role="manager")
     team_create(organization=elsewhere, slug="ops", name="Ops")
@@ -157,6 +168,7 @@ def build_world() -> World:
         certificate=certificate,
         team=team,
         organization=org,
+        invitation=Invitation.objects.get(pk=sent.invitation_id),
         hardware=hardware,
         sessions=sessions,
     )

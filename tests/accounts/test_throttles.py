@@ -1,4 +1,4 @@
-"""The sign-in throttles on the account pages (config/throttles.py): one budget per
+"""The sign-in throttles on the account pages (api_common/throttles.py): one budget per
 account whichever identifier was typed (its username in any case, or its email
 address) across the sign-in page, the token endpoint, the admin's login, password change
 and re-authentication; one per client IP; and sign-ups per client IP, whose flood gets
@@ -12,9 +12,9 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
 
-from config.throttles import parse_rate
+from api_common.throttles import parse_rate
 from tests.accounts.conftest import SIGN_UP_PASSWORD
-from tests.config.test_throttles import Clock
+from tests.api_common.test_throttles import Clock
 from tests.factories import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -25,7 +25,7 @@ SIGN_UP_LIMIT, SIGN_UP_WINDOW = parse_rate(RATES["sign_up_ip"])
 
 @pytest.fixture
 def clock(monkeypatch) -> Clock:
-    from config.throttles import PostRateThrottle
+    from api_common.throttles import PostRateThrottle
 
     clock = Clock()
     monkeypatch.setattr(PostRateThrottle, "timer", clock)

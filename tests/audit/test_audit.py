@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from assess.errors import Conflict
+from api_common.service_errors import Conflict
 from assess.models import Enrolment, Quiz
 from assess.services.enrolments import enrolment_add, enrolment_remove, enrolment_self
 from assess.services.extensions import extension_grant, extension_revoke

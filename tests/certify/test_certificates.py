@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
-from assess.errors import InvalidInput, NotPermitted
+from api_common.service_errors import InvalidInput, NotPermitted
 from assess.models import Attempt, Memo, MemoDecision, Question
 from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.fresh_variants import params_key

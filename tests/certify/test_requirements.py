@@ -3,6 +3,7 @@ they may join its rotation now."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 from hypothesis import given
@@ -17,6 +18,7 @@ from certify.requirements import (
     Status,
     TrackRules,
     evaluate,
+    lessons_below,
     standing,
 )
 
@@ -130,8 +132,10 @@ def test_failed_exam_names_score_pass_mark_and_retake_date():
     e = req(r, "exam")
     assert not e.met and r.passed_exam is None
     assert "55%" in e.detail and "pass mark 80%" in e.detail and "2026-05-30" in e.detail
-    retake = (failed.finished_at + timedelta(days=7)).isoformat(timespec="minutes")
+    # In words, never an ISO timestamp (issue 36): the pages show these reasons.
+    retake = (failed.finished_at + timedelta(days=7)).strftime("%a %-d %b %Y, %H:%M UTC")
     assert f"next attempt from {retake}" in e.detail
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d", e.detail + r.next_step)
     assert r.next_step == f"Retake the certification exam from {retake}."
 
 
@@ -148,7 +152,7 @@ def test_the_latest_failure_is_reported_and_sets_the_cooldown():
     r = check(ev(exams=(latest, older)))
     detail = req(r, "exam").detail
     assert "40%" in detail and "70%" not in detail
-    assert (latest.finished_at + timedelta(days=7)).isoformat(timespec="minutes") in detail
+    assert "next attempt from Sun 7 Jun 2026, 12:00 UTC" in detail
 
 
 def test_no_cooldown_no_retake_date():
@@ -249,3 +253,18 @@ def test_a_long_list_of_skills_below_is_cut_to_five_and_a_count():
         "0 of 12 skills mastered; below the threshold: "
         "skill-0, skill-1, skill-2, skill-3, skill-4 and 7 more"
     )
+
+
+def test_the_exam_gate_names_every_lesson_a_weak_skill_belongs_to_in_track_order():
+    """The certification exam's gate (issue 36): a skill shared by two lessons holds
+    both back; an unseen skill counts at the prior; a mastered track has none."""
+    assert lessons_below(RULES, ALL, p_init=P_INIT) == ()
+    weak = ALL | {"kv-size": 0.5}
+    assert [lesson.slug for lesson in lessons_below(RULES, weak, p_init=P_INIT)] == [
+        "kv",
+        "batching",
+    ]
+    unseen = {k: v for k, v in ALL.items() if k != "xid"}
+    assert [lesson.slug for lesson in lessons_below(RULES, unseen, p_init=P_INIT)] == ["gpus"]
+    at_threshold = ALL | {"xid": RULES.threshold}
+    assert lessons_below(RULES, at_threshold, p_init=P_INIT) == ()

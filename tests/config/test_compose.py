@@ -85,7 +85,7 @@ def test_by_default_no_forwarded_for_header_is_trusted(settings):
     puts a proxy in front sets NUM_PROXIES to the number of proxies."""
     from django.test import RequestFactory
 
-    from config.throttles import SignInIPThrottle, parse_rate
+    from api_common.throttles import SignInIPThrottle, parse_rate
 
     num_proxies = fill(APP_ENV["NUM_PROXIES"])
     assert num_proxies == "0"

@@ -15,7 +15,7 @@ from django.db import IntegrityError, models, transaction
 from assess.models import Enrolment
 from tests.factories import EnrolmentFactory
 
-OUR_APPS = {"assess", "audit", "certify", "curricula", "hardware_db", "lti", "orgs"}
+OUR_APPS = {"assess", "audit", "certify", "curricula", "hardware_db", "invitations", "lti", "orgs"}
 
 
 def _choice_fields():

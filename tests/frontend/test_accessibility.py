@@ -70,6 +70,10 @@ def pages(client, learner, instructor, practice, exam_attempt, exam):
         f"/teach/quizzes/{exam.pk}/items/",
         "/teach/courses/ai-infra/progress/",
         "/teach/courses/ai-infra/learners/",
+        f"/teach/quizzes/{exam.pk}/",
+        f"/teach/quizzes/{exam.pk}/gradebook/",
+        f"/teach/quizzes/{exam.pk}/lms-grades/",
+        "/teach/courses/ai-infra/gradebook/",
     ):
         out[url] = client.get(url).content.decode()
     client.logout()
@@ -94,6 +98,15 @@ def test_landmarks_skip_link_and_language(pages):
         for landmark in ("header", "nav", "main", "footer"):
             assert landmark in a.tags, (url, landmark)
         assert a.tags.count("main") == 1 and a.tags.count("h1") == 1, url
+
+
+def test_breadcrumbs_end_with_a_page_not_a_separator(pages):
+    trails = {}
+    for url, html in pages.items():
+        for nav in re.findall(r'<nav aria-label="Breadcrumb"[^>]*>(.*?)</nav>', html, re.S):
+            trails[url] = " ".join(re.sub(r"<[^>]+>", " ", nav).split())
+    assert len(trails) >= 8, trails  # the walk reaches pages with a trail
+    assert {u: t for u, t in trails.items() if not t or t.endswith("/")} == {}
 
 
 def test_charts_have_a_text_alternative(pages):

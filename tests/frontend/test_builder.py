@@ -5,7 +5,7 @@ edits until the first attempt, duplicate, publish, unpublish and close."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection
@@ -174,6 +174,23 @@ def test_a_draft_is_hidden_from_learners_on_every_page(login, instructor, enroll
     assert f'href="/teach/quizzes/{draft.pk}/">Draft' in html
 
 
+def test_the_quiz_page_states_every_rule_a_learner_meets(teacher, course):
+    """Tries, penalties, pass mark, what counts and the cooldown were missing."""
+    quiz = QuizFactory(
+        course=course, status="draft", title="Rules", feedback="immediately", tries_per_part=3,
+        penalty_per_try=0.25, pass_mark=0.7, cooldown=timedelta(days=7),
+    )  # fmt: skip
+    facts = re.sub(r"\s+", " ", teacher.get(f"/teach/quizzes/{quiz.pk}/").content.decode())
+    for fact in (
+        "<dt>Tries per part</dt><dd>3</dd>",
+        "<dt>Penalty per extra try</dt><dd>25% of the part's points</dd>",
+        "<dt>Pass mark</dt><dd>70%</dd>",
+        "<dt>Grade from</dt><dd>Best attempt</dd>",
+        "<dt>Cooldown between attempts</dt><dd>7 days</dd>",
+    ):
+        assert fact in facts, fact
+
+
 def test_publish_unpublish_and_close_from_the_quiz_page(teacher, login, enrolled, course):
     quiz = QuizFactory(course=course, status="draft", title="Week 1")
     page = f"/teach/quizzes/{quiz.pk}/"
@@ -192,7 +209,12 @@ def test_publish_unpublish_and_close_from_the_quiz_page(teacher, login, enrolled
     # A forged unpublish is refused by the service, and said so on the page.
     html = teacher.post(f"{page}unpublish/", follow=True).content.decode()
     assert "Close it instead" in html and Quiz.objects.get(pk=quiz.pk).status == "published"
-    teacher.post(f"{page}close/")
+    # Close now asks first, saying what it ends; only its own button closes.
+    html = teacher.post(f"{page}close/").content.decode()
+    assert "1 open attempt ends at once" in html and 'name="confirmed" value="yes"' in html
+    assert Quiz.objects.get(pk=quiz.pk).status_at(datetime.now(UTC)) == "published"
+    assert Attempt.objects.get(quiz=quiz).deadline is None
+    teacher.post(f"{page}close/", {"confirmed": "yes"})
     assert Quiz.objects.get(pk=quiz.pk).status_at(datetime.now(UTC)) == "closed"
     assert "Status: <strong>Closed</strong>" in teacher.get(page).content.decode()
     assert teacher.post(f"{page}reopen/").status_code == 404

@@ -165,6 +165,13 @@ def test_the_capstone_lesson_and_the_teach_page_link_to_the_memo_pages(login, in
 # ------------------------------------------------------------------------------ write
 
 
+def test_the_brief_link_on_the_writing_page_keeps_the_text(login, learner, course):
+    """Following the brief from the form used to replace the page, and the memo with it."""
+    html = login(learner).get("/capstone/write/").content.decode()
+    link = re.search(r'<a href="/capstone/"[^>]*>your brief[^<]*</a>', html)
+    assert link and 'target="_blank"' in link.group(0) and "new tab" in link.group(0)
+
+
 def test_the_writing_form_starts_from_the_sections(login, learner, course):
     html = login(learner).get("/capstone/write/").content.decode()
     for heading in ("## Assumptions", "## Failure-case test", "## Key figures"):
@@ -189,6 +196,7 @@ def test_writing_a_memo_creates_a_version_and_shows_its_review(
 
     html = client.get(response["Location"]).content.decode()
     assert "Version 1: reviewed" in html and 'role="status"' in html
+    assert "Version 1 submitted." in html and "queued" not in html  # no stale banner
     assert "hx-get" not in html  # done: nothing polls
     for criterion in version.review["criteria"]:
         assert criterion["title"] in html
@@ -448,10 +456,20 @@ def test_the_service_error_lands_beside_the_adjusted_criterion(login, instructor
         criteria=criteria,
     )
     assert form.is_valid()
-    from assess.errors import InvalidInput
+    from api_common.service_errors import InvalidInput
 
     form.add_service_error(InvalidInput("bad points", field="adjustments.0.points"))
     assert form.errors == {"c2_points": ["bad points"]}
+
+
+def test_the_decision_page_shows_the_memo_beside_the_rubric(login, instructor, reviewed):
+    """The rubric used to stand alone, the memo a link away."""
+    html = login(instructor).get(f"/teach/memos/{reviewed.memo_id}/").content.decode()
+    memo = html.index('<div class="memo-body">')
+    rubric = html.index('id="review-h"')
+    assert html.index('class="two-col memo-decide"') < memo < rubric
+    assert reviewed.html and reviewed.html in html
+    _page_ok(html)
 
 
 def test_no_decision_form_before_the_review_is_done(login, instructor, queued):

@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 
 from accounts.urls import urlpatterns as account_patterns
 from frontend.urls import urlpatterns as frontend_patterns
+from invitations.urls import urlpatterns as invitation_patterns
 
 pytestmark = pytest.mark.django_db
 
@@ -22,6 +23,7 @@ SAMPLE = {
     "pk": "1",
     "qid": "1",
     "slug": "ai-infra",
+    "username": "learner",
     "uidb64": "MQ",
     "token": "set-password",
     "action": "publish",
@@ -53,8 +55,12 @@ def _url(pattern: URLPattern, groups) -> str:
 
 
 def test_every_page_route_refuses_a_post_without_the_token(learner):
-    """Every page and every account page (allauth's included)."""
-    page_patterns = [*_named(frontend_patterns), *_named(account_patterns)]
+    """Every page, every account page (allauth's included) and the invitations'."""
+    page_patterns = [
+        *_named(frontend_patterns),
+        *_named(account_patterns),
+        *_named(invitation_patterns),
+    ]
     client = Client(enforce_csrf_checks=True)
     client.force_login(learner)
     refused = {}

@@ -38,3 +38,14 @@ def test_a_server_error_gets_the_sites_500_without_details():
 def test_sign_in_lands_on_the_dashboard(client, learner):
     response = client.post("/accounts/login/", {"login": "learner", "password": PASSWORD})
     assert response.status_code == 302 and response["Location"] == "/dashboard/"
+
+
+def test_the_site_has_a_favicon(client):
+    """Browsers and bookmark tools ask for /favicon.ico whatever the page links: a 404
+    there filled every log; pages link the same file."""
+    response = client.get("/favicon.ico")
+    assert response.status_code == 200
+    assert response["Content-Type"] in ("image/x-icon", "image/vnd.microsoft.icon")
+    body = b"".join(response.streaming_content)
+    assert body[:4] == b"\x00\x00\x01\x00"  # an ICO header
+    assert '<link rel="icon" href="/favicon.ico"' in client.get("/").content.decode()

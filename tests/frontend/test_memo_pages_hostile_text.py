@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 from django.conf import settings as django_settings
 
+from api_common.throttles import PostRateThrottle, parse_rate
 from assess.memo_review.memo_markdown import memo_html
 from assess.models import MemoVersion
 from assess.services.memos import memo_submit
-from config.throttles import PostRateThrottle, parse_rate
 from tests.factories import CourseFactory, UserFactory
 from tests.growth import calls
 

@@ -81,7 +81,7 @@ def test_learner_launch_lands_on_the_attempt_and_a_reload_replays_nothing(platfo
 
 
 def test_the_username_is_per_issuer_and_sub_and_reveals_neither():
-    from lti.services import _username
+    from lti.identity import _username
 
     names = {_username(iss, sub) for iss in ("https://a.org", "https://b.org") for sub in "xy"}
     assert len(names) == 4

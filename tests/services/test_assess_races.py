@@ -15,7 +15,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from assess.errors import Conflict
+from api_common.service_errors import Conflict
 from assess.models import (
     Attempt,
     Enrolment,

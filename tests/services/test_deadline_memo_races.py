@@ -15,7 +15,7 @@ from datetime import timedelta
 import pytest
 from rest_framework.test import APIClient
 
-from assess.errors import Conflict, TooSoon
+from api_common.service_errors import Conflict, TooSoon
 from assess.models import Attempt, Memo, MemoVersion, Quiz, Response
 from assess.services.attempts import attempt_start, attempts_expire
 from assess.services.memos import CAPSTONE_COURSE, memo_submit, memo_version_add

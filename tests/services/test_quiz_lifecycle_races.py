@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from assess.errors import Conflict
+from api_common.service_errors import Conflict
 from assess.models import Attempt, Quiz
 from assess.services.attempts import attempt_start
 from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create, quiz_update

@@ -5,9 +5,9 @@ from __future__ import annotations
 from rest_framework import serializers
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 
+from api_common.fields import StrictCharField
+from api_common.request_serializers import FlatRequest
 from assess.models import Enrolment
-from config.fields import StrictCharField
-from config.request_serializers import FlatRequest
 
 USERNAME_MAX = 150  # Django's username length
 PASSWORD_MAX = 4096  # longer is no password anyone types, and costs hashing time
@@ -43,6 +43,12 @@ class TokenSerializer(serializers.Serializer):
 class EnrolmentSerializer(serializers.ModelSerializer):
     course = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     username = serializers.CharField(source="user.get_username", read_only=True)
+    learner_id = serializers.IntegerField(
+        source="user_id",
+        read_only=True,
+        help_text="The learner's user id: the `learner_id` of "
+        "`/api/quizzes/{id}/extensions/{learner_id}/`.",
+    )
     source = serializers.ChoiceField(
         choices=Enrolment.Source.choices,
         read_only=True,
@@ -52,7 +58,7 @@ class EnrolmentSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Enrolment
-        fields = ["course", "username", "source", "created_at"]
+        fields = ["course", "username", "learner_id", "source", "created_at"]
         read_only_fields = fields
 
 

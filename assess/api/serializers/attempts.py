@@ -5,12 +5,12 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api_common.representation import PlainRepresentation, represent_many
 from assess.api.schema import NamedChoiceField
 from assess.api.serializers.questions import QuestionSerializer, ReviewQuestionSerializer
 from assess.api.serializers.quizzes import MODE_HELP
 from assess.api.serializers.responses import ResponseResultSerializer
 from assess.models import Attempt, Quiz
-from config.representation import PlainRepresentation, represent_many
 
 STATUS_HELP = (
     "`open` takes answers until its deadline; `finished` by the learner; `expired` "

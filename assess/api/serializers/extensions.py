@@ -7,10 +7,10 @@ from datetime import timedelta
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api_common.fields import StrictIntegerField
+from api_common.request_serializers import FlatRequest
 from assess.models import Extension
 from assess.services.extensions import MAX_EXTRA_TIME
-from config.fields import StrictIntegerField
-from config.request_serializers import FlatRequest
 
 EXTRA_TIME_HELP = (
     "Minutes added to the quiz's time limit for each of this learner's attempts, an "

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from config.fields import StrictCharField
-from config.representation import PlainRepresentation
-from config.request_serializers import FlatRequest
+from api_common.fields import StrictCharField
+from api_common.representation import PlainRepresentation
+from api_common.request_serializers import FlatRequest
 
 
 class HintInputSerializer(FlatRequest, serializers.Serializer):

@@ -6,7 +6,7 @@ may be null says so (a review, and its scores, are null until a worker has writt
 The brief and the review are stored or built as dicts (Brief.as_dict(), Review.as_dict())
 and sent as they are; their serializers only document them, and tests/assess/api/
 test_memos.py fails when a key is added or dropped on either side. Request fields take
-their JSON type only (config/fields.py), as the schema says.
+their JSON type only (api_common/fields.py), as the schema says.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api_common.errors import FlatErrorsListSerializer
+from api_common.fields import StrictCharField, StrictFloatField
+from api_common.request_serializers import FlatRequest
 from assess.api.schema import NamedChoiceField
 from assess.models import Memo, MemoDecision, MemoVersion
 from assess.services.memos import MAX_MEMO_CHARS, adjusted_score
-from config.api_errors import FlatErrorsListSerializer
-from config.fields import StrictCharField, StrictFloatField
-from config.request_serializers import FlatRequest
 
 MAX_COMMENT = 5000
 MAX_ADJUSTMENT_COMMENT = 2000
@@ -49,7 +49,7 @@ MARKDOWN_HELP = (
 def _validate_markdown(text: str) -> str:
     """The service refuses a memo that is only whitespace: say so here, before the brief
     is drawn. (NUL is refused by DRF's CharField itself, lone surrogates by the JSON
-    parser, config/parsers.py.)"""
+    parser, api_common/parsers.py.)"""
     if not text.strip():
         raise serializers.ValidationError(
             "The memo is empty: send its Markdown text.", code="blank"
@@ -120,7 +120,14 @@ class BriefSerializer(serializers.Serializer):
     n_layers = _int("Transformer layers.")
     n_kv_heads = _int("Key-value heads per layer.")
     head_dim = _int("Dimension of one attention head.")
-    max_context = _int("The model's context window, in tokens.")
+    max_context = _int(
+        "The model's context window, in tokens: the window it was trained at or ships "
+        "with (Mistral 7B v0.1: 8,192), not its config's longest position."
+    )
+    n_heads = _int(
+        "Query heads per layer, for the attention FLOPs (0 in a brief drawn before they "
+        "were given)."
+    )
     weight_dtype = _str("The weights' number format (`bf16` or `fp8`).")
     kv_dtype = _str("The KV cache's number format (`bf16` or `fp8`).")
     sessions_per_day = _int("Sessions a day.")
@@ -146,7 +153,13 @@ class BriefSerializer(serializers.Serializer):
 class CapstoneBriefSerializer(serializers.Serializer):
     seed = serializers.IntegerField(
         source="capstone.seed",
-        help_text="The brief's seed: the same seed always gives the same brief.",
+        help_text="The seed the brief was drawn from (with `brief_version`).",
+    )
+    brief_version = serializers.IntegerField(
+        source="capstone.brief_version",
+        allow_null=True,
+        help_text="The version of the brief generator that drew the brief. The capstone "
+        "keeps its brief: a later generator never changes it.",
     )
     course = serializers.CharField(
         source="capstone.course.slug",

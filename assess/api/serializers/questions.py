@@ -12,10 +12,10 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api_common.representation import PlainRepresentation, represent_many
 from assess.api.serializers.hints import QuestionHintsSerializer
 from assess.api.serializers.responses import ResponseResultSerializer
 from assess.selectors.hints import question_hint_total
-from config.representation import PlainRepresentation, represent_many
 
 STATEMENT_HTML_HELP = "The statement as HTML, maths as MathML."
 STATEMENT_MARKDOWN_HELP = (

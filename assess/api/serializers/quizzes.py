@@ -12,6 +12,8 @@ from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api_common.errors import FlatErrorsListSerializer
+from api_common.fields import StrictCharField, StrictFloatField, StrictIntegerField, StrictSlugField
 from assess.models import Quiz
 from assess.models.quiz import later_close
 from assess.services.quizzes import (
@@ -23,8 +25,6 @@ from assess.services.quizzes import (
     QuizSpec,
     SlotSpec,
 )
-from config.api_errors import FlatErrorsListSerializer
-from config.fields import StrictCharField, StrictFloatField, StrictIntegerField, StrictSlugField
 
 MAX_TEMPLATES_PER_SLOT = 100
 MAX_LESSONS = 200

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from config.fields import StrictCharField, StrictIntegerField
-from config.representation import PlainRepresentation
-from config.request_serializers import FlatRequest
+from api_common.fields import StrictCharField, StrictIntegerField
+from api_common.representation import PlainRepresentation
+from api_common.request_serializers import FlatRequest
 
 MAX_ID = 2**63 - 1  # the largest primary key the databases store
 MAX_KEY = 100

@@ -9,6 +9,7 @@ from rest_framework import status
 from rest_framework.exceptions import ParseError, UnsupportedMediaType, ValidationError
 from rest_framework.response import Response
 
+from api_common.errors import UnreadableAnswerSchema
 from assess import selectors
 from assess.api import docs
 from assess.api import serializers as s
@@ -19,7 +20,6 @@ from assess.services.hints import hint_request
 from assess.services.questions import question_new_variant
 from assess.services.responses import response_submit
 from assess.services.reveals import part_reveal
-from config.api_errors import UnreadableAnswerSchema
 
 
 def _review(request, attempt) -> Response:

@@ -11,13 +11,13 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
+from accounts.tokens import token_issue, token_revoke
+from api_common.authentication import TokenAuthentication, token_expires_at
+from api_common.parsers import JSONParser as SafeJSONParser
+from api_common.throttles import SIGN_IN_THROTTLES
 from assess.api import docs
 from assess.api import serializers as s
 from assess.api.schema import JsonBodySchema
-from assess.services.tokens import token_issue, token_revoke
-from config.authentication import TokenAuthentication, token_expires_at
-from config.parsers import JSONParser as SafeJSONParser
-from config.throttles import SIGN_IN_THROTTLES
 
 
 @extend_schema(
@@ -38,7 +38,7 @@ from config.throttles import SIGN_IN_THROTTLES
 )
 @extend_validation_errors(["authorization"], field_name="non_field_errors", methods=["post"])
 class TokenView(ObtainAuthToken):
-    """POST: throttled per posted username and per client IP (config/throttles.py), with
+    """POST: throttled per posted username and per client IP (api_common/throttles.py), with
     no authentication classes: a stale `Authorization` header must not turn a sign-in
     into a 401. Forms are still read for older clients, but only JSON is documented.
     DELETE: the token in the `Authorization` header revokes itself (token only: a

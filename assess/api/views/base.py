@@ -8,14 +8,14 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.views import APIView
 
 import assess.api.schema  # noqa: F401  (registers the ListSerializer schema extension)
-from config.api_errors import AutoSchema, error_responses
+from api_common.errors import AutoSchema, error_responses
 
 
 class AssessAPIView(APIView):
     """Signed-in users only: without credentials a 401 with WWW-Authenticate (token
     authentication comes first). Objects the user may not see are 404 (the selectors
     raise DoesNotExist), never 403, so their existence stays private; errors, the
-    services' exceptions included, are mapped and formatted by config.api_errors, whose
+    services' exceptions included, are mapped and formatted by api_common.errors, whose
     AutoSchema documents them as sent."""
 
     permission_classes = [IsAuthenticated]

@@ -6,6 +6,9 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
+from api_common.errors import error_responses
+from api_common.pagination import Pagination, paginate
+from api_common.service_errors import InvalidInput
 from assess import selectors
 from assess.api import docs
 from assess.api import serializers as s
@@ -16,7 +19,6 @@ from assess.api.views.base import (
     created_or_existing,
     service_validation,
 )
-from assess.errors import InvalidInput
 from assess.services.enrolments import (
     enrolment_add,
     enrolment_manager_check,
@@ -24,8 +26,6 @@ from assess.services.enrolments import (
     enrolment_self,
 )
 from assess.services.practice_sessions import practice_question_open_ended
-from config.api_errors import error_responses
-from config.pagination import Pagination, paginate
 from curricula.models import Course
 from curricula.selectors import lesson_get
 

@@ -9,15 +9,15 @@ from drf_standardized_errors.openapi_validation_errors import extend_validation_
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
+from api_common.errors import error_responses
+from api_common.pagination import Pagination, paginate
+from api_common.service_errors import InvalidInput
 from assess import selectors
 from assess.api import docs
 from assess.api import serializers as s
 from assess.api.views.base import AssessAPIView
-from assess.errors import InvalidInput
 from assess.selectors.duties import Judgement, refuse_own_work
 from assess.services.extensions import extension_grant, extension_revoke
-from config.api_errors import error_responses
-from config.pagination import Pagination, paginate
 
 LEARNER_ID = OpenApiParameter(
     "learner_id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The learner's user id."

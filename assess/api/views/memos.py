@@ -10,10 +10,12 @@ from rest_framework import status
 from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 
+from api_common.errors import error_responses
+from api_common.pagination import Pagination, paginate
+from api_common.service_errors import NotPermitted
 from assess.api import docs
 from assess.api import serializers as s
 from assess.api.views.base import AssessAPIView, created_or_existing, service_validation
-from assess.errors import NotPermitted
 from assess.selectors.memos import (
     capstone_for_learner,
     memo_for_learner,
@@ -31,8 +33,6 @@ from assess.services.memos import (
     memo_decider_check,
     memo_version_add,
 )
-from config.api_errors import error_responses
-from config.pagination import Pagination, paginate
 
 
 def _memo(request, pk: int, code: int = status.HTTP_200_OK) -> Response:

@@ -4,17 +4,18 @@ item analysis."""
 from __future__ import annotations
 
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
+from api_common.errors import ErrorResponse409StartSerializer, error_responses
+from api_common.pagination import Pagination, paginate
 from assess import selectors
 from assess.analysis import item_analysis
 from assess.api import docs
 from assess.api import serializers as s
 from assess.api.views.base import (
     E403,
-    E409,
     AssessAPIView,
     created_or_existing,
     service_validation,
@@ -28,8 +29,6 @@ from assess.services.quizzes import (
     quiz_publish,
     quiz_unpublish,
 )
-from config.api_errors import error_responses
-from config.pagination import Pagination, paginate
 
 
 # quiz_create checks what one field cannot: known course, lessons and templates, the
@@ -115,7 +114,9 @@ class QuizAttemptsView(AssessAPIView):
         responses={
             **created_or_existing(s.AttemptStartSerializer, existing="Your open attempt, resumed."),
             **error_responses(403, c403=docs.ATTEMPT_START_403),
-            409: E409,
+            409: OpenApiResponse(
+                ErrorResponse409StartSerializer, description=docs.ATTEMPT_START_409
+            ),
         },
     )
     def post(self, request, pk: int):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from assess.services.tokens import tokens_revoke_for_user
+from accounts.tokens import tokens_revoke_for_user
 
 
 class Command(BaseCommand):

@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from assess.errors import Conflict, NotPermitted
+from api_common.service_errors import Conflict, NotPermitted
 from assess.models import Attempt, Quiz, Slot
 from assess.services.quizzes.guards import (
     attempts_phrase,

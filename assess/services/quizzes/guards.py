@@ -9,7 +9,7 @@ may read the quiz but not change it (NotPermitted, the API's 403).
 
 from __future__ import annotations
 
-from assess.errors import Conflict, NotPermitted
+from api_common.service_errors import Conflict, NotPermitted
 from assess.models import Attempt, Quiz
 from assess.selectors import (
     SCOPED_WRITE_REFUSED,

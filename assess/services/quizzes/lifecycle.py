@@ -24,9 +24,9 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from assess.errors import Conflict
+from api_common.service_errors import Conflict
 from assess.models import Attempt, Extension, Quiz
-from assess.services.attempts import attempts_expire
+from assess.services.attempts import attempts_expire, moment_words
 from assess.services.quizzes.guards import (
     attempts_phrase,
     check_course_write,
@@ -58,7 +58,7 @@ def quiz_publish(*, user, quiz: Quiz, now: datetime | None = None) -> Quiz:
         closes = locked.closed_for_all_at
         if closes is not None and closes <= now:
             raise Conflict(
-                f"This quiz closed at {closes.isoformat()}: give it a later close before "
+                f"This quiz closed at {moment_words(closes)}: give it a later close before "
                 "publishing it."
             )
         locked.status = Quiz.Status.PUBLISHED
@@ -108,7 +108,7 @@ def quiz_close(*, user, quiz: Quiz, now: datetime | None = None) -> Quiz:
             return locked
         if locked.opens_at is not None and locked.opens_at >= now:
             raise Conflict(
-                f"This quiz opens at {locked.opens_at.isoformat()}: it has not opened, so "
+                f"This quiz opens at {moment_words(locked.opens_at)}: it has not opened, so "
                 "unpublish it or change its dates instead."
             )
         locked.closes_at = now

@@ -1,4 +1,5 @@
-"""The problems command-line contract (see README): list, generate, solve, grade, check.
+"""The problems command-line contract (docs/developers/templates.md): list, generate,
+solve, grade, check.
 
 Thin: parse arguments, call the engine through Variant, print. Errors in a single call
 exit with status 2 and one line on stderr; in batch mode each bad line becomes an

@@ -238,3 +238,24 @@ def test_enrolled_and_instructors_practise_in_a_closed_course(client_for, learne
     teacher = CourseRoleFactory(course=closed_course).user
     assert client_for(teacher).post("/api/lessons/secret/practice/").status_code == 201
     assert not enrolled(teacher, closed_course)
+
+
+def test_the_enrolments_list_carries_the_learner_id_the_extensions_take(
+    client_for, instructor, learner, course
+):
+    """Issue 36: the extensions API is keyed by the learner's integer id, which the
+    enrolments list now gives beside the username, so a client can find it."""
+    from datetime import timedelta
+
+    EnrolmentFactory(user=learner, course=course)
+    quiz = QuizFactory(course=course, mode="exam", time_limit=timedelta(minutes=10))
+    teacher = client_for(instructor)
+    [row] = rows_of(teacher.get(f"/api/courses/{course.slug}/enrolments/"))
+    assert (row["username"], row["learner_id"]) == ("learner", learner.pk)
+    put = teacher.put(
+        f"/api/quizzes/{quiz.pk}/extensions/{row['learner_id']}/",
+        {"extra_time_minutes": 5},
+        format="json",
+    )
+    assert put.status_code == 200, put.content
+    assert put.json()["username"] == "learner"

@@ -148,7 +148,14 @@ def test_the_brief_schema_names_every_field_the_brief_has(seed):
     assert set(data["derived"]) == set(BriefDerivedSerializer().fields)
     for candidate in data["candidates"]:
         assert set(candidate) == set(BriefCandidateSerializer().fields)
-    body = {"seed": seed, "course": "c", "brief": data, "markdown": "", "memo": None}
+    body = {
+        "seed": seed,
+        "brief_version": 2,
+        "course": "c",
+        "brief": data,
+        "markdown": "",
+        "memo": None,
+    }
     assert project().problems("get", BRIEF, 200, JSON, body) == []
 
 
@@ -244,7 +251,7 @@ def test_unusable_markdown_is_a_400_on_markdown(api, course, post, body, code):
 
 def test_a_lone_surrogate_is_a_400_not_a_server_error(api, course):
     r = api.generic("POST", MEMOS, '{"markdown": "## Demand \\ud800"}', "application/json")
-    # Refused by the JSON parser (config/parsers.py), before any field sees it.
+    # Refused by the JSON parser (api_common/parsers.py), before any field sees it.
     [error] = error_body(r, 400)["errors"]
     assert (error["code"], error["attr"]) == ("parse_error", None)
     assert "lone surrogate" in error["detail"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from api_common.pagination import MAX_PAGE_SIZE
 from assess.models import Enrolment, Quiz
-from config.pagination import MAX_PAGE_SIZE
 from tests.assess.helpers import error_of
 from tests.factories import EnrolmentFactory, QuizFactory, UserFactory
 from tests.openapi import assert_documented

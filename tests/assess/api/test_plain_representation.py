@@ -2,15 +2,15 @@
 on the payloads the API really sends: while the flows below run (practice with wrong,
 right and revealed parts; an exam before and after its grades show; staff reading a
 learner's attempt), each call also runs DRF's path on the same instance and the two must
-be equal. tests/config/test_representation.py tries the plan's edge cases."""
+be equal. tests/api_common/test_representation.py tries the plan's edge cases."""
 
 from __future__ import annotations
 
 import pytest
 from rest_framework import serializers
 
+from api_common.representation import PlainRepresentation
 from assess.api import serializers as api_serializers
-from config.representation import PlainRepresentation
 from tests.assess.helpers import answer, parts_of, reveal
 from tests.factories import QuizFactory, UserFactory
 

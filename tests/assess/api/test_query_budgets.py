@@ -95,7 +95,7 @@ def test_query_counts_do_not_grow_with_questions(client_for):
 # them), the close with the release's stamp in one UPDATE, and (exams) the held answers
 # applied to mastery: the skill rows read and locked by one upsert, then written, the
 # answers marked and the events logged, in one statement on PostgreSQL
-# (config.rows.execute_together), three on SQLite: 8 for practice, 10 for an exam on
+# (api_common.rows.execute_together), three on SQLite: 8 for practice, 10 for an exam on
 # PostgreSQL, 12 on SQLite (were 14 and 22, then 9 and 15, then 8 and 12).
 REVIEW_BUDGET = 4
 REVEAL_BUDGET = 12

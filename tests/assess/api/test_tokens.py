@@ -18,8 +18,8 @@ from rest_framework import exceptions
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from api_common.authentication import TokenAuthentication, TokenExpired
 from audit.models import AuditEvent
-from config.authentication import TokenAuthentication, TokenExpired
 from tests.factories import UserFactory
 from tests.openapi import assert_documented, project
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from assess.errors import Conflict
+from api_common.service_errors import Conflict
 from assess.mastery import bkt
 from assess.models import Quiz, Response
 from assess.services.attempts import attempt_finish, attempt_start

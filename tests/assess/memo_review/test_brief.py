@@ -9,7 +9,7 @@ import pytest
 
 from assess.memo_review import brief_for
 from assess.memo_review import figures as fig
-from assess.memo_review.brief import Brief
+from assess.memo_review.brief import Brief, window
 from hardware_db import catalog, prices
 from problems.engine.render import render_markdown
 
@@ -43,7 +43,9 @@ def test_models_are_dense_catalog_models_of_realistic_size(briefs):
         assert m.arch_type == "dense" and m.kv_lora_rank is None
         assert 6e9 <= b.n_params == m.total_params <= 80e9
         assert (b.n_layers, b.n_kv_heads, b.head_dim) == (m.n_layers, m.n_kv_heads, m.head_dim)
-        assert b.min_context == b.prompt_tokens_p99 + b.output_tokens_p99 <= m.max_context
+        assert b.n_heads == m.n_heads
+        assert b.max_context == window(m) <= m.max_context
+        assert b.min_context == b.prompt_tokens_p99 + b.output_tokens_p99 <= b.max_context
 
 
 def test_traffic_and_slo_are_realistic(briefs):
@@ -66,14 +68,17 @@ def test_candidates_are_priced_catalog_parts_that_can_serve_the_model(briefs):
         assert len({c.slug for c in b.candidates}) == len(b.candidates)
         for c in b.candidates:
             acc = catalog.accelerator(c.slug)
-            price = prices.price_for(c.slug)
-            assert c.usable_gib == acc.usable_gib and c.name == acc.name
+            price = next(
+                p for p in prices.prices_for(c.slug) if p.provider == b.candidates[0].provider
+            )
+            assert c.usable_gib == acc.usable_gib and c.name == acc.short_name
             assert c.usd_per_gpu_hour == price.usd_per_gpu_hour
             assert c.price_source == price.source and c.price_as_of == price.as_of.isoformat()
             if "fp8" in (b.weight_dtype, b.kv_dtype):
                 assert "fp8" in acc.dense_flops, (b.seed, c.slug)
             plan = fig.best_plan(b, c.slug)  # raises if the part cannot hold the model
             assert plan.tp_min <= plan.tp <= b.tp_limit(c)
+            assert plan.ttft_ok and 1 <= plan.batch <= min(plan.seqs, plan.seqs_tpot)
 
 
 def test_the_cheapest_fleet_is_a_realistic_size(briefs):
@@ -82,6 +87,8 @@ def test_the_cheapest_fleet_is_a_realistic_size(briefs):
         assert 2 <= plan.replicas <= 400
         assert plan.gpus == plan.replicas * plan.tp
         assert plan.seqs >= 1
+        assert plan.replicas >= plan.replicas_compute
+        assert plan.replicas * plan.batch >= plan.peak_concurrency
 
 
 def test_as_dict_is_json_and_round_trips(briefs):
@@ -105,20 +112,20 @@ def test_markdown_names_the_figures_and_the_price_sources(briefs):
 
 def test_hand_checked_demand_for_one_brief():
     b = brief_for(1)
-    # Seed 1: Llama 3.1 8B chat assistant, 200,000 sessions x 10 messages / 86,400 s
-    # = 23.148 requests/s; x 2.5 peak = 57.87; slot = 0.8 s + 400 x 0.06 s = 24.8 s.
+    # Seed 1: Llama 3.1 8B chat assistant, 1,000,000 sessions x 10 messages / 86,400 s
+    # = 115.74 requests/s; x 2.5 peak = 289.35; slot = 0.8 s + 400 x 0.06 s = 24.8 s.
     assert (b.model_slug, b.sessions_per_day, b.messages_per_session) == (
         "llama-3.1-8b",
-        200_000,
+        1_000_000,
         10,
     )
-    assert b.peak_rps == pytest.approx(57.870, rel=1e-4)
+    assert b.peak_rps == pytest.approx(289.35, rel=1e-4)
     assert b.slot_seconds == pytest.approx(24.8)
-    assert fig.best_plan(b).peak_concurrency == pytest.approx(57.870 * 24.8, rel=1e-4)
+    assert fig.best_plan(b).peak_concurrency == pytest.approx(289.35 * 24.8, rel=1e-4)
 
 
 def test_candidates_are_found_by_slug_name_or_a_unique_short_name():
-    b = brief_for(1)  # L40S and A100 SXM4 80GB
+    b = brief_for(24)  # L40S and A100 SXM4 80GB
     assert [c.slug for c in b.candidates] == ["l40s", "a100-sxm-80gb"]
     for text in ("l40s", "L40S", "NVIDIA L40S", "`l40s`"):
         assert b.candidate(text).slug == "l40s", text
@@ -126,3 +133,10 @@ def test_candidates_are_found_by_slug_name_or_a_unique_short_name():
         assert b.candidate(text).slug == "a100-sxm-80gb", text
     for text in ("H100", "", "TPU v5e", "80GB GPU"):
         assert b.candidate(text) is None, text
+
+
+def test_candidates_are_named_as_engineers_name_them(briefs):
+    # The catalog's record label ("B200 (HGX B200, per GPU)") is not a part's name.
+    for b in briefs:
+        for c in b.candidates:
+            assert "(" not in c.name and "per GPU)" not in b.markdown(), (b.seed, c.name)

@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from assess.errors import Conflict
+from api_common.service_errors import Conflict
 from assess.models import Attempt, Quiz, Slot
 from assess.services.attempts import attempt_finish, attempt_start, attempts_expire
 from assess.services.responses import response_submit

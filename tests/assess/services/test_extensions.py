@@ -10,7 +10,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from assess.errors import Conflict, NotPermitted
+from api_common.service_errors import Conflict, NotPermitted
 from assess.models import Attempt, Extension, Quiz
 from assess.policy import grades_visible
 from assess.selectors import quiz_list_for_user

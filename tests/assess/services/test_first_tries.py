@@ -8,7 +8,7 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from assess.errors import IdempotencyMismatch
+from api_common.service_errors import IdempotencyMismatch
 from assess.mastery import bkt
 from assess.models import MasteryEvent, Response, SkillMastery
 from assess.services.attempts import attempt_start

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from api_common.service_errors import Conflict
 from assess import skills as skill_map
-from assess.errors import Conflict
 from assess.mastery import bkt
 from assess.models import MasteryEvent, Question, Quiz, SkillMastery
 from assess.selectors import evidence_sequences, mastery_for_user

@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from assess.errors import Conflict, InvalidInput, NotPermitted, TooSoon
+from api_common.service_errors import Conflict, InvalidInput, NotPermitted, TooSoon
 from assess.memo_review.brief import brief_for
 from assess.memo_review.example import example_memo
 from assess.models import Enrolment, Memo, MemoDecision, MemoVersion

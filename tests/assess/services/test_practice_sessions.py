@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assess.errors import Conflict, InvalidInput, NotPermitted
+from api_common.service_errors import Conflict, InvalidInput, NotPermitted
 from assess.models import Attempt, MasteryEvent, SkillMastery
 from assess.services.attempts import attempt_finish
 from assess.services.practice_sessions import MAX_LENGTH, practice_session_start

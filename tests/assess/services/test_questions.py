@@ -9,7 +9,7 @@ import random
 import pytest
 from django.test import override_settings
 
-from assess.errors import Conflict
+from api_common.service_errors import Conflict
 from assess.models import Quiz
 from assess.services.attempts import attempt_start
 from assess.services.questions import (

@@ -9,8 +9,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
+from api_common.service_errors import Conflict, NotPermitted
 from assess import selectors
-from assess.errors import Conflict, NotPermitted
 from assess.models import Attempt, Extension, Quiz
 from assess.services.attempts import attempt_start
 from assess.services.quizzes import (

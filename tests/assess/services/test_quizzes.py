@@ -8,7 +8,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.utils import timezone
 
-from assess.errors import NotPermitted
+from api_common.service_errors import NotPermitted
 from assess.models import Quiz
 from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
 from tests.factories import LessonFactory

@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from assess.errors import Conflict, IdempotencyMismatch, InvalidInput, UnreadableAnswer
+from api_common.service_errors import Conflict, IdempotencyMismatch, InvalidInput, UnreadableAnswer
 from assess.models import Attempt, Response
 from assess.services import responses
 from assess.services.attempts import attempt_start

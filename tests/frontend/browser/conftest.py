@@ -89,8 +89,8 @@ def sign_in():
 @pytest.fixture
 def start_timed_exam(sign_in):
     """start(page): the learner "learner" signs in and starts a two-question exam with a
-    10-minute limit, landing on the attempt page (a callable, so a test can watch the
-    page before it loads)."""
+    10-minute limit from its start page, landing on the attempt page (a callable, so a
+    test can watch the page before it loads)."""
     from datetime import timedelta
 
     from assess.models import Quiz
@@ -105,7 +105,9 @@ def start_timed_exam(sign_in):
             slots=[["weights-memory"], ["kv-cache-per-token"]],
         )
         sign_in(page, "learner", "/quizzes/")
-        page.get_by_role("button", name="Start Timed sizing exam").click()
+        page.get_by_role("link", name="Start Timed sizing exam").click()
+        page.wait_for_url("**/quizzes/*/")  # the start page: the rules, then Start
+        page.get_by_role("button", name="Start exam now").click()
         page.wait_for_url("**/attempts/*/")
 
     return start

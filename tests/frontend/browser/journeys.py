@@ -131,6 +131,8 @@ def seed() -> Journeys:
             "lesson": f"/lessons/{KV_LESSON}/",
             "dashboard": "/dashboard/",
             "quizzes": "/quizzes/",
+            "exam start page": f"/quizzes/{exam.pk}/",
+            "certification exam start page": f"/quizzes/{certificate.track.exam_id}/",
             "practice question with solution": (
                 f"/attempts/{question.attempt_id}/q/{question.pk}/"
             ),
@@ -161,6 +163,7 @@ def seed() -> Journeys:
             "course gradebook": f"/teach/courses/{COURSE}/gradebook/",
             "progress": f"/teach/courses/{COURSE}/progress/",
             "learners": f"/teach/courses/{COURSE}/learners/",
+            "course invitations": f"/teach/courses/{COURSE}/invitations/",
             "lms grades": f"/teach/quizzes/{exam.pk}/lms-grades/",
             "a learner's attempt": f"/attempts/{reviewed.pk}/",
             "memo queue": "/teach/memos/",
@@ -169,5 +172,7 @@ def seed() -> Journeys:
         manager={
             "teams": "/teams/",
             "team readiness": f"/teams/{team.pk}/",
+            "engineer": f"/people/{certificate.holder.get_username()}/",
+            "team invitations": f"/teams/{team.pk}/invitations/",
         },
     )

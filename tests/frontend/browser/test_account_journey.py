@@ -82,9 +82,11 @@ def test_sign_up_confirm_practise_and_change_email(browser, live_server, shot, w
         page.goto("/quizzes/")
         assert page.get_by_text("Confirm your email address to start exams").is_visible()
         check(page, "quizzes (unconfirmed)")
-        page.get_by_role("button", name="Start Sizing exam").click()
-        assert page.get_by_role("heading", name="Confirm your email first").is_visible()
-        check(page, "confirm first")
+        page.get_by_role("link", name="Details of Sizing exam").click()
+        page.wait_for_url(f"**/quizzes/{exam.pk}/")
+        assert page.get_by_text("Confirm your email address before an exam").is_visible()
+        assert page.get_by_role("button", name="Start exam now").count() == 0
+        check(page, "start page (unconfirmed)")
         assert not Attempt.objects.filter(quiz=exam).exists()
 
         # The link in the outbox opens a page whose button confirms.
@@ -108,7 +110,8 @@ def test_sign_up_confirm_practise_and_change_email(browser, live_server, shot, w
         # Now the exam starts.
         page.goto("/quizzes/")
         assert page.get_by_text("Confirm your email address").count() == 0
-        page.get_by_role("button", name="Start Sizing exam").click()
+        page.get_by_role("link", name="Start Sizing exam").click()
+        page.get_by_role("button", name="Start exam now").click()
         page.wait_for_url("**/attempts/*/")
         assert Attempt.objects.filter(quiz=exam, learner__username=username).exists()
 

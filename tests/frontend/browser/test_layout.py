@@ -12,6 +12,8 @@ gradebooks with scores, a memo under review, a team's readiness) come from
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
@@ -60,7 +62,8 @@ def sign_in(page, username: str) -> None:
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(DEMO_PASSWORDS[username])
     page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url("**/dashboard/")
+    # A learner or instructor lands on the dashboard, the manager on their team.
+    page.wait_for_url(re.compile(r".*/(dashboard|teams/[0-9]+)/$"))
 
 
 def walk(browser, base_url: str, width: int, who: str, pages: dict[str, str], problems: list):

@@ -1,0 +1,77 @@
+"""PlainRepresentation's plan against DRF's own to_representation on the field kinds it
+handles, and the cases where it hands over to DRF (tests/assess/api/
+test_plain_representation.py holds the API's serializers to DRF's output)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from rest_framework import serializers
+
+from api_common.representation import PlainRepresentation, represent_many
+
+
+class _Leaf(PlainRepresentation, serializers.Serializer):
+    n = serializers.IntegerField(source="a.b")
+    when = serializers.DateTimeField()
+    maybe = serializers.CharField(allow_null=True)
+    tags = serializers.ListField(child=serializers.CharField())
+    computed = serializers.SerializerMethodField()
+
+    def get_computed(self, obj) -> str:
+        return f"{obj['when'].year}-{self.context.get('suffix', '')}"
+
+
+def test_plan_matches_drf_on_sources_dates_nulls_lists_and_methods():
+    obj = {
+        "a": {"b": "7"},
+        "when": dt.datetime(2026, 12, 1, 17, 0, tzinfo=dt.UTC),
+        "maybe": None,
+        "tags": [1, "x"],
+    }
+    s = _Leaf(context={"suffix": "z"})
+    drf = serializers.Serializer.to_representation(_Leaf(context={"suffix": "z"}), obj)
+    assert s.to_representation(obj) == drf
+    assert drf == {
+        "n": 7,
+        "when": "2026-12-01T17:00:00Z",
+        "maybe": None,
+        "tags": ["1", "x"],
+        "computed": "2026-z",
+    }
+
+
+def test_a_missing_attribute_falls_back_to_drf_defaults():
+    # DRF returns None for a missing attribute of an allow_null field: so do we
+    obj = {"a": {"b": 1}, "when": dt.datetime(2026, 1, 1, tzinfo=dt.UTC), "tags": []}
+    assert _Leaf().to_representation(obj)["maybe"] is None
+
+
+class _Nested(PlainRepresentation, serializers.Serializer):
+    inner = _Leaf()
+
+
+def test_a_nested_serializer_field_keeps_drfs_path():
+    obj = {
+        "inner": {
+            "a": {"b": 2},
+            "when": dt.datetime(2026, 1, 1, tzinfo=dt.UTC),
+            "maybe": "m",
+            "tags": [],
+        }
+    }
+    assert _Nested().to_representation(obj)["inner"]["n"] == 2
+
+
+def test_a_list_is_written_as_drfs_list_serializer_writes_it():
+    items = [
+        {"a": {"b": n}, "when": dt.datetime(2026, 1, n, tzinfo=dt.UTC), "maybe": None, "tags": []}
+        for n in (1, 2, 3)
+    ]
+    context = {"suffix": "q"}
+    drf = _Leaf(items, many=True, context=context).data
+    assert represent_many(_Leaf, items, context) == drf
+    assert represent_many(_Leaf, iter(items), context) == drf  # any iterable, read once
+    assert represent_many(_Leaf, [], context) == []
+    # no context: the methods see an empty one, as DRF's would
+    assert represent_many(_Leaf, items[:1]) == _Leaf(items[:1], many=True).data
