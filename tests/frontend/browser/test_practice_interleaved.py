@@ -39,9 +39,12 @@ def answer(page, question: Question, text_of) -> None:
 
 
 def wrong(part: dict) -> str:
+    """Readable and wrong whatever the value (a bare "1" is right for one GPU)."""
     if part["kind"] == "choice":
         return next(c for c in part["choices"] if c != str(part["value"]))
-    return "1"
+    if part["kind"] == "integer":
+        return str(int(part["value"]) * 7 + 3)
+    return f"{part['value'] * 37!r} {part['unit']}".strip()
 
 
 @pytest.mark.parametrize("width", [1280, 390])
