@@ -53,9 +53,12 @@ def test_plain_post_redirects_and_the_page_shows_the_misconception(login, learne
     client = login(learner)
     part = part_of(practice.question)
     response = client.post(url(practice, "answer/"), {"part-weights": gib_slip_text(part)})
-    assert response.status_code == 302 and response["Location"] == url(practice)
-    html = client.get(response["Location"]).content.decode()
-    assert "Not correct" in html
+    # Without script, back at the feedback (the browser scrolls there, and Tab goes on
+    # to the hint and the reveal from it).
+    feedback = f"fb-{practice.question.pk}-weights"
+    assert response.status_code == 302 and response["Location"] == url(practice) + f"#{feedback}"
+    html = client.get(url(practice)).content.decode()
+    assert "Not correct" in html and f'id="{feedback}" tabindex="-1"' in html
     other = "GiB" if part["unit"] == "GB" else "GB"
     assert f"That is the size in {other}." in html
     # A wrong try closes nothing: the box stays, the answer and solution wait.
