@@ -145,7 +145,9 @@ def evaluate(rules: TrackRules, evidence: Evidence, *, now: datetime, p_init: fl
     below = [s for s, _, ok in skills if not ok]
     mastery = Requirement(
         "mastery",
-        f"Every skill of the track's lessons at P(mastered) ≥ {rules.threshold:g}",
+        # Prose a page prints: the estimate as a percentage, as every page shows it.
+        f"Every skill of the track's lessons at a mastery estimate of {rules.threshold:.0%}"
+        " or more",
         not below,
         f"{len(skills) - len(below)} of {len(skills)} skills mastered"
         + (f"; below the threshold: {_some(below)}" if below else ""),

@@ -243,6 +243,7 @@ def line_chart(
     width: int = 680,
     height: int = 320,
     css_class: str = "lines",
+    fmt: str = "{:g}",
 ) -> str:
     """Values after each answer, one polyline with point markers per series, a legend.
 
@@ -277,7 +278,8 @@ def line_chart(
         y = linear(tick, lo, hi, y0, y1)
         body.append(
             f'<line x1="{x0}" y1="{_n(y)}" x2="{x1}" y2="{_n(y)}" stroke="{GRID}"/>'
-            f'<text x="{left - 6}" y="{_n(y + 4)}" text-anchor="end" fill="{MUTED}">{tick:g}</text>'
+            f'<text x="{left - 6}" y="{_n(y + 4)}" text-anchor="end" fill="{MUTED}">'
+            f"{_e(fmt.format(tick))}</text>"
         )
     ticks = sorted({round(k * (len(times) - 1) / (n_ticks - 1)) for k in range(n_ticks)})
     for i in ticks:

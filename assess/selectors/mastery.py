@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db.models import Min
+from django.db.models import Count, Min
 
 from assess import skills as skill_map
 from assess.mastery import bkt
@@ -33,14 +33,27 @@ class LessonMastery:
     title: str
     skills: list[SkillRow]  # every skill of the lesson; unseen ones at the prior, 0 evidence
     summary: bkt.LessonSummary
+    # The learner's own answers to this lesson's questions (its templates), wherever they
+    # were asked: practice here, a quiz, an exam. Not the skills' evidence, which answers
+    # in other lessons that share a skill also feed.
+    answers: int = 0
 
     @property
     def evidence(self) -> int:
+        """Answers behind the lesson's skills, this lesson's or any other's (the API's
+        figure)."""
         return sum(s.evidence for s in self.skills)
 
     @property
     def started(self) -> bool:
-        return self.evidence > 0
+        """The learner answered one of this lesson's own questions."""
+        return self.answers > 0
+
+    @property
+    def carried(self) -> bool:
+        """Not started here, yet some skill of it has evidence from other lessons: shown
+        apart, as known from other lessons, never as progress in this one."""
+        return not self.started and self.evidence > 0
 
 
 @dataclass(frozen=True)
@@ -65,14 +78,36 @@ def skill_rows_for_user(*, user) -> dict[str, SkillRow]:
     }
 
 
+def answers_by_template(*, learner_ids: Iterable[int]) -> dict[int, dict[str, int]]:
+    """{learner_id: {template_slug: answers}}: each learner's own answers per template,
+    in one query, for whether they started a lesson (LessonMastery.answers)."""
+    out: dict[int, dict[str, int]] = {}
+    rows = (
+        Response.objects.filter(attempt__learner_id__in=list(learner_ids))
+        .values_list("attempt__learner_id", "question__template_slug")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for learner_id, slug, n in rows:
+        out.setdefault(learner_id, {})[slug] = n
+    return out
+
+
 def lesson_masteries(
-    *, lessons: Iterable[Lesson], rows: dict[str, SkillRow]
+    *,
+    lessons: Iterable[Lesson],
+    rows: dict[str, SkillRow],
+    answered: dict[str, int] | None = None,
 ) -> list[LessonMastery]:
-    """Lessons (with module__course and template_links loaded) that have skills."""
+    """Lessons (with module__course and template_links loaded) that have skills.
+    `answered` ({template_slug: answers}, answers_by_template) says which lessons the
+    learner started; without it no lesson counts as started."""
     prior = bkt.DEFAULT_PARAMS.p_init
+    answered = answered or {}
     out = []
     for lesson in lessons:
-        skills = skill_map.lesson_skills(link.template_slug for link in lesson.template_links.all())
+        slugs = [link.template_slug for link in lesson.template_links.all()]
+        skills = skill_map.lesson_skills(slugs)
         if not skills:
             continue
         skill_rows = [rows.get(s) or SkillRow(s, prior, False, 0) for s in skills]
@@ -83,6 +118,7 @@ def lesson_masteries(
                 title=lesson.title,
                 skills=skill_rows,
                 summary=bkt.lesson_summary({r.skill: r.p_mastery for r in skill_rows}, skills),
+                answers=sum(answered.get(slug, 0) for slug in set(slugs)),
             )
         )
     return out
@@ -90,8 +126,9 @@ def lesson_masteries(
 
 def mastery_for_user(*, user) -> Mastery:
     """Every skill with evidence, and every lesson of the courses the user is enrolled
-    in; three queries however many lessons."""
+    in; four queries however many lessons."""
     rows = skill_rows_for_user(user=user)
+    answered = answers_by_template(learner_ids=[user.pk]).get(user.pk, {})
     lessons = (
         Lesson.objects.filter(
             module__course_id__in=Enrolment.objects.filter(user=user).values("course_id")
@@ -102,7 +139,7 @@ def mastery_for_user(*, user) -> Mastery:
     )
     return Mastery(
         skills=[r for r in rows.values() if r.evidence],
-        lessons=lesson_masteries(lessons=lessons, rows=rows),
+        lessons=lesson_masteries(lessons=lessons, rows=rows, answered=answered),
     )
 
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from api_common.service_errors import Conflict
 from assess import skills as skill_map
-from assess.mastery import bkt
+from assess.mastery.practice import practice_pick
 from assess.models import Attempt, Enrolment, Question, Quiz, SkillMastery, Slot
 from assess.policy import hints_offered
 from assess.selectors import user_is_enrolled, user_is_instructor
@@ -231,8 +231,10 @@ def _practice_quiz(lesson: Lesson, templates: list[str]) -> tuple[Quiz, Slot]:
 def practice_question_add(
     *, learner, lesson: Lesson, session: int | None = None, now: datetime | None = None
 ) -> PracticeQuestion:
-    """Start (or reuse) the learner's practice attempt for the lesson and add a question
-    on the lesson's weakest unmastered skill (the weakest skill once all are mastered).
+    """Start (or reuse) the learner's practice attempt for the lesson and add a question:
+    the session goes round the lesson's templates, each once a round, the one on the
+    weakest unmastered skill first, never one template twice in a row while the lesson
+    has another (assess.mastery.practice.practice_pick).
 
     Practising a lesson enrols the learner in its course on first use, where the course
     allows self-enrolment (NotPermitted otherwise); its instructors and staff practise
@@ -283,10 +285,14 @@ def practice_question_add(
                     .select_related("quiz")
                     .get(quiz=quiz, learner=learner, status=Attempt.Status.OPEN)
                 )
-        last = Question.objects.filter(attempt=attempt).aggregate(
-            n=Max("variant_number"), order=Max("order")
+        # The session's questions, read once: how many were drawn, the last variant
+        # number, and the templates asked so far in order (for interleaving).
+        asked = list(
+            Question.objects.filter(attempt=attempt)
+            .order_by("order", "variant_number")
+            .values_list("order", "variant_number", "template_slug", "active")
         )
-        drawn = last["order"] or 0
+        drawn = max((order for order, _, _, _ in asked), default=0)
         if attempt.practice_length is not None and drawn >= attempt.practice_length:
             raise Conflict(
                 f"This practice session has had all its {attempt.practice_length} "
@@ -297,19 +303,21 @@ def practice_question_add(
                 "skill", "p_mastery"
             )
         )
-        params = bkt.DEFAULT_PARAMS
-        skill = bkt.weakest_unmastered(skill_ps, skills, params) or min(
-            skills, key=lambda s: skill_ps.get(s, params.p_init)
-        )
-        candidates = [t for t in templates if skill in skill_map.template_skills(t)]
-        variant_number = (last["n"] or 0) + 1
+        variant_number = max((n for _, n, _, _ in asked), default=0) + 1
         seed = question_seed(attempt_id=attempt.pk, slot_id=slot.pk, variant_number=variant_number)
+        pick = practice_pick(
+            templates=templates,
+            skills_of={t: skill_map.template_skills(t) for t in templates},
+            skill_ps=skill_ps,
+            drawn=[slug for _, _, slug, active in asked if active],
+            rng=random.Random(seed),
+        )
         question = question_build(
             attempt=attempt,
             slot=slot,
             order=drawn + 1,
             variant_number=variant_number,
-            template_slug=random.Random(seed).choice(candidates),
+            template_slug=pick.template,
         )
         question.save()
-    return PracticeQuestion(attempt=attempt, question=question, skill=skill)
+    return PracticeQuestion(attempt=attempt, question=question, skill=pick.skill)

@@ -15,13 +15,15 @@ from datetime import datetime
 from django.utils import timezone
 
 from assess import selectors
-from assess.models import Attempt, Hint, Question, Quiz, Response, Reveal
+from assess.mastery.practice import change_note
+from assess.models import Attempt, Hint, MasteryEvent, Question, Quiz, Response, Reveal
 from assess.policy import CLOSED_MESSAGES, attempt_over, grades_visible, hints_offered
 from assess.scoring import Rules
 from assess.selectors.hints import question_hint_total, question_hints
 from curricula.models import Lesson
 from frontend.hints import unit_hint
 from frontend.queries.common import answer_text, template_title
+from problems.engine.skill_names import skill_name
 
 
 @dataclass(frozen=True)
@@ -49,6 +51,7 @@ class PartView:
     hint_total: int = 0  # how many hints the question has
     hints_left: int = 0  # how many more a "Hint" button would show
     hint_next: int = 0  # the number of the hint the button shows next
+    mastery_note: str = ""  # how the latest answer moved the learner's mastery, in words
 
 
 @dataclass(frozen=True)
@@ -100,11 +103,55 @@ def rules_note(quiz: Quiz) -> str:
     return " ".join(parts)
 
 
-def _part_view(part: dict, policy, review, question, drafts, errors, steps) -> PartView:
-    """`steps`: {(question id, part): [hint steps asked from it]}."""
+def _mastery_note(
+    latest: Response | None, tries: int, question: Question, moved, counted: bool
+) -> str:
+    """The words beside a checked answer for how it moved the learner's mastery, from
+    what the answer service stored with it (its evidence mark, its MasteryEvents);
+    `counted`: an exam's, explained once its grades are released."""
+    if latest is None:
+        return ""
+    return change_note(
+        counted=counted,
+        correct=bool(latest.correct),
+        evidence=latest.evidence,
+        try_number=tries,
+        hinted=question.hinted_at is not None and latest.created_at >= question.hinted_at,
+        steps=moved.get(latest.pk, {}),
+        names={s: skill_name(s) for s in moved.get(latest.pk, {})},
+    )
+
+
+def _latest(review, name: str) -> Response | None:
+    return next((r for r in reversed(review.responses) if r.part == name), None)
+
+
+def _moved(reviews) -> dict[int, dict[str, tuple[float, float]]]:
+    """{response id: {skill: (p before, p after)}} of each part's latest answer that was
+    evidence and whose grade shows: one query, none when there is nothing to explain."""
+    ids = []
+    for review in reviews:
+        for part in review.question.answers:
+            latest = _latest(review, part["name"])
+            shows = review.policy.parts[part["name"]].show_grades
+            if latest is not None and latest.evidence and shows:
+                ids.append(latest.pk)
+    moved: dict[int, dict[str, tuple[float, float]]] = {}
+    events = MasteryEvent.objects.filter(response_id__in=ids) if ids else ()
+    for e in events:
+        moved.setdefault(e.response_id, {})[e.skill] = (e.p_before, e.p_after)
+    return moved
+
+
+def _part_view(
+    part: dict, policy, review, question, drafts, errors, steps, moved=None, counted=False
+) -> PartView:
+    """`steps`: {(question id, part): [hint steps asked from it]}; `moved`: the mastery
+    steps of latest answers (_moved), None where no note is shown (another reader's
+    view); `counted`: deferred feedback, where the last saved answer is what counts."""
     key = f"{question.pk}:{part['name']}"
     pp = policy.parts[part["name"]]
-    latest = next((r for r in reversed(review.responses) if r.part == part["name"]), None)
+    latest = _latest(review, part["name"])
     choices = tuple(part.get("choices") or ())
     accepts = pp.accepts and question.active
     return PartView(
@@ -124,6 +171,11 @@ def _part_view(part: dict, policy, review, question, drafts, errors, steps) -> P
         tries_left=pp.tries_left,
         closed_message=CLOSED_MESSAGES[pp.closed] if pp.closed else "",
         can_reveal=accepts and policy.can_reveal,
+        mastery_note=(
+            _mastery_note(latest, pp.tries, question, moved, counted)
+            if moved is not None and pp.show_grades
+            else ""
+        ),
         **_hint_fields(question, part["name"], pp, accepts, steps),
     )
 
@@ -180,10 +232,16 @@ def question_views(
         now=now,
     )
     over = attempt_over(attempt=attempt, now=now)
+    # The learner's own answers say how they moved mastery (an exam's once released).
+    moved = _moved(reviews) if own else None
+    counted = attempt.quiz.feedback_deferred
     views = []
     for review in reviews:
         q, policy = review.question, review.policy
-        parts = [_part_view(p, policy, review, q, drafts, errors, steps) for p in q.answers]
+        parts = [
+            _part_view(p, policy, review, q, drafts, errors, steps, moved, counted)
+            for p in q.answers
+        ]
         saved = [r.created_at for r in review.responses]
         views.append(
             QuestionView(

@@ -107,11 +107,12 @@ def dashboard_for_user(*, user) -> Dashboard:
     history = skill_history(list(events.values_list("skill", "p_after", "created_at")), charted)
     drawing = {
         "title": "Skill estimates over time",
-        "desc": "Estimated probability (0 to 1) that you know each of your most-practised "
-        "skills, after each answer that counted as evidence; the dashed line at 0.95 "
+        "desc": "Estimated chance (0 to 100%) that you know each of your most-practised "
+        "skills, after each answer that counted as evidence; the dashed line at 95% "
         "is mastered.",
         "marker": bkt.MASTERED,
-        "marker_label": "mastered 0.95",
+        "marker_label": "mastered 95%",
+        "fmt": "{:.0%}",
     }
     chart = charts.responsive(
         charts.line_chart(history, css_class="history", **drawing),

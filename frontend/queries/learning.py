@@ -2,7 +2,8 @@
 
 A lesson's mastery is shown as a learner can read it (selectors.LessonMastery): how many
 of its skills are mastered, which skill holds it back and at what estimate, and the
-answers behind each skill. A lesson nobody has answered on says "not started" rather
+answers behind each skill. A lesson whose questions the reader never answered says "not
+started" rather
 than showing the model's prior, which would read as progress.
 """
 
@@ -37,21 +38,30 @@ class LessonRow:
 
 
 def lesson_rows_for_user(*, user, lessons: Sequence[Lesson]) -> list[LessonRow]:
-    """Every lesson with the reader's mastery of it: one query for all their skills.
+    """Every lesson with the reader's mastery of it: one query for all their skills, one
+    for their answers per template (what started a lesson).
     Lessons need module__course and template_links loaded (course_get, lesson_get)."""
-    rows = selectors.skill_rows_for_user(user=user) if user.is_authenticated else {}
-    by_slug = {m.lesson: m for m in selectors.lesson_masteries(lessons=lessons, rows=rows)}
+    rows, answered = {}, {}
+    if user.is_authenticated:
+        rows = selectors.skill_rows_for_user(user=user)
+        answered = selectors.answers_by_template(learner_ids=[user.pk]).get(user.pk, {})
+    masteries = selectors.lesson_masteries(lessons=lessons, rows=rows, answered=answered)
+    by_slug = {m.lesson: m for m in masteries}
     return [LessonRow(lesson, by_slug.get(lesson.slug)) for lesson in lessons]
 
 
 def mastery_bars(rows: Iterable[LessonRow]) -> list[charts.Bar]:
-    """The share of each lesson's skills mastered; "not started" rather than a zero."""
+    """The share of each lesson's skills mastered; "not started" rather than a zero, and
+    "known from other lessons" where only shared skills moved it."""
     bars = []
     for row in rows:
         m = row.mastery
         if m is None:
             continue
-        if not m.started:
+        if m.carried:
+            note = f"known from other lessons ({m.summary.mastered} of {m.summary.skills} skills)"
+            bars.append(charts.Bar(row.lesson.title, None, note))
+        elif not m.started:
             bars.append(charts.Bar(row.lesson.title, None, "not started"))
         else:
             note = f"({m.summary.mastered} of {m.summary.skills} skills)"
@@ -90,8 +100,8 @@ def course_page(*, user, slug: str) -> CoursePage:
     bars = mastery_bars(rows[lesson.pk] for lesson in lessons)
     drawing = {
         "title": f"Skills mastered per lesson in {course.title}",
-        "desc": "For each lesson you practised, the share of its skills whose mastery "
-        "estimate has reached 0.95; lessons you have not practised say not started.",
+        "desc": "For each lesson you answered questions of, the share of its skills whose "
+        "mastery estimate has reached 95%; lessons you have not answered say not started.",
         "fmt": "{:.0%}",
     }
     chart = charts.responsive(

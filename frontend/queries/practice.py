@@ -201,7 +201,9 @@ def next_step(lessons: Sequence[selectors.LessonMastery], current: str | None) -
     if this is not None and not this.summary.complete:
         return NextStep(this, this.summary.weakest, weakest_estimate(this), True)
     open_ = [m for m in lessons if not m.summary.complete]
-    started = [(weakest_estimate(m), i, m) for i, m in enumerate(open_) if m.started]
+    # Practised by skill evidence, from this lesson or another sharing its skills: the
+    # weakest measured skill is what to work on, wherever it was measured.
+    started = [(weakest_estimate(m), i, m) for i, m in enumerate(open_)]
     started = [(p, i, m) for p, i, m in started if p is not None]
     if started:
         p, _, m = min(started)
@@ -275,7 +277,10 @@ def practice_page(*, user, attempt: Attempt) -> PracticePage:
             course = curricula_selectors.course_get(slug=lesson.module.course.slug)
             lessons = [les for m in course.modules.all() for les in m.lessons.all()]
             rows = selectors.skill_rows_for_user(user=attempt.learner)
-            masteries = selectors.lesson_masteries(lessons=lessons, rows=rows)
+            answered = selectors.answers_by_template(learner_ids=[attempt.learner_id])
+            masteries = selectors.lesson_masteries(
+                lessons=lessons, rows=rows, answered=answered.get(attempt.learner_id, {})
+            )
             step = next_step(masteries, lesson.slug)
             course_done = step is None and bool(masteries)
     return PracticePage(

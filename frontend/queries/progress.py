@@ -137,10 +137,13 @@ def course_progress(*, user, slug: str) -> ProgressTable:
         "learner_id", "skill", "p_mastery", "responses"
     ):
         per_learner[learner_id][skill] = selectors.SkillRow(skill, p, bkt.is_mastered(p), n)
+    answered = selectors.answers_by_template(learner_ids=people)
     table = []
     for pk, who in sorted(people.items(), key=lambda item: item[1].username):
-        masteries = selectors.lesson_masteries(lessons=lessons, rows=per_learner[pk])
-        table.append((who, [m if m.started else None for m in masteries]))
+        masteries = selectors.lesson_masteries(
+            lessons=lessons, rows=per_learner[pk], answered=answered.get(pk, {})
+        )
+        table.append((who, [m if m.started or m.carried else None for m in masteries]))
     return ProgressTable(
         course=course, lessons=lessons, rows=table, sections=_sections(course, lessons, table)
     )
@@ -160,6 +163,7 @@ def progress_csv_rows(table: ProgressTable) -> list[list[str]]:
     for who, masteries in table.rows:
         cells = [who.name, who.username, who.email]
         for m in masteries:
+            m = m if m is not None and m.started else None  # carried in: not started
             weakest = weakest_estimate(m) if m is not None else None
             cells.append("" if m is None else f"{m.summary.share:.3f}")
             cells.append("" if weakest is None else f"{weakest:.3f}")

@@ -69,27 +69,31 @@ def session_form(slug: str) -> PracticeSessionForm:
 
 @register.filter
 def pct(fraction: float | None) -> str:
+    """A share or a mastery estimate as pages print it: "17%". The one way a page shows
+    a probability (the API keeps 0.17)."""
     return "—" if fraction is None else f"{fraction * 100:.0f}%"
 
 
 @register.filter
 def p2(value: float | None) -> str:
+    """A statistic that is not a mastery (item analysis: discrimination, a proportion)."""
     return "—" if value is None else f"{value:.2f}"
 
 
 @register.filter
 def weakest(mastery) -> str:
-    """ "KV cache bytes at 0.42", or "KV cache bytes, not started" where the lesson's
-    weakest skill has no answer yet (see weakest_estimate)."""
+    """ "KV cache bytes at 42%", or "KV cache bytes, no answers yet" where the lesson's
+    weakest skill has no answer yet (see weakest_estimate). Never "not started": the
+    lesson beside it may well be started, its other skills mastered."""
     p = weakest_estimate(mastery)
     name = skill_name(mastery.summary.weakest)
-    return f"{name}, not started" if p is None else f"{name} at {p:.2f}"
+    return f"{name}, no answers yet" if p is None else f"{name} at {pct(p)}"
 
 
 @register.filter
 def weakest_p(mastery) -> str:
     p = weakest_estimate(mastery)
-    return "not started" if p is None else f"{p:.2f}"
+    return "no answers yet" if p is None else pct(p)
 
 
 @register.filter(name="skill_name")

@@ -37,6 +37,18 @@ def _question_url(attempt, question) -> str:
     return reverse("attempt-detail", args=[attempt.pk]) + f"#q-{question.pk}"
 
 
+def _checked_url(attempt, question, outcomes) -> str:
+    """Back to the question after a check without script: at the feedback of the first
+    part checked (take/_feedback.html's id), where the browser scrolls and from where Tab
+    goes on to the hint and the reveal; with htmx, focus-feedback.js moves focus there.
+    Deferred feedback shows no grade: back to the question as before."""
+    checked = next((o.part for o in outcomes if o.response is not None), None)
+    if checked is None or attempt.quiz.feedback_deferred:
+        return _question_url(attempt, question)
+    url = _question_url(attempt, question).split("#")[0]
+    return f"{url}#fb-{question.pk}-{checked}"
+
+
 def _refused(request, attempt, question, reasons: list[str]):
     """Say why, and send the page back: to the attempt once it takes no more answers
     (its page says the saved answers were submitted), else to the question."""
@@ -178,7 +190,7 @@ def question_answer(request, pk: int, qid: int):
         return _refused(request, attempt, question, refused)
     if not request.htmx:
         answers.errors_flash(request.session, qid, outcomes)
-        return redirect(_question_url(attempt, question))
+        return redirect(_checked_url(attempt, question, outcomes))
     errors = {f"{qid}:{o.part}": o.error for o in unreadable}
     return _question_fragment(request, attempt, question, errors, outcomes)
 

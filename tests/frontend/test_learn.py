@@ -85,9 +85,10 @@ def test_lesson_page_lists_recent_answers(login, learner, lesson, practice):
     assert "Your mastery:" in html
 
 
-def test_an_unpractised_skill_says_not_started_not_the_prior(login, learner, module):
-    """A lesson half practised: its weakest skill has no answer yet, so pages name it
-    "not started" rather than printing the model's prior as if it were measured."""
+def test_an_unpractised_skill_says_no_answers_yet_not_the_prior(login, learner, module):
+    """A lesson half practised: its weakest skill has no answer yet, so pages say so
+    rather than printing the model's prior as if it were measured (and never "not
+    started" of a skill beside a started lesson)."""
     from assess.services.questions import practice_question_add
     from tests.factories import LessonFactory
 
@@ -104,9 +105,10 @@ def test_an_unpractised_skill_says_not_started_not_the_prior(login, learner, mod
         idempotency_key="k1",
     )
     html = client.get("/lessons/mixed/").content.decode()
-    assert "0 of 5 skills mastered</strong>; weakest: KV cache bytes, not started" in html
+    assert "0 of 5 skills mastered</strong>; weakest: KV cache bytes, no answers yet" in html
     row = html[html.index('<th scope="row">KV cache bytes</th>') :].split("</tr>")[0]
-    assert "—" in row and "not started" in row and "0.20" not in row
+    assert "—" in row and "no answers yet" in row and "20%" not in row
     assert (
-        "weakest: KV cache bytes, not started" in client.get("/courses/ai-infra/").content.decode()
+        "weakest: KV cache bytes, no answers yet"
+        in client.get("/courses/ai-infra/").content.decode()
     )

@@ -26,15 +26,25 @@ def test_the_page_has_one_polite_live_region_and_a_silent_draft_notice(login, le
     assert 'aria-live="off"' in draft and "role=" not in draft
 
 
-@pytest.mark.parametrize(
-    ("text", "verdict"), [(gib_slip_text, "Not correct"), (right_text, "Correct")]
-)
-def test_an_answer_announces_its_verdict(login, learner, practice, text, verdict):
+def test_a_right_answer_announces_its_verdict(login, learner, practice):
     q = practice.question
-    body = {"part-weights": text(part_of(q))}
+    body = {"part-weights": right_text(part_of(q))}
     html = login(learner).post(_url(practice.attempt, q, "answer/"), body, **HTMX).content.decode()
     said = ANNOUNCER.search(html).group(1).strip()
-    assert said.startswith(f"Question {q.order}, ") and said.endswith(f": {verdict}.")
+    assert said.startswith(f"Question {q.order}, ") and said.endswith(": Correct.")
+
+
+def test_a_wrong_answer_announces_the_named_mistake(login, learner, practice):
+    """Not a bare "Not correct.": the mistake the page names is read out too."""
+    q = practice.question
+    part = part_of(q)
+    body = {"part-weights": gib_slip_text(part)}
+    html = login(learner).post(_url(practice.attempt, q, "answer/"), body, **HTMX).content.decode()
+    said = ANNOUNCER.search(html).group(1).strip()
+    other = "GiB" if part["unit"] == "GB" else "GB"
+    assert said.startswith(f"Question {q.order}, ")
+    assert ": Not correct: GB and GiB mixed up. " in said
+    assert f"That is the size in {other}." in said
 
 
 def test_an_unreadable_answer_announces_no_verdict(login, learner, practice):

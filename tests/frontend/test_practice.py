@@ -3,6 +3,8 @@ that nothing of the answer reaches the page before the policy allows: a wrong tr
 told what went wrong, but the answer and the worked solution wait for a correct try,
 a reveal, or the end of the attempt."""
 
+import re
+
 import pytest
 
 from assess.models import Question, Response
@@ -51,9 +53,12 @@ def test_plain_post_redirects_and_the_page_shows_the_misconception(login, learne
     client = login(learner)
     part = part_of(practice.question)
     response = client.post(url(practice, "answer/"), {"part-weights": gib_slip_text(part)})
-    assert response.status_code == 302 and response["Location"] == url(practice)
-    html = client.get(response["Location"]).content.decode()
-    assert "Not correct" in html
+    # Without script, back at the feedback (the browser scrolls there, and Tab goes on
+    # to the hint and the reveal from it).
+    feedback = f"fb-{practice.question.pk}-weights"
+    assert response.status_code == 302 and response["Location"] == url(practice) + f"#{feedback}"
+    html = client.get(url(practice)).content.decode()
+    assert "Not correct" in html and f'id="{feedback}" tabindex="-1"' in html
     other = "GiB" if part["unit"] == "GB" else "GB"
     assert f"That is the size in {other}." in html
     # A wrong try closes nothing: the box stays, the answer and solution wait.
@@ -212,3 +217,29 @@ def test_a_refused_part_does_not_lose_the_other_parts_answers(login, enrolled, c
     )
     assert "so it takes no more tries" in response.content.decode()
     assert list(Response.objects.values_list("part", flat=True)) == ["intensity"]
+
+
+def test_an_exams_review_says_how_each_counted_answer_moved_mastery(login, learner, exam_attempt):
+    """Issue 36: one right exam answer took a skill from 20% to 82% with no word why.
+    Once the exam is finished (its grades released), each counted answer says it."""
+    from assess.services.attempts import attempt_finish
+    from assess.services.responses import response_submit
+
+    q = exam_attempt.questions.order_by("order").first()
+    part = q.answers[0]
+    response_submit(
+        attempt=exam_attempt, question=q, part=part["name"], text="1", idempotency_key="a"
+    )
+    response_submit(
+        attempt=exam_attempt,
+        question=q,
+        part=part["name"],
+        text=right_text(part),
+        idempotency_key="b",
+    )
+    client = login(learner)
+    before = client.get(f"/attempts/{exam_attempt.pk}/").content.decode()
+    assert "mastery-note" not in before  # held: nothing released, nothing said
+    attempt_finish(attempt=exam_attempt)
+    html = client.get(f"/attempts/{exam_attempt.pk}/").content.decode()
+    assert re.search(r"Your mastery: \+\d+%[^<]*: the exam&#x27;s counted answer right", html)

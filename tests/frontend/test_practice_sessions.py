@@ -245,4 +245,4 @@ def test_session_pages_read_a_fixed_number_of_times(client, learner, module, les
     assert Attempt.objects.get(pk=big).questions.count() == 6
     many = (count(client, f"/attempts/{big}/"), count(client, f"/attempts/{open_big}/"))
     assert many == few
-    assert few[0] <= 14 and few[1] <= 9
+    assert few[0] <= 15 and few[1] <= 9  # the summary: + answers per template (started)

@@ -39,8 +39,8 @@ def test_exam_page_queries_do_not_grow_with_questions(client, learner, course):
 
 def test_dashboard_and_lesson_pages_stay_small(client, learner, practice):
     client.force_login(learner)
-    assert count(client, "/dashboard/") <= 9
-    assert count(client, "/lessons/gpu-memory-math/") <= 9
+    assert count(client, "/dashboard/") <= 10  # + the learner's answers per template
+    assert count(client, "/lessons/gpu-memory-math/") <= 10  # + answers per template
     q = practice.question
     assert count(client, f"/attempts/{q.attempt_id}/q/{q.pk}/") <= 9
 

@@ -93,3 +93,27 @@ def test_finishing_a_session_and_starting_another_change_no_estimate(learner, le
     practice_session_start(learner=learner, lesson=lesson, length=2)
     assert dict(SkillMastery.objects.values_list("skill", "p_mastery")) == before
     assert MasteryEvent.objects.count() == events == len(before)
+
+
+def test_a_session_interleaves_the_lessons_templates(learner):
+    """Issue 36: five questions of one template from a lesson of four. Now a session of
+    five asks all four, none twice in a row, even answered wrong every time (which kept
+    one skill the weakest)."""
+    four = ["weights-memory", "kv-cache-per-token", "gb-gib", "tp-min-gpus"]
+    lesson = LessonFactory(templates=four)
+    first = practice_session_start(learner=learner, lesson=lesson, length=5)
+    asked = [first.question]
+    for _ in range(4):
+        question = asked[-1]
+        for part in question.answers:  # a wrong first try: the weakest stays weakest
+            response_submit(
+                attempt=first.attempt,
+                question=question,
+                part=part["name"],
+                text="1",
+                idempotency_key=f"{question.pk}-{part['name']}",
+            )
+        asked.append(practice_question_add(learner=learner, lesson=lesson).question)
+    slugs = [q.template_slug for q in asked]
+    assert set(slugs[:4]) == set(four), slugs
+    assert all(x != y for x, y in zip(slugs, slugs[1:], strict=False)), slugs

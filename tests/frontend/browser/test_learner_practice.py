@@ -18,10 +18,12 @@ COURSE = "ai-infrastructure-llm-d-vllm-and-gpus"
 
 
 def skill_cells(page, skill: str) -> tuple[float, int]:
-    """(estimate, answers) of one skill in the lesson page's table."""
+    """(estimate, answers) of one skill in the lesson page's table (printed "42%")."""
     row = page.locator("table.skills tr").filter(has=page.locator(f'th:text-is("{skill}")'))
     cells = row.locator("td")
-    return float(cells.nth(0).inner_text()), int(cells.nth(1).inner_text())
+    estimate = cells.nth(0).inner_text()
+    assert estimate.endswith("%"), estimate
+    return float(estimate[:-1]) / 100, int(cells.nth(1).inner_text())
 
 
 def latest_question(learner) -> Question:
@@ -60,7 +62,8 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     other = "GiB" if part["unit"] == "GB" else "GB"
     assert f"That is the size in {other}." in feedback.inner_text()
     # The verdict reaches the page's polite live region (the block was swapped whole).
-    assert page.locator("#announcer").inner_text().endswith(": Not correct.")
+    said = page.locator("#announcer").inner_text()
+    assert ": Not correct: GB and GiB mixed up. That is the size in" in said  # the mistake
     # A wrong try: the mistake is named, the answer and the solution wait.
     assert page.get_by_text("Worked solution").count() == 0
     assert page.locator("span.answer").count() == 0
