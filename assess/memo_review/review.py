@@ -19,7 +19,8 @@ Pure and deterministic: the same brief and text give the same Review, field for 
     feasibility         3   the memo's fleet passes compute (<= 60% of dense peak), memory,
                             TTFT and TPOT at the peak (feasible.py); names the one it fails
     consistency         4   the memo's own figures agree (1 per check)
-    measurement-plan    3   long enough; a number, a named metric or tool, a threshold
+    measurement-plan    3   a tool, a load, a threshold, a pass/fail rule (all 3, three 2,
+                            two 1), found by content, never by length
     failure-test        3   the same for the failure-case test
 
 Figures are graded where a template part exists, so their misconception codes are the

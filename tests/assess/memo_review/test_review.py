@@ -143,12 +143,39 @@ def test_vague_plans_are_flagged():
     brief = brief_for(9)
     review = review_memo(brief, example_memo(brief, mistakes=("vague-measurement",)))
     measure = review.criterion("measurement-plan")
-    assert measure.points == 0 and measure.comment.startswith("Vague: no numbers")
-    assert "no pass/fail threshold" in measure.comment
+    assert measure.points == 0 and measure.comment.startswith("missing: the tool")
+    assert "the rule that decides pass or fail" in measure.comment and measure.evidence == ""
     review = review_memo(brief, example_memo(brief, mistakes=("vague-failure-test",)))
-    failure = review.criterion("failure-test")
-    assert failure.points == 0 and failure.comment.startswith("Too short")
-    assert review.criterion("measurement-plan").points == 3
+    assert review.criterion("failure-test").points == 0
+    measure = review.criterion("measurement-plan")
+    assert measure.points == 3 and measure.comment.startswith("Concrete")
+    for found in ("tool: vLLM", "requests/s", "threshold: stays at or below", "rule: Pass if"):
+        assert found in measure.evidence
+
+
+def _plan_review(text: str):
+    brief = brief_for(9)
+    memo = example_memo(brief).replace(
+        example_memo(brief).split("## Measurement plan\n\n")[1].split("\n\n## ")[0], text
+    )
+    return review_memo(brief, memo).criterion("measurement-plan")
+
+
+@pytest.mark.parametrize(
+    ("text", "points", "missing"),
+    [
+        # The plan: tool, rate, threshold and rule in 15 words scored 0/3 for length.
+        ("Run guidellm at 20 req/s for 10 min; pass if p99 TTFT < 800 ms.", 3, ""),
+        ("Load test with k6 at 40 concurrent users; TTFT p99 under 900 ms.", 2, "pass or fail"),
+        ("We will benchmark the replicas and see how fast they are, then decide.", 0, "load"),
+        # Padding is not content: a long text naming none of the four scores nothing.
+        (" ".join(["We will carefully observe the service and think about it."] * 6), 0, "tool"),
+    ],
+)
+def test_plans_are_judged_by_content_not_length(text, points, missing):
+    measure = _plan_review(text)
+    assert measure.points == points, measure.comment
+    assert missing in measure.comment
 
 
 def test_inconsistent_gpus_are_flagged():
