@@ -58,6 +58,17 @@ def test_the_lesson_page_offers_a_session_of_n(login, learner, lesson):
     assert "Practice this lesson</button>" in html
 
 
+def test_with_a_session_open_continuing_is_the_primary_action(login, learner, lesson):
+    """The primary button used to start a new session, ending the open one; Continue
+    was the secondary."""
+    client = login(learner)
+    start(client, 5)
+    html = client.get(LESSON).content.decode()
+    assert re.search(r'<a class="button" href="/attempts/\d+/">Continue your session</a>', html)
+    assert '<button type="submit" class="secondary">Start a new session</button>' in html
+    assert "Practice this lesson</button>" not in html
+
+
 def test_a_length_not_offered_is_a_400_that_says_why_and_stores_nothing(login, learner, lesson):
     response = login(learner).post(LESSON + "practice/", {"questions": "7"})
     assert response.status_code == 400

@@ -91,7 +91,7 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     assert page.get_by_role("cell", name="correct", exact=True).is_visible()
 
     # The next question, right at the first try: the estimate rises, two answers behind.
-    page.get_by_role("button", name="Practice this lesson").click()
+    page.get_by_role("button", name="Start a new session").click()
     page.wait_for_url("**/q/*/")
     second = latest_question(learner)
     box = page.get_by_label(f"Weights memory ({second.answers[0]['unit']})")
@@ -105,7 +105,7 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     shot(page, "lesson")
 
     # A third question: "Show the answer" closes the part in place (htmx), no try spent.
-    page.get_by_role("button", name="Practice this lesson").click()
+    page.get_by_role("button", name="Start a new session").click()
     page.wait_for_url("**/q/*/")
     third = latest_question(learner)
     page.get_by_role("button", name="Show the answer").click()
