@@ -82,6 +82,7 @@ def test_quiz_gradebook_shows_each_learners_counted_score_and_attempts(
 ):
     html = login(instructor).get(f"/teach/quizzes/{exam.pk}/gradebook/").content.decode()
     assert "Gradebook: Sizing exam" in html
+    assert ">Attempts used</th>" in html  # a bare "Attempts: 2" said neither used nor allowed
     assert "Ann Lee" in html and "(ann)" in html and "ann@example.com" in html
     assert "2 / 2" in html and "0 / 2" not in html  # the best of ann's two counts
     assert "100%" in html
