@@ -43,6 +43,7 @@ XID_TRUTH = {
     63: ("row-remap-pending", "reset-at-window"),
     64: ("row-remap-failed", "rma-gpu"),
     74: ("nvlink-error", "check-nvlink"),
+    145: ("nvlink-error", "check-nvlink"),  # Blackwell (B200): NVLINK_RLW_ERROR
     79: ("off-the-bus", "reboot-node"),
     94: ("contained-ecc", "restart-app"),
     95: ("uncontained-ecc", "reset-gpu"),

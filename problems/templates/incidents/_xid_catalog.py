@@ -6,7 +6,23 @@ First actions follow the catalog's "Resolution Bucket (Immediate Action)" column
 (docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html; the same buckets ship in
 NVIDIA's NVSentinel as xiderrorsmapping.csv): 13 and 31 RESTART_APP, with the
 application debugging (WORKFLOW_XID_13/31, CHECK_APP/CUDA) as the investigatory step
-that follows; 94 RESTART_APP; 95 RESET_GPU; 79 RESTART_BM; 74 WORKFLOW_NVLINK_ERR."""
+that follows; 94 RESTART_APP; 95 RESET_GPU; 79 RESTART_BM; 74 WORKFLOW_NVLINK_ERR.
+
+The per-part columns come from the same catalog page (read 2026-12-04; its columns
+"Applies to A100 / H100 / B100 / GB200", the two resolution buckets, "Xid 154 linkage"):
+APPLIES holds its YES/NO for each code drawn here, by generation (A100 Ampere, H100
+Hopper, B100 and GB200 Blackwell; where B100 and GB200 agree, as they do for every code
+here). Xid 74 (NVLINK_ERROR) is marked NO for B100 and GB200; Blackwell's fifth-
+generation NVLink reports through Xids 144-150 (NVLINK_SAW_ERROR ... NVLINK_MSE_ERROR),
+marked NO for A100 and H100, with the bucket WORKFLOW_NVLINK5_ERR. xid-triage draws 145
+(NVLINK_RLW_ERROR) for a Blackwell link fault, with the subcode RLW_REMAP and error
+status 0x40 that the catalog's 144-150 decode table lists as fatal, RESET_GPU. Xid 154
+(GPU_RECOVERY_ACTION_CHANGED, all four parts) follows other Xids from driver R565 on
+(the linkage column of 48, 63, 64, 74, 79, 94, 95 and 144-150) and states the recovery
+the driver now requires, one of None, Drain P2P, Drain and Reset, GPU Reset Required,
+Node Reboot Required; the number before each is NVML's nvmlDeviceGpuRecoveryAction_t
+(1 GPU reset, 2 node reboot). RECOVERY_154 gives it only where the code's bucket says
+which (RESET_GPU, RESTART_BM, and the 95 that ends a 48's sequence)."""
 
 from __future__ import annotations
 
@@ -23,6 +39,52 @@ EVENTS: dict[str, str] = {
     "contained-ecc": "an uncorrectable error the GPU contained to the process that hit it",
     "uncontained-ecc": "an uncorrectable error the GPU could not contain to one process",
 }
+# The catalog's "Applies to" columns for the codes the log prints, by generation.
+_ALL = frozenset({"ampere", "hopper", "blackwell"})
+APPLIES: dict[int, frozenset[str]] = {
+    **{code: _ALL for code in (13, 31, 45, 48, 63, 64, 79, 94, 95, 154)},
+    74: frozenset({"ampere", "hopper"}),
+    145: frozenset({"blackwell"}),
+}
+# "Resolution Bucket (Immediate Action)" for each code drawn, and the first action that
+# bucket is in this template's words (WORKFLOW_XID_48: the sequence's uncontained 95 says
+# reset; IGNORE: the 63 needs nothing now, its reset waits for a window).
+BUCKET: dict[int, str] = {
+    13: "RESTART_APP",
+    31: "RESTART_APP",
+    48: "WORKFLOW_XID_48",
+    63: "IGNORE",
+    64: "RESET_GPU",
+    74: "WORKFLOW_NVLINK_ERR",
+    79: "RESTART_BM",
+    94: "RESTART_APP",
+    95: "RESET_GPU",
+    145: "WORKFLOW_NVLINK5_ERR",
+}
+BUCKET_ACTION: dict[str, str] = {
+    "RESTART_APP": "restart-app",
+    "WORKFLOW_XID_48": "reset-gpu",
+    "IGNORE": "reset-at-window",
+    "RESET_GPU": "reset-gpu",
+    "WORKFLOW_NVLINK_ERR": "check-nvlink",
+    "WORKFLOW_NVLINK5_ERR": "check-nvlink",
+    "RESTART_BM": "reboot-node",
+}
+# Xid 154's "to" value after each drawn code, where the catalog's bucket names it.
+RECOVERY_154: dict[int, tuple[int, str]] = {
+    48: (1, "GPU Reset Required"),
+    95: (1, "GPU Reset Required"),
+    145: (1, "GPU Reset Required"),
+    79: (2, "Node Reboot Required"),
+}
+LINKED_154_FROM_BRANCH = 565  # the catalog's linkage column: "GPU driver R565"
+
+
+def applies(code: int, generation: str) -> bool:
+    """Whether NVIDIA's catalog marks this Xid as applying to parts of that generation."""
+    return generation in APPLIES[code]
+
+
 ACTIONS: dict[str, str] = {
     "debug-app": "hold the application back and hand it to its owner to debug "
     "(compute-sanitizer finds a bad access) before it runs again; the GPU needs nothing",
@@ -45,6 +107,7 @@ MEANING: dict[int, tuple[str, str]] = {
     63: ("row-remap-pending", "reset-at-window"),
     64: ("row-remap-failed", "rma-gpu"),
     74: ("nvlink-error", "check-nvlink"),
+    145: ("nvlink-error", "check-nvlink"),
     79: ("off-the-bus", "reboot-node"),
     94: ("contained-ecc", "restart-app"),
     95: ("uncontained-ecc", "reset-gpu"),
@@ -79,6 +142,11 @@ EXPLAIN: dict[int, str] = {
     74: "a fatal NVLink error on one link. Check the link before anything else: its error "
     "counters, the fabric manager log, then a reset and the NVLink diagnostics; reseat or "
     "replace only if it keeps failing.",
+    145: "a fatal error on one of the GPU's fifth-generation NVLinks (RLW_REMAP, Fatal): "
+    "Blackwell's link Xids are 144-150, where Hopper and Ampere log 74. NVIDIA's catalog "
+    "sends all of them to its NVLink workflow: read the link's error counters and the "
+    "fabric manager log, then reset (the Xid 154 after it says GPU Reset Required) and "
+    "run the NVLink diagnostics; reseat or replace only if it keeps failing.",
     79: "the GPU fell off the bus: the driver can no longer reach it over PCIe. "
     "`nvidia-smi -r` talks to the GPU over that same bus, so a GPU reset cannot work; "
     "drain the node and power-cycle it, then run diagnostics (and RMA if it happens again).",
@@ -229,3 +297,4 @@ SLIPS: dict[int, tuple[tuple[str, str, str, str], ...]] = {
         ),
     ),
 }
+SLIPS[145] = SLIPS[74]  # the same NVLink workflow; Blackwell's code for the same fault

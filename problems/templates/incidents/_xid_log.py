@@ -11,22 +11,34 @@ What a real log holds, and where each line's wording comes from:
   "GPU Board Serial Number" pair (NVIDIA's Xid guide: "The first Xid in the log file is
   preceded by a line that contains the GPU GUID"; spec/tool-output/xid/sample-1.txt shows
   it for each GPU).
-- Each Xid in the driver's own wording (spec/tool-output/xid captures and the open kernel
-  modules' format strings). An uncorrectable HBM error under error containment (A100 and
-  H100) arrives as a sequence, never a bare 48: Xid 48 (the DBE, with its physAddr), Xid
-  63 (the row remapper recording a spare row for that address, "reset gpu to activate")
-  and Xid 94 or 95 (whether the error was contained to the process that touched it;
-  NVIDIA GPU Memory Error Management, "User Visible Statistics": 48 an uncorrectable ECC
-  error, 63 a row-remapping entry recorded, 94 contained, 95 uncontained). The 48 drawn
-  here is uncontained (95, RST: Yes).
+- Each Xid in the driver's own wording (spec/tool-output/xid captures and the open
+  kernel modules' format strings). An uncorrectable HBM error under error containment
+  (A100, H100 and B200; the catalog applies 94/95 to all three) arrives as a sequence,
+  never a bare 48: Xid 48 (the DBE, with its physAddr), Xid 63 (the row remapper
+  recording a spare row for that address, "reset gpu to activate") and Xid 94 or 95
+  (whether the error was contained to the process that touched it; NVIDIA GPU Memory
+  Error Management, "User Visible Statistics": 48 an uncorrectable ECC error, 63 a row-
+  remapping entry recorded, 94 contained, 95 uncontained). The 48 drawn here is
+  uncontained (95, RST: Yes).
 - When the fault kills a training job that spans the node, the launcher kills its other
   ranks and the driver logs Xid 45 (preemptive channel removal, "pid=..., name=...,
   Ch 0000000f" as public captures print it) on each peer GPU a second or two later, each
   after that GPU's own "GPU at PCI" pair. A row remap found by a health sweep (63) kills
   nothing and has no peers.
 
-Bus-id sets are those of real 8-GPU boards (DGX A100; two HGX H100 captures); UUIDs are
-random 8-4-4-4-12 hex.
+- On a Blackwell board (HGX B200) the codes are those NVIDIA's Xid catalog marks as
+  applying to B100/GB200 (_xid_catalog.APPLIES): a link fault is Xid 145 in the wording
+  public R570 captures print ("145, RLW_REMAP Fatal XC1 i0 Link 10 (0x00000082 0x00000040
+  ...)"), never the 74 the catalog marks NO for Blackwell.
+- From driver R565 on (the catalog's "Xid 154 linkage"), a fault whose recovery the
+  catalog's bucket names is followed on the same GPU by Xid 154, "GPU recovery action
+  changed from 0x0 (None) to 0x1 (GPU Reset Required)" (or 0x2, Node Reboot Required,
+  after a 79), as the catalog quotes it. The fleet's Blackwell nodes run R570 or later
+  (_era.FLEET), so every Blackwell log that has one shows it.
+
+Bus-id sets are those of real 8-GPU boards (DGX A100; two HGX H100 captures); no public
+HGX B200 capture of `nvidia-smi` was found, so its set repeats the first HGX H100's
+layout (the same Supermicro/HGX baseboard slots). UUIDs are random 8-4-4-4-12 hex.
 """
 
 from __future__ import annotations
@@ -34,8 +46,9 @@ from __future__ import annotations
 import datetime
 import random
 
-from problems.templates._era import fleet_driver, fleet_moment, fleet_years
+from problems.templates._era import GENERATION, fleet_driver, fleet_moment, fleet_years
 from problems.templates._nvidia_smi import gpu_uuid
+from problems.templates.incidents._xid_catalog import LINKED_154_FROM_BRANCH, RECOVERY_154
 
 # platform: (accelerator slug, nvidia-smi name, bus numbers in index order, NVLinks, host)
 PLATFORMS: dict[str, tuple[str, str, tuple[int, ...], int, str]] = {
@@ -60,6 +73,13 @@ PLATFORMS: dict[str, tuple[str, str, tuple[int, ...], int, str]] = {
         18,
         "node",
     ),
+    "hgx-b200": (
+        "b200",
+        "NVIDIA B200",
+        (0x53, 0x64, 0x75, 0x86, 0x97, 0xA8, 0xB9, 0xCA),
+        18,
+        "gpu",
+    ),
 }
 PROCS = ("python3", "pt_main_thread", "python3.10", "torchrun")
 ANON = "pid='<unknown>', name=<unknown>, "
@@ -75,14 +95,18 @@ def _head(bus: int, code: int) -> str:
     return f"NVRM: Xid (PCI:0000:{bus:02x}:00): {code}, "
 
 
-def _fault_lines(xid: int, bus: int, links: int, hopper: bool, who: str, rng) -> list[str]:
+# the compute class a Graphics Exception names (open-gpu-kernel-modules cl*c0.h)
+COMPUTE_CLASS = {"ampere": "0000c6c0", "hopper": "0000cbc0", "blackwell": "0000cdc0"}
+
+
+def _fault_lines(xid: int, bus: int, links: int, gen: str, who: str, rng) -> list[str]:
     """The driver's message(s) for this fault on this GPU, without the timestamp."""
     head = _head(bus, xid)
     addr = rng.randrange(0x1000000, 0x7FFFFFFF0) & ~0x1F
     if xid == 13:
         gpc, tpc = rng.randint(0, 7), rng.randint(0, 8)
         kind = rng.choice(("Out Of Range Address", "Misaligned Address"))
-        cls = "0000cbc0" if hopper else "0000c6c0"
+        cls = COMPUTE_CLASS[gen]
         return [
             f"{head}{who}Graphics SM Warp Exception on (GPC {gpc}, TPC {tpc}, SM 0): {kind}",
             f"{head}{who}Graphics Exception: ChID {rng.randint(8, 40):04x}, Class {cls}, "
@@ -118,6 +142,11 @@ def _fault_lines(xid: int, bus: int, links: int, hopper: bool, who: str, rng) ->
         return [
             f"{head}{ANON}NVLink: fatal error detected on link {rng.randrange(links)}"
             "(0x0, 0x0, 0x10000, 0x0, 0x0, 0x0, 0x0)"
+        ]
+    if xid == 145:
+        return [
+            f"{head}RLW_REMAP Fatal XC1 i0 Link {rng.randrange(links):02d} (0x00000082 "
+            "0x00000040 0x00000000 0x00000000 0x00000000 0x00000000)"
         ]
     if xid == 79:
         return [
@@ -172,8 +201,14 @@ def kernel_log(platform: str, xid: int, gpu: int, log_seed: int) -> str:
     lines += _introduce(stamp, buses[gpu], rng)
     lines += [
         f"{stamp} {line}"
-        for line in _fault_lines(xid, buses[gpu], links, slug != "a100-sxm-80gb", who, rng)
+        for line in _fault_lines(xid, buses[gpu], links, GENERATION[slug], who, rng)
     ]
+    if xid in RECOVERY_154 and driver.branch >= LINKED_154_FROM_BRANCH:
+        value, label = RECOVERY_154[xid]
+        lines.append(
+            f"{stamp} {_head(buses[gpu], 154)}GPU recovery action changed from 0x0 (None) "
+            f"to 0x{value:x} ({label})"
+        )
     if xid not in QUIET:
         later = _when(event + datetime.timedelta(seconds=rng.randint(1, 2)))
         for rank, bus in enumerate(buses):
@@ -185,6 +220,11 @@ def kernel_log(platform: str, xid: int, gpu: int, log_seed: int) -> str:
                 )
     prompt = f"root@{host}{rng.randint(1, 64):02d}:~# dmesg -T | grep -iE 'nvrm|nvidia'"
     return "\n".join([prompt, *lines])
+
+
+def generation(platform: str) -> str:
+    """The platform's GPU generation (ampere, hopper, blackwell), from the era table."""
+    return GENERATION[PLATFORMS[platform][0]]
 
 
 def bus_table(platform: str) -> str:

@@ -11,8 +11,13 @@ training job, each peer GPU logs Xid 45 as its rank is cleaned up. The Xid line 
 the GPU by PCI bus in lower case (`PCI:0000:b9:00`); the second block is `nvidia-smi
 --query-gpu=index,name,pci.bus_id` recorded at bring-up, with the 8-digit domain and
 upper case (`00000000:B9:00.0`), so the learner has to match the bus, not count lines.
-Only A100 and H100 boards are drawn, so row remapping (63/64) and error containment
-(94/95) apply; Blackwell, whose catalog adds its own memory and NVLink Xids, is not.
+A100, H100 and B200 boards are drawn, and each draws only the codes NVIDIA's Xid
+catalog marks as applying to its generation (_xid_catalog.APPLIES): row remapping
+(63/64) and error containment (94/95) on all three; an NVLink fault is Xid 74 on A100
+and H100 but Xid 145 (NVLINK_RLW_ERROR, one of Blackwell's 144-150) on B200, where the
+catalog marks 74 as not applying. From driver R565 on, the faults whose bucket names a
+recovery are followed by Xid 154 (GPU recovery action changed), which every B200 log
+shows (the fleet's Blackwell nodes run R570 or later).
 
 Meanings and first actions follow NVIDIA's Xid catalog (its immediate-action column),
 GPU debug guidelines and memory error management notes: 13 and 31 are almost always the
@@ -48,22 +53,34 @@ from __future__ import annotations
 import random
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from hardware_db import catalog
 from problems.engine.registry import register
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates.incidents._family import choice_part, fenced, menu
-from problems.templates.incidents._xid_catalog import ACTIONS, EVENTS, EXPLAIN, MEANING, SLIPS
-from problems.templates.incidents._xid_log import PLATFORMS, QUIET
+from problems.templates.incidents._xid_catalog import (
+    ACTIONS,
+    EVENTS,
+    EXPLAIN,
+    MEANING,
+    SLIPS,
+    applies,
+)
+from problems.templates.incidents._xid_log import PLATFORMS, QUIET, generation
 from problems.templates.incidents._xid_log import bus_table as _bus_table
 from problems.templates.incidents._xid_log import kernel_log as _kernel_log
 
-Platform = Literal["dgx-a100", "hgx-h100-a", "hgx-h100-b"]
-XidCode = Literal[13, 31, 48, 63, 64, 74, 79, 94, 95]
+Platform = Literal["dgx-a100", "hgx-h100-a", "hgx-h100-b", "hgx-b200"]
+XidCode = Literal[13, 31, 48, 63, 64, 74, 79, 94, 95, 145]
 
-XIDS: tuple[int, ...] = (13, 31, 48, 63, 64, 74, 79, 94, 95)
+XIDS: tuple[int, ...] = (13, 31, 48, 63, 64, 74, 79, 94, 95, 145)
+
+
+def xids_for(platform: str) -> tuple[int, ...]:
+    """The codes drawn for a platform: those the catalog applies to its generation."""
+    return tuple(x for x in XIDS if applies(x, generation(platform)))
 
 
 class XidParams(Params):
@@ -71,6 +88,14 @@ class XidParams(Params):
     xid: XidCode
     gpu: int = Field(ge=0, le=7)
     log_seed: int = Field(ge=0, le=2**31 - 1)
+
+    @model_validator(mode="after")
+    def _catalog_applies(self):
+        if self.xid not in xids_for(self.platform):
+            raise ValueError(
+                f"NVIDIA's Xid catalog does not apply Xid {self.xid} to {self.platform}'s GPUs"
+            )
+        return self
 
 
 def kernel_log(p: XidParams) -> str:
@@ -81,6 +106,19 @@ def bus_table(p: XidParams) -> str:
     return _bus_table(p.platform)
 
 
+def _era_note(p: XidParams) -> str:
+    note = ""
+    if generation(p.platform) == "blackwell":
+        note += " On Blackwell the link code is 145 (one of 144-150) rather than 74."
+    if "): 154, " in kernel_log(p):
+        note += (
+            " The Xid 154 line (drivers from R565 on) states the recovery the driver now "
+            "requires for the fault before it (GPU Reset Required, Node Reboot Required): "
+            "a summary on the same GPU, not a fault of its own."
+        )
+    return note
+
+
 @register
 class XidTriage(Template):
     slug = "xid-triage"
@@ -89,13 +127,14 @@ class XidTriage(Template):
     lessons = ("troubleshooting-gpu-clusters", "from-symptoms-to-device-evidence")
     skills = ("xid-errors", "incident-triage", "gpu-telemetry")
     difficulty = 3
-    version = 2  # issue 34: Xid 13/31 restart the application first, as NVIDIA's catalog says
+    version = 3  # issue 34: B200 boards with Blackwell-era Xids (145, 154), per the catalog
     Params = XidParams
 
     def generate(self, rng: random.Random) -> XidParams:
+        platform = rng.choice(tuple(PLATFORMS))
         return XidParams(
-            platform=rng.choice(tuple(PLATFORMS)),
-            xid=rng.choice(XIDS),
+            platform=platform,
+            xid=rng.choice(xids_for(platform)),
             gpu=rng.randint(0, 7),
             log_seed=rng.randint(0, 2**31 - 1),
         )
@@ -151,7 +190,7 @@ class XidTriage(Template):
             "accesses; 48 is the raw double-bit error, 63 records the row that will replace "
             "the bad one at the next reset and 64 says that replacement failed; 94 was "
             "contained to one process, 95 was not; 74 is a link, 79 the whole device gone "
-            "from PCIe; 45 is the cleanup of a killed process."
+            f"from PCIe; 45 is the cleanup of a killed process.{_era_note(p)}"
         )
 
     def misconceptions(self, p: XidParams) -> list[Misconception]:
