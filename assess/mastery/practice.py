@@ -55,7 +55,8 @@ def practice_pick(
 ) -> Pick:
     """The next template of a session: among those the current round has not asked
     (never the one just asked while another remains), the one whose weakest unmastered
-    skill is lowest; ties drawn with `rng`. `drawn`: the session's templates so far, in
+    skill is lowest; ties drawn with `rng`, except the session's first pick, which takes
+    the first tied template in the lesson's order. `drawn`: the session's templates so far, in
     order. Raises ValueError without templates."""
     if not templates:
         raise ValueError("a practice session needs at least one template")
@@ -78,7 +79,9 @@ def practice_pick(
     keyed = {t: weakest(t) for t in left}
     best = min(k[:2] for k in keyed.values())
     tied = [t for t in left if keyed[t][:2] == best]
-    template = rng.choice(tied)
+    # A session opens on the lesson's first tied problem (its reading order), whatever
+    # the session's id; later ties are drawn, so sessions differ after the first.
+    template = tied[0] if not drawn else rng.choice(tied)
     return Pick(template=template, skill=keyed[template][2])
 
 

@@ -21,6 +21,16 @@ def migrate(target: tuple[str, str]) -> None:
     executor.migrate([target])
 
 
+@pytest.fixture(autouse=True)
+def _back_to_the_latest_schema():
+    """Whatever the test leaves, the worker's next tests meet every migration applied:
+    stopping at 0002 left later accounts tables (0003's erasures) missing for them."""
+    yield
+    executor = MigrationExecutor(connection)
+    executor.loader.build_graph()
+    executor.migrate(executor.loader.graph.leaf_nodes())
+
+
 def test_existing_accounts_addresses_become_verified():
     migrate(("accounts", "0001_sign_ups"))
     ada = UserFactory(username="ada", email="Ada@Example.com")

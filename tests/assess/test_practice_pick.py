@@ -135,3 +135,18 @@ def test_an_exams_counted_answer_says_so_once_released():
 
 def test_an_exam_answer_that_did_not_count_says_nothing():
     assert note(counted=True, evidence=False, try_number=2) == ""
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_session_opens_on_the_lessons_first_problem_whatever_its_seed(seed):
+    """With nothing to tell them apart, the first pick was a draw seeded by the
+    session's ids, so the opening problem depended on the database's sequences."""
+    templates = ["weights-memory", "kv-cache-per-token", "training-memory-adam"]
+    pick = practice_pick(
+        templates=templates,
+        skills_of={t: [f"{t}-skill"] for t in templates},
+        skill_ps={},
+        drawn=[],
+        rng=random.Random(seed),
+    )
+    assert pick.template == "weights-memory"

@@ -390,4 +390,7 @@ def check_planted_mistakes(review: dict, brief) -> None:
     assert re.search(rf"\bExpected {right * plan.tp}\b", criteria["gpus"]["comment"])
 
     lost = {code for code, c in criteria.items() if c["points"] < c["max_points"]}
-    assert lost <= {"weights", "replicas", "gpus", "consistency"}
+    # A fleet one replica short fails a feasibility check, and its cost follows it.
+    assert criteria["feasibility"]["points"] == 0
+    assert criteria["feasibility"]["comment"].startswith("Fails the ")
+    assert lost <= {"weights", "replicas", "gpus", "consistency", "monthly-cost", "feasibility"}
