@@ -380,7 +380,9 @@ def check_planted_mistakes(review: dict, brief) -> None:
     assert f"Expected {weights_gb:.4g} GB" in weights["comment"]
 
     plan = best_plan(brief)
-    right = math.ceil(plan.peak_concurrency / plan.seqs)
+    # The floor is Little's law at the batch memory and TPOT allow, or the compute floor
+    # (60% of dense peak), whichever is higher.
+    right = max(math.ceil(plan.peak_concurrency / plan.batch), plan.replicas_compute)
     assert right == plan.replicas > 1
     replicas = criteria["replicas"]
     assert replicas["points"] == 0
