@@ -22,6 +22,7 @@ COPY lti lti
 COPY audit audit
 COPY invitations invitations
 COPY privacy privacy
+COPY capstone capstone
 COPY manage.py ./
 # Editable: the code runs from /app; pyproject.toml is the one list of pinned packages.
 RUN pip install -e .

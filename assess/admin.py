@@ -7,14 +7,10 @@ from rest_framework.authtoken.models import TokenProxy
 from accounts.tokens import tokens_revoke_for_user
 from assess.models import (
     Attempt,
-    Capstone,
     CourseRole,
     Enrolment,
     Extension,
     MasteryEvent,
-    Memo,
-    MemoDecision,
-    MemoVersion,
     Question,
     Quiz,
     Response,
@@ -132,38 +128,6 @@ class CourseRoleAdmin(admin.ModelAdmin):
     list_display = ["user", "course", "role", "lti_context"]
     list_filter = ["role", "course"]
     raw_id_fields = ["user", "lti_context"]
-
-
-@admin.register(Capstone)
-class CapstoneAdmin(admin.ModelAdmin):
-    list_display = ["id", "learner", "course", "seed", "created_at"]
-    raw_id_fields = ["learner"]
-    readonly_fields = ["seed"]
-
-
-class MemoVersionInline(admin.TabularInline):
-    model = MemoVersion
-    extra = 0
-    fields = ["number", "review_status", "score", "max_score", "deliveries", "reviewed_at"]
-    readonly_fields = fields
-    can_delete = False
-
-
-@admin.register(Memo)
-class MemoAdmin(admin.ModelAdmin):
-    """Read-only: versions, reviews and decisions are written by the services."""
-
-    list_display = ["id", "capstone", "status", "updated_at"]
-    list_filter = ["status"]
-    readonly_fields = ["capstone", "status", "created_at", "updated_at"]
-    inlines = [MemoVersionInline]
-
-
-@admin.register(MemoDecision)
-class MemoDecisionAdmin(admin.ModelAdmin):
-    list_display = ["id", "memo", "version", "instructor", "decision", "created_at"]
-    list_filter = ["decision"]
-    readonly_fields = ["memo", "version", "instructor", "decision", "adjustments", "created_at"]
 
 
 # ------------------------------------------------------------------------ API tokens

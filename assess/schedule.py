@@ -13,10 +13,4 @@ BEAT_SCHEDULE = {
         # mastery within a minute of the close (finish and expiry release at once).
         "schedule": 60.0,
     },
-    "assess-requeue-stuck-reviews": {
-        "task": "assess.tasks.requeue_stuck_reviews",
-        # Every 5 minutes: a review queued or running for 15 minutes (a lost message, a
-        # worker killed before it acknowledged) is queued again.
-        "schedule": 300.0,
-    },
 }

@@ -1,5 +1,5 @@
 """Learner Markdown on hostile text: wall time and call count per entry point (a benchmark,
-not a test; tests/assess/memo_review/test_markdown_growth.py bounds the call counts).
+not a test; tests/capstone/memo_review/test_markdown_growth.py bounds the call counts).
 
 For each hostile pattern of tests/growth.py at 1,000, 10,000 and 60,000 characters
 (60,000 is the memo's limit), each entry point that reads learner text runs once after
@@ -32,9 +32,9 @@ import django  # noqa: E402
 
 django.setup()
 
-from assess.memo_review import brief_for, example_memo, review_memo  # noqa: E402
-from assess.memo_review.memo_markdown import memo_html  # noqa: E402
-from frontend.queries.memos import memo_preview  # noqa: E402
+from capstone.memo_review import brief_for, example_memo, review_memo  # noqa: E402
+from capstone.memo_review.memo_markdown import memo_html  # noqa: E402
+from capstone.pages import memo_preview  # noqa: E402
 from problems.engine.reader import read_answer  # noqa: E402
 from tests.growth import PATTERNS, OverBudget, adversarial, calls  # noqa: E402
 

@@ -43,15 +43,15 @@ from django.contrib.auth import get_user_model  # noqa: E402
 from django.db import connection, transaction  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from assess.memo_review.brief import brief_for  # noqa: E402
-from assess.memo_review.example import example_memo  # noqa: E402
-from assess.memo_review.review import review_memo  # noqa: E402
-from assess.models import Capstone, MemoVersion  # noqa: E402
-from assess.services.memos import CAPSTONE_COURSE, memo_submit  # noqa: E402
+from capstone.memo_review.brief import brief_for  # noqa: E402
+from capstone.memo_review.example import example_memo  # noqa: E402
+from capstone.memo_review.review import review_memo  # noqa: E402
+from capstone.models import Capstone, MemoVersion  # noqa: E402
+from capstone.services import CAPSTONE_COURSE, memo_submit  # noqa: E402
 from config.celery import app  # noqa: E402
 from curricula.models import Course  # noqa: E402
 
-TASK = "assess.tasks.review_memo_version"
+TASK = "capstone.tasks.review_memo_version"
 NODE = os.uname().nodename
 
 

@@ -18,7 +18,8 @@ from django.utils import timezone
 from accounts.selectors import is_erased
 from assess import skills as skill_map
 from assess.mastery import bkt
-from assess.models import Attempt, MemoDecision, SkillMastery
+from assess.models import Attempt, SkillMastery
+from capstone.models import MemoDecision
 from certify import requirements as req
 from certify.models import Certificate, Track
 from curricula.models import LessonTemplate

@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 import dj_database_url
 
 from assess.schedule import BEAT_SCHEDULE as ASSESS_BEAT_SCHEDULE
+from capstone.schedule import BEAT_SCHEDULE as CAPSTONE_BEAT_SCHEDULE
 from certify.schedule import BEAT_SCHEDULE as CERTIFY_BEAT_SCHEDULE
 from config.account_settings import *  # noqa: F403 - ACCOUNT_*, SOCIALACCOUNT_*, SIGNUP_OPEN
 from config.mail import email_settings
@@ -70,6 +71,7 @@ INSTALLED_APPS = [
     "problems",
     "curricula",
     "assess",
+    "capstone",
     "orgs",
     "certify",
     "audit",
@@ -393,7 +395,7 @@ CELERY_TIMEZONE = TIME_ZONE
 # A task interrupted by a lost broker connection is cancelled and redelivered (the
 # Celery 6 default, said now): every task here is idempotent.
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
-CELERY_TASK_ROUTES = {"assess.tasks.review_memo_version": {"queue": "reviews"}}
+CELERY_TASK_ROUTES = {"capstone.tasks.review_memo_version": {"queue": "reviews"}}
 # Redis redelivers a message whose worker died before acknowledging it (acks_late) once
 # this many seconds have passed since it was delivered. It must exceed the longest task
 # (a review takes well under a second) and bounds how long a killed worker's review waits:
@@ -420,8 +422,13 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_timeout": BROKER_SOCKET_TIMEOUT,
     "socket_connect_timeout": BROKER_SOCKET_TIMEOUT,
 }
-# assess.schedule is a plain dict module (no Django imports), safe to read from settings.
-CELERY_BEAT_SCHEDULE = {**ASSESS_BEAT_SCHEDULE, **CERTIFY_BEAT_SCHEDULE, **LTI_BEAT_SCHEDULE}
+# Each app's schedule is a plain dict module (no Django imports), safe to read from settings.
+CELERY_BEAT_SCHEDULE = {
+    **ASSESS_BEAT_SCHEDULE,
+    **CAPSTONE_BEAT_SCHEDULE,
+    **CERTIFY_BEAT_SCHEDULE,
+    **LTI_BEAT_SCHEDULE,
+}
 
 # Content security policy (django-csp), on every response in every mode: scripts, styles
 # and everything else only from this origin, so an injected <script>, on* attribute or

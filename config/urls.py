@@ -24,6 +24,7 @@ urlpatterns = [
     # resolving walks the patterns in order (an include whose prefix matches but whose
     # routes do not costs the walk through all of them). No two includes share a route.
     path("api/", include("assess.api.urls")),
+    path("api/", include("capstone.api.urls")),
     path("api/", include("curricula.urls")),
     path("api/", include("certify.api.urls")),
     path("api/", include("lti.api.urls")),

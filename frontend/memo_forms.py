@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from django import forms
 
-from assess.models import MemoDecision
-from assess.services.memos import MAX_MEMO_CHARS
+from capstone.models import MemoDecision
+from capstone.services import MAX_MEMO_CHARS
 
 
 class MemoForm(forms.Form):

@@ -16,7 +16,7 @@ of the item statistics and calibration or fail. Instead, in one transaction:
 - memo text (each version's Markdown and HTML, its review) is removed; scores stay; a
   review still queued is marked failed (one already running when the account is
   deleted may still write back a review of the old text: the review runs outside any
-  lock, assess.services.memos);
+  lock, capstone.services);
 - attempts, answers, mastery and enrolments stay, under the anonymous person, so course
   gradebooks and item analysis keep counting them without a name.
 
@@ -36,9 +36,10 @@ from django.utils import timezone
 from accounts.models import Erasure
 from accounts.services.sessions import sessions_end
 from accounts.tokens import tokens_revoke_for_user
-from assess.models import CourseRole, MemoVersion
+from assess.models import CourseRole
 from audit.models import AuditEvent
 from audit.services import audit_record
+from capstone.models import MemoVersion
 from certify.models import Certificate
 from orgs.models import Membership, TeamMember
 

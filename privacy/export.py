@@ -26,17 +26,16 @@ from django.utils import timezone
 
 from assess.models import (
     Attempt,
-    Capstone,
     CourseRole,
     Enrolment,
     Extension,
     MasteryEvent,
-    MemoVersion,
     Question,
     Response,
     SkillMastery,
 )
 from assess.policy import grades_visible
+from capstone.models import Capstone, MemoVersion
 from certify.models import Certificate
 from invitations.models import Invitation
 from orgs.models import Membership, TeamMember

@@ -9,7 +9,7 @@ parser fails the test in seconds instead of hanging it.
 
 What the count cannot see is work inside one C call: a regular expression that
 backtracks is one call however long it runs. The memo's own regular expressions therefore
-see only size-bounded text (assess/memo_review/memo.py), and the tests hold that bound.
+see only size-bounded text (capstone/memo_review/memo.py), and the tests hold that bound.
 
 `adversarial(pattern, n)` is the text of n characters for each hostile pattern: runs of
 link and image openers, emphasis runs, nesting, backtick runs of growing length,

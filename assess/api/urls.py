@@ -67,9 +67,4 @@ urlpatterns = [
     path(
         "lessons/<slug:slug>/practice/", views.LessonPracticeView.as_view(), name="lesson-practice"
     ),
-    path("capstone/brief/", views.CapstoneBriefView.as_view(), name="capstone-brief"),
-    path("memos/", views.MemoListView.as_view(), name="memo-list"),
-    path("memos/<int:pk>/", views.MemoDetailView.as_view(), name="memo-detail"),
-    path("memos/<int:pk>/versions/", views.MemoVersionsView.as_view(), name="memo-versions"),
-    path("memos/<int:pk>/decision/", views.MemoDecisionView.as_view(), name="memo-decision"),
 ]

@@ -3,7 +3,7 @@
 The pages rendered a memo on every view, with Python-Markdown, which is quadratic on `[`:
 a stored memo of 59,000 brackets answered 500 (a timed-out worker) to every view, its
 instructor's included. Now a version's HTML is made at submission by the linear renderer
-(assess.memo_review.memo_markdown.memo_html) and the pages show the stored HTML.
+(capstone.memo_review.memo_markdown.memo_html) and the pages show the stored HTML.
 
 Existing versions are rendered here, once, by the same renderer, rather than lazily on
 their first view: a view then never writes (a GET changes no table), every stored version
@@ -17,7 +17,7 @@ BATCH = 200
 
 
 def render_stored_versions(apps, schema_editor):
-    from assess.memo_review.memo_markdown import memo_html
+    from capstone.memo_review.memo_markdown import memo_html
 
     MemoVersion = apps.get_model("assess", "MemoVersion")
     batch = []

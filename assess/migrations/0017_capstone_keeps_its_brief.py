@@ -4,7 +4,7 @@ Briefs were rebuilt from the seed on every read, so issue 34's generator fixes (
 one provider per brief, trained windows: version 2) would have rewritten the brief under
 every memo already written, reviewed or approved. Every capstone that exists now was
 drawn by version 1, so it stores version 1's brief for its seed, rebuilt by the frozen
-version-1 generator (assess.memo_review.brief_v1, exact for every seed: a test holds it
+version-1 generator (capstone.memo_review.brief_v1, exact for every seed: a test holds it
 against the version-1 output). Capstones drawn from now on store their brief at the draw.
 """
 
@@ -14,7 +14,7 @@ BATCH = 200
 
 
 def keep_version_1_briefs(apps, schema_editor):
-    from assess.memo_review import brief_v1
+    from capstone.memo_review import brief_v1
 
     Capstone = apps.get_model("assess", "Capstone")
     batch = []

@@ -1,22 +1,17 @@
 from assess.models.attempt import RESPONSE_KEYS, Attempt, Hint, Question, Response, Reveal
 from assess.models.extension import Extension
 from assess.models.mastery import MasteryEvent, SkillMastery
-from assess.models.memo import Capstone, Memo, MemoDecision, MemoVersion
 from assess.models.quiz import Quiz, Slot
 from assess.models.roles import CourseRole, Enrolment
 
 __all__ = [
     "RESPONSE_KEYS",
     "Attempt",
-    "Capstone",
     "CourseRole",
     "Enrolment",
     "Extension",
     "Hint",
     "MasteryEvent",
-    "Memo",
-    "MemoDecision",
-    "MemoVersion",
     "Question",
     "Quiz",
     "Response",

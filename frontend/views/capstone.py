@@ -23,9 +23,9 @@ from api_common.http import missing_is_404
 from api_common.service_errors import Conflict, InvalidInput, NotPermitted, TooSoon
 from api_common.throttles import MemoPreviewThrottle, refused_for
 from assess import selectors
-from assess.services.memos import MAX_MEMO_CHARS, capstone_get_or_create, memo_decide, memo_submit
+from capstone import pages
+from capstone.services import MAX_MEMO_CHARS, capstone_get_or_create, memo_decide, memo_submit
 from frontend.memo_forms import DecisionForm, MemoForm
-from frontend.queries import memos as pages
 
 T = "frontend/capstone/"
 
@@ -89,7 +89,7 @@ def capstone_write(request):
                 reverse("capstone-memo", args=[version.memo_id]) + f"?v={version.number}"
             )
     context = {"ctx": ctx, "form": form, "preview": preview}
-    if retry_after is not None:  # one version a minute (assess.services.memos)
+    if retry_after is not None:  # one version a minute (capstone.services)
         response = render(request, T + "write.html", context, status=429)
         response["Retry-After"] = str(retry_after)
         return response

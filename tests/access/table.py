@@ -229,26 +229,26 @@ TABLE: dict[tuple[str, str], Row] = {
     ("assess:lesson-practice", "POST"): Row(
         "practising a lesson of the learner's course", "401 201 201 201 201 201 201", LESSON
     ),
-    ("assess:capstone-brief", "GET"): Row(
+    ("capstone:brief", "GET"): Row(
         "the user's own capstone brief: only the learner has started theirs",
         "401 200 404 404 404 404 404",
     ),
-    ("assess:capstone-brief", "POST"): Row(
+    ("capstone:brief", "POST"): Row(
         "starting the user's own capstone (the learner's was started)",
         "401 200 201 201 201 201 201",
     ),
-    ("assess:memo-list", "GET"): Row("the user's memos", "401 200 200 200 200 200 200"),
-    ("assess:memo-list", "POST"): Row(
+    ("capstone:memo-list", "GET"): Row("the user's memos", "401 200 200 200 200 200 200"),
+    ("capstone:memo-list", "POST"): Row(
         "submitting a memo, empty body", "401 400 400 400 400 400 400"
     ),
-    ("assess:memo-detail", "GET"): Row("the learner's memo", "401 200 404 404 404 404 200", MEMO),
-    ("assess:memo-versions", "GET"): Row(
+    ("capstone:memo-detail", "GET"): Row("the learner's memo", "401 200 404 404 404 404 200", MEMO),
+    ("capstone:memo-versions", "GET"): Row(
         "the learner's memo's versions", "401 200 404 404 404 404 200", MEMO
     ),
-    ("assess:memo-versions", "POST"): Row(
+    ("capstone:memo-versions", "POST"): Row(
         "a new version of the learner's memo, empty body", "401 400 404 404 404 404 403", MEMO
     ),
-    ("assess:memo-decision", "POST"): Row(
+    ("capstone:memo-decision", "POST"): Row(
         "deciding the learner's memo, empty body", "401 403 404 404 404 404 400", MEMO
     ),
     ("certify:track-list", "GET"): Row("the tracks", "401 200 200 200 200 200 200"),

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from assess.models import Extension, Quiz
 from assess.services.attempts import attempt_start
-from assess.services.memos import CAPSTONE_COURSE, memo_submit
+from capstone.services import CAPSTONE_COURSE, memo_submit
 from certify.models import Certificate, Track
 from hardware_db.models import Accelerator, Link, ModelArchitecture, Server
 from invitations.models import Invitation

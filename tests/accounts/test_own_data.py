@@ -22,11 +22,12 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from accounts.models import Erasure
-from assess.models import Attempt, MemoVersion, Quiz, Response
+from assess.models import Attempt, Quiz, Response
 from assess.services.attempts import attempt_start
-from assess.services.memos import CAPSTONE_COURSE, memo_submit
 from assess.services.responses import response_submit
 from audit.models import AuditEvent
+from capstone.models import MemoVersion
+from capstone.services import CAPSTONE_COURSE, memo_submit
 from certify.models import Certificate
 from orgs.models import Membership, TeamMember
 from privacy.erasure import account_anonymise

@@ -253,12 +253,12 @@ def fake_seeds(monkeypatch, seed_of):
 
 def age_memo_versions(memo_id: int | None = None) -> None:
     """Move the memo's versions (every memo's, without an id) back past the one version
-    a minute rule (assess.services.memos.VERSION_INTERVAL), for a test whose subject is
+    a minute rule (capstone.services.VERSION_INTERVAL), for a test whose subject is
     the next version rather than the rate."""
     from django.db.models import F
 
-    from assess.models import MemoVersion
-    from assess.services.memos import VERSION_INTERVAL
+    from capstone.models import MemoVersion
+    from capstone.services import VERSION_INTERVAL
 
     rows = (
         MemoVersion.objects.all() if memo_id is None else MemoVersion.objects.filter(memo=memo_id)

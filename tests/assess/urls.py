@@ -1,5 +1,8 @@
-"""URLconf for assess API tests: mounts assess the way config/urls.py is expected to."""
+"""URLconf for assess and capstone API tests: mounts both the way config/urls.py does."""
 
 from django.urls import include, path
 
-urlpatterns = [path("api/", include("assess.api.urls"))]
+urlpatterns = [
+    path("api/", include("assess.api.urls")),
+    path("api/", include("capstone.api.urls")),
+]

@@ -130,7 +130,16 @@ def test_other_scripts_and_locale_commas_are_unreadable_with_the_reason():
 EVALUATORS = {"eval", "exec", "compile", "__import__", "sympify", "parse_expr", "parse_latex"}
 EVALUATOR_ATTRIBUTES = {"sympify", "parse_expr", "parse_latex", "literal_eval", "S"}
 PACKAGES = ("assess", "certify", "config", "curricula", "frontend", "hardware_db", "lti")
-PACKAGES += ("orgs", "problems")
+PACKAGES += (
+    "orgs",
+    "problems",
+    "capstone",
+    "accounts",
+    "api_common",
+    "audit",
+    "invitations",
+    "privacy",
+)
 
 
 def _evaluator_calls(path: Path) -> list[str]:

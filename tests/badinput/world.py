@@ -14,18 +14,19 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from assess.memo_review.example import example_memo
-from assess.models import CourseRole, Enrolment, MemoVersion, Quiz
+from assess.models import CourseRole, Enrolment, Quiz
 from assess.services.attempts import attempt_start
 from assess.services.extensions import extension_grant
-from assess.services.memos import (
+from assess.services.questions import practice_question_add
+from capstone.memo_review.example import example_memo
+from capstone.models import MemoVersion
+from capstone.services import (
     CAPSTONE_COURSE,
     capstone_brief,
     capstone_get_or_create,
     memo_review_run,
     memo_submit,
 )
-from assess.services.questions import practice_question_add
 from certify.models import Certificate, Track
 from tests.factories import (
     CourseFactory,

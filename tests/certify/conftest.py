@@ -14,7 +14,8 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from assess.models import Attempt, Capstone, Memo, MemoDecision, MemoVersion, SkillMastery
+from assess.models import Attempt, SkillMastery
+from capstone.models import Capstone, Memo, MemoDecision, MemoVersion
 from certify.selectors import track_rules, tracks_all
 from tests.factories import CourseFactory, UserFactory
 

@@ -14,13 +14,14 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from api_common.service_errors import InvalidInput, NotPermitted
-from assess.models import Attempt, Memo, MemoDecision, Question
+from assess.models import Attempt, Question
 from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.fresh_variants import params_key
-from assess.services.memos import memo_decide
 from assess.services.questions import question_draw, question_from_variant
 from assess.services.responses import response_submit
 from audit.models import AuditEvent
+from capstone.models import Memo, MemoDecision
+from capstone.services import memo_decide
 from certify.models import Certificate
 from certify.selectors import standing_for, standings, track_rules
 from certify.services.certificates import (

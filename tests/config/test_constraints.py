@@ -15,7 +15,17 @@ from django.db import IntegrityError, models, transaction
 from assess.models import Enrolment
 from tests.factories import EnrolmentFactory
 
-OUR_APPS = {"assess", "audit", "certify", "curricula", "hardware_db", "invitations", "lti", "orgs"}
+OUR_APPS = {
+    "assess",
+    "audit",
+    "capstone",
+    "certify",
+    "curricula",
+    "hardware_db",
+    "invitations",
+    "lti",
+    "orgs",
+}
 
 
 def _choice_fields():

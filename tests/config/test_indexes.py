@@ -13,7 +13,17 @@ from __future__ import annotations
 from django.apps import apps
 from django.db import models
 
-OURS = {"assess", "audit", "certify", "curricula", "hardware_db", "invitations", "lti", "orgs"}
+OURS = {
+    "assess",
+    "audit",
+    "capstone",
+    "certify",
+    "curricula",
+    "hardware_db",
+    "invitations",
+    "lti",
+    "orgs",
+}
 
 
 def _leading(model) -> dict[str, list[str]]:

@@ -30,17 +30,18 @@ def _seed() -> dict:
     from django.utils import timezone
     from rest_framework.authtoken.models import Token
 
-    from assess.memo_review.example import example_memo
-    from assess.models import CourseRole, MemoVersion, Quiz
+    from assess.models import CourseRole, Quiz
     from assess.services.attempts import attempt_start
-    from assess.services.memos import (
+    from assess.services.questions import practice_question_add
+    from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
+    from capstone.memo_review.example import example_memo
+    from capstone.models import MemoVersion
+    from capstone.services import (
         CAPSTONE_COURSE,
         capstone_brief,
         capstone_get_or_create,
         memo_submit,
     )
-    from assess.services.questions import practice_question_add
-    from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
     from certify.models import Certificate, Track
     from curricula.models import Course, Lesson
     from hardware_db.models import Accelerator, Link, ModelArchitecture, Server

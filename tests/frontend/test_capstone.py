@@ -5,9 +5,10 @@ import re
 
 import pytest
 
-from assess.memo_review.example import example_memo
-from assess.models import Enrolment, Memo, MemoDecision, MemoVersion
-from assess.services.memos import (
+from assess.models import Enrolment
+from capstone.memo_review.example import example_memo
+from capstone.models import Memo, MemoDecision, MemoVersion
+from capstone.services import (
     VERSION_INTERVAL,
     capstone_brief,
     capstone_get_or_create,

@@ -6,7 +6,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from assess.models import CourseRole, Enrolment, Memo, Quiz
+from assess.models import CourseRole, Enrolment, Quiz
+from capstone.models import Memo
 from certify.models import Certificate
 from certify.services.tracks import tracks_load
 from curricula.services import curricula_load

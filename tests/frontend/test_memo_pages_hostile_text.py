@@ -12,9 +12,9 @@ import pytest
 from django.conf import settings as django_settings
 
 from api_common.throttles import PostRateThrottle, parse_rate
-from assess.memo_review.memo_markdown import memo_html
-from assess.models import MemoVersion
-from assess.services.memos import memo_submit
+from capstone.memo_review.memo_markdown import memo_html
+from capstone.models import MemoVersion
+from capstone.services import memo_submit
 from tests.factories import CourseFactory, UserFactory
 from tests.growth import calls
 

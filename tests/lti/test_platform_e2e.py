@@ -19,10 +19,11 @@ from django.apps import apps as django_apps
 from django.core.cache import cache
 from lti_tool.models import Key, LtiDeployment, LtiRegistration
 
-from assess.models import Attempt, CourseRole, Memo, MemoDecision
+from assess.models import Attempt, CourseRole
 from assess.services.attempts import attempt_finish
-from assess.services.memos import CAPSTONE_COURSE, memo_submit
 from assess.services.responses import response_submit
+from capstone.models import Memo, MemoDecision
+from capstone.services import CAPSTONE_COURSE, memo_submit
 from lti.models import DeploymentCourse
 from tests.assess.helpers import correct_text
 from tests.factories import CourseFactory, QuizFactory

@@ -16,10 +16,11 @@ import pytest
 from rest_framework.test import APIClient
 
 from api_common.service_errors import Conflict, TooSoon
-from assess.models import Attempt, Memo, MemoVersion, Quiz, Response
+from assess.models import Attempt, Quiz, Response
 from assess.services.attempts import attempt_start, attempts_expire
-from assess.services.memos import CAPSTONE_COURSE, memo_submit, memo_version_add
 from assess.services.responses import response_submit
+from capstone.models import Memo, MemoVersion
+from capstone.services import CAPSTONE_COURSE, memo_submit, memo_version_add
 from tests.assess.helpers import age_memo_versions, correct_text
 from tests.factories import CourseFactory, QuizFactory, UserFactory
 from tests.services.test_assess_races import run_together

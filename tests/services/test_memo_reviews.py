@@ -42,11 +42,11 @@ import redis
 from celery.app.routes import prepare
 from django.db import connection
 
-from assess.memo_review.example import example_memo
-from assess.memo_review.figures import best_plan
-from assess.memo_review.review import review_memo
-from assess.models import MemoVersion
-from assess.services.memos import (
+from capstone.memo_review.example import example_memo
+from capstone.memo_review.figures import best_plan
+from capstone.memo_review.review import review_memo
+from capstone.models import MemoVersion
+from capstone.services import (
     CAPSTONE_COURSE,
     capstone_brief,
     capstone_get_or_create,
@@ -59,7 +59,7 @@ from tests.factories import CourseFactory, UserFactory
 from tests.services.redis_server import RedisServer
 
 ROOT = Path(__file__).resolve().parents[2]
-TASK = "assess.tasks.review_memo_version"
+TASK = "capstone.tasks.review_memo_version"
 NODE = os.uname().nodename
 VISIBILITY = 5  # seconds, for the whole-worker kill
 SEED = 234_975_983_646_982

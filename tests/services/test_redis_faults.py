@@ -20,9 +20,9 @@ import pytest
 import redis
 from django.utils import timezone
 
-from assess.memo_review.example import example_memo
-from assess.models import MemoVersion
-from assess.services.memos import (
+from capstone.memo_review.example import example_memo
+from capstone.models import MemoVersion
+from capstone.services import (
     CAPSTONE_COURSE,
     capstone_brief,
     capstone_get_or_create,
@@ -54,7 +54,7 @@ def take_message(url: str, queue: str):
 def test_a_hung_broker_costs_a_memo_seconds_and_its_review_waits_for_the_requeue(
     services_ready, transactional_db, private_redis, caplog
 ):
-    from assess.tasks import review_memo_version
+    from capstone.tasks import review_memo_version
 
     CourseFactory(slug=CAPSTONE_COURSE)
     capstone = capstone_get_or_create(learner=UserFactory())
@@ -74,7 +74,7 @@ def test_a_hung_broker_costs_a_memo_seconds_and_its_review_waits_for_the_requeue
     redis.Redis.from_url(private_redis.url).delete("reviews")
     assert memo_reviews_requeue_stuck(after=timedelta(0)) == 1
     task, args = take_message(private_redis.url, "reviews")
-    assert (task, args) == ("assess.tasks.review_memo_version", [version.pk])
+    assert (task, args) == ("capstone.tasks.review_memo_version", [version.pk])
 
     assert review_memo_version.apply(args=args).get() == "done"
     assert review_memo_version.apply(args=args).get() == "already"

@@ -3,7 +3,7 @@
 
 With BURNIN_TEST_REVIEW_SECONDS set in the worker's environment, every memo review
 sleeps that long before it runs, so a test can kill the process while a review is in
-flight. The hook wraps `assess.memo_review.review.review_memo`, which
+flight. The hook wraps `capstone.memo_review.review.review_memo`, which
 `memo_review_run` imports at call time, in each prefork pool process as it starts
 (`worker_process_init`, so a replacement child is slowed too). Nothing else differs
 from `-A config`: the task, its options, the routes and the broker settings are the
@@ -25,7 +25,7 @@ def _slow_reviews(**_):
     seconds = float(os.environ.get("BURNIN_TEST_REVIEW_SECONDS") or 0)
     if seconds <= 0:
         return
-    from assess.memo_review import review
+    from capstone.memo_review import review
 
     original = review.review_memo
 

@@ -28,17 +28,6 @@ from assess.api.serializers.mastery import (
     MisconceptionCountSerializer,
     SkillMasterySerializer,
 )
-from assess.api.serializers.memos import (
-    AdjustmentSerializer,
-    CapstoneBriefSerializer,
-    MemoDecisionInputSerializer,
-    MemoDecisionSerializer,
-    MemoInputSerializer,
-    MemoReviewSerializer,
-    MemoSerializer,
-    MemoSummarySerializer,
-    MemoVersionSerializer,
-)
 from assess.api.serializers.questions import (
     AnswerSerializer,
     PartSerializer,
@@ -61,13 +50,11 @@ from assess.api.serializers.responses import (
 )
 
 __all__ = [
-    "AdjustmentSerializer",
     "AnswerResultSerializer",
     "AnswerSerializer",
     "AttemptReviewSerializer",
     "AttemptStartSerializer",
     "AttemptSummarySerializer",
-    "CapstoneBriefSerializer",
     "EnrolmentInputSerializer",
     "EnrolmentSerializer",
     "ExtensionInputSerializer",
@@ -75,13 +62,6 @@ __all__ = [
     "ItemStatsSerializer",
     "LessonMasterySerializer",
     "MasterySerializer",
-    "MemoDecisionInputSerializer",
-    "MemoDecisionSerializer",
-    "MemoInputSerializer",
-    "MemoReviewSerializer",
-    "MemoSerializer",
-    "MemoSummarySerializer",
-    "MemoVersionSerializer",
     "MisconceptionCountSerializer",
     "PartSerializer",
     "PartStatusSerializer",

@@ -18,13 +18,6 @@ from assess.api.views.courses import (
     MyMasteryView,
 )
 from assess.api.views.extensions import QuizExtensionDetailView, QuizExtensionsView
-from assess.api.views.memos import (
-    CapstoneBriefView,
-    MemoDecisionView,
-    MemoDetailView,
-    MemoListView,
-    MemoVersionsView,
-)
 from assess.api.views.quizzes import (
     QuizAttemptsView,
     QuizCloseView,
@@ -40,15 +33,10 @@ __all__ = [
     "AttemptFinishView",
     "AttemptResponsesView",
     "HintView",
-    "CapstoneBriefView",
     "CourseEnrolView",
     "CourseEnrolmentDetailView",
     "CourseEnrolmentsView",
     "LessonPracticeView",
-    "MemoDecisionView",
-    "MemoDetailView",
-    "MemoListView",
-    "MemoVersionsView",
     "MyMasteryView",
     "NewVariantView",
     "QuizAttemptsView",

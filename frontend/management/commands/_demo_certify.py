@@ -15,10 +15,11 @@ from datetime import timedelta
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from assess.memo_review.example import example_memo
-from assess.models import Attempt, Memo, SkillMastery
+from assess.models import Attempt, SkillMastery
 from assess.services.enrolments import enrolment_add
-from assess.services.memos import (
+from capstone.memo_review.example import example_memo
+from capstone.models import Memo
+from capstone.services import (
     capstone_brief,
     capstone_course,
     capstone_get_or_create,

@@ -20,16 +20,17 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from assess.memo_review.example import example_memo
-from assess.models import CourseRole, Memo, Quiz
+from assess.models import CourseRole, Quiz
 from assess.services.enrolments import enrolment_add
-from assess.services.memos import (
+from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
+from capstone.memo_review.example import example_memo
+from capstone.models import Memo
+from capstone.services import (
     CAPSTONE_COURSE,
     capstone_brief,
     capstone_get_or_create,
     memo_submit,
 )
-from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
 from curricula.models import Course
 from frontend.management.commands._demo_certify import demo_track, load_certification
 

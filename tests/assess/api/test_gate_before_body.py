@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 from lti_tool.models import LtiContext, LtiDeployment, LtiRegistration
 
-from assess.models import Capstone, Enrolment, Quiz
-from assess.services.memos import CAPSTONE_COURSE
+from assess.models import Enrolment, Quiz
+from capstone.models import Capstone
+from capstone.services import CAPSTONE_COURSE
 from tests.assess.helpers import error_of
 from tests.factories import CourseFactory, CourseRoleFactory
 from tests.openapi import assert_documented

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 from django.core.management import call_command
 
-from assess.models import Attempt, Memo, Question, Quiz
+from assess.models import Attempt, Question, Quiz
 from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.questions import practice_question_add
 from assess.services.responses import response_submit
 from assess.services.reveals import part_reveal
+from capstone.models import Memo
 from certify.models import Certificate
 from curricula.models import Course, Lesson
 from frontend.management.commands import load_demo as demo

@@ -4,9 +4,9 @@ queued, fills in the rubric by itself once a worker has written it."""
 
 import pytest
 
-from assess.memo_review.example import example_memo
-from assess.models import MemoVersion
-from assess.services import memos as memo_services
+from capstone import services as memo_services
+from capstone.memo_review.example import example_memo
+from capstone.models import MemoVersion
 from tests.factories import CourseFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

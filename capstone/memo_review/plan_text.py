@@ -1,0 +1,85 @@
+"""Is a measurement plan, or a failure-case test, concrete enough to run?
+
+A reviewer can run a plan that names four things: the tool that makes or reads the
+traffic (vLLM's benchmark_serving, GuideLLM, genai-perf, Locust, k6, DCGM, Prometheus...),
+the load it runs at (a rate, a concurrency or a share of the peak), a threshold on a
+metric (a comparison, a number and what it is measured in) and the rule that decides
+pass or fail. Each is found by its content, wherever it stands in the text; length is
+not judged (a terse plan with all four beats a long one with none, so nobody learns to
+pad). Points: all four 3, three 2, two 1. The evidence quotes what was found, the
+comment names what is missing. Keyword patterns, not judgement: they catch the vague
+plan and leave the good one to the instructor's reading.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from capstone.memo_review.checks import _c, quote
+from capstone.memo_review.memo import Section
+
+_TOOL = re.compile(
+    r"\b(vllm\S*|benchmark_serving|benchmark[_ ]serving\.py|guidellm|genai-perf|locust|k6|"
+    r"wrk2?|hey|vegeta|perf_analyzer|triton|sglang|tensorrt-llm|trtllm-bench|dcgm\w*|"
+    r"dcgmi|nvidia-smi|prometheus|grafana|nccl-tests|all_reduce_perf|chaos mesh|"
+    r"litmus|kubectl|load ?generator|load[- ]test(?:er|ing)?)\b",
+    re.IGNORECASE,
+)
+_NUMBER = r"\d[\d,]*(?:\.\d+)?"
+_LOAD = re.compile(
+    rf"({_NUMBER}\s*(?:requests?|reqs?|req|queries|sessions?|users?|clients?|streams?|"
+    rf"prompts?|sequences?)?\s*(?:/|per)\s*(?:s|sec|second|min|minute)\b|"
+    rf"{_NUMBER}\s*(?:rps|qps)\b|"
+    rf"{_NUMBER}\s*(?:concurrent|parallel|simultaneous)\b[\w ]{{0,20}}|"
+    rf"(?:concurrency|batch(?: size)?|rate)\s*(?:of|=|:)?\s*{_NUMBER}|"
+    rf"{_NUMBER}\s*(?:%|x|×)\s*(?:of\s+)?(?:the\s+)?peak|"
+    rf"(?:at|under|with)\s+(?:the\s+)?peak(?:\s+(?:rate|load|traffic))?)",
+    re.IGNORECASE,
+)
+_COMPARATOR = (
+    r"(?:<=|>=|≤|≥|<|>|at most|at least|below|under|above|over|exceeds?|within|"
+    r"no more than|less than|more than|stays? (?:at or )?(?:below|under|above))"
+)
+_UNIT = r"(?:ms|s|seconds?|%|tokens?/s|req/s|gb|gib|w|°c|requests?)"
+_THRESHOLD = re.compile(
+    rf"({_COMPARATOR}\s*{_NUMBER}\s*{_UNIT}|{_NUMBER}\s*{_UNIT}\s*(?:or (?:less|more|lower|"
+    rf"higher)|max(?:imum)?|min(?:imum)?|ceiling|floor|budget|target))",
+    re.IGNORECASE,
+)
+_RULE = re.compile(
+    r"\b(pass(?:es)? (?:if|when|only)|fails? (?:if|when|otherwise)|fail otherwise|"
+    r"(?:the )?test (?:passes|fails)|pass/fail|go/no-go|abort if|roll ?back if|"
+    r"(?:if|when) [^.]{0,80}\b(?:then|we|add|roll|page|fail|stop|abort|block)\b)",
+    re.IGNORECASE,
+)
+PARTS = (
+    ("tool", _TOOL, "the tool that makes or reads the traffic"),
+    ("load", _LOAD, "the load it runs at (a rate, a concurrency or a share of the peak)"),
+    ("threshold", _THRESHOLD, "a threshold with its number and unit"),
+    ("pass/fail rule", _RULE, "the rule that decides pass or fail"),
+)
+
+
+def plan_parts(text: str) -> dict[str, str | None]:
+    """{part: the words that show it, or None}: what check_plan_text judges."""
+    found = {}
+    for name, pattern, _ in PARTS:
+        match = pattern.search(text)
+        found[name] = match.group(0).strip() if match else None
+    return found
+
+
+def check_plan_text(code: str, title: str, section: Section | None) -> dict[str, Any]:
+    if section is None:
+        return _c(code, title, 0, 3, "", f"The '{title.split(' is ')[0]}' section is missing.")
+    parts = plan_parts(section.text)
+    have = [name for name, _, _ in PARTS if parts[name]]
+    missing = [what for name, _, what in PARTS if not parts[name]]
+    evidence = " · ".join(f"{name}: {quote(parts[name])}" for name in have)
+    if not missing:
+        comment = "Concrete: a tool, a load, a threshold and a pass/fail rule."
+    else:
+        found = f"Found {', '.join(have)}; " if have else ""
+        comment = f"{found}missing: {'; '.join(missing)}."
+    return _c(code, title, max(0, len(have) - 1), 3, evidence, comment)
