@@ -29,7 +29,11 @@ memory "Found %d faulty memory elements on GPU %u" + "Run a field diagnostic on 
 GPU.", low PCIe bandwidth "Bandwidth of GPU %u in direction %s of %.2f did not exceed
 minimum required bandwidth of %.2f." + its topology advice, thermal violations "There
 were thermal violations totaling %.1f seconds for GPU %u" + the cooling check. Error
-catalog: https://docs.nvidia.com/datacenter/dcgm/latest/user-guide/dcgm-error-codes.html.
+reference (ids, severities, categories): https://docs.nvidia.com/datacenter/dcgm/latest/
+reference/diagnostics/errors.html; the memory plugin's patterns and ECC checks:
+https://docs.nvidia.com/datacenter/dcgm/latest/reference/diagnostics/plugins/memory.html.
+Public 3.3 captures of failures: NVIDIA/go-dcgm#52 (3.3.1, "Pass - GPU: 1" over "Fail -
+GPU: 0" and wrapped Warning text), IBM/autopilot#68 (3.3.5, a PCIe failure at -r 3).
 """
 
 from __future__ import annotations
