@@ -238,11 +238,6 @@ def render_sysfs_counters(ca: str, port: int, counters: PortCounters) -> str:
     )
 
 
-def port_guid(node_guid: int) -> int:
-    """A ConnectX port GUID as public captures show it for single-port CAs: the node GUID."""
-    return node_guid
-
-
 def roce_port_guid(node_guid: int) -> int:
     """A RoCE port's GUID: the EUI-64 of its MAC (node GUID with 0xfffe in the middle and
     the universal/local bit flipped), as the Mooncake and l2fwd-nv captures show it
