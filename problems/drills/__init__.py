@@ -1,0 +1,1 @@
+"""Incident drills over one simulated cluster (issue 39)."""
