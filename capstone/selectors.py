@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.db.models import Case, OuterRef, Prefetch, Q, QuerySet, Value, When
 
-from assess.selectors.access import _teaches_learner
+from assess.selectors.access import teaches_learner
 from capstone.models import Capstone, Memo, MemoDecision, MemoVersion
 
 
@@ -30,7 +30,7 @@ def _memos(*, texts: bool = True) -> QuerySet[Memo]:
 
 def _instructs(user) -> Q:
     """On Memo: memos whose learner the (non-staff) user teaches in the capstone's course."""
-    return _teaches_learner(
+    return teaches_learner(
         user, course=OuterRef("capstone__course_id"), learner=OuterRef("capstone__learner_id")
     )
 

@@ -13,7 +13,7 @@ course's learners its holder sees only the members of that LMS context (django-l
 LtiMembership, whose LtiUser.auth_user is the learner; active or not, as a member who
 left keeps their record), and the grade-sync rows of that context. A user with a
 course-wide role on the course (or staff) is not restricted. The rule is written once,
-in `_teaches_learner` and `_teaches_lti_context`; every reader of learner-level data for
+in `teaches_learner` and `_teaches_lti_context`; every reader of learner-level data for
 an instructor goes through the selectors below that apply it.
 """
 
@@ -42,11 +42,11 @@ def _roles(user) -> QuerySet[CourseRole]:
 
 def _instructed_course_ids(user) -> QuerySet:
     """Courses the user instructs, course-wide or scoped to an LMS context: whose quizzes
-    they see. Which learners they see is _teaches_learner's business."""
+    they see. Which learners they see is teaches_learner's business."""
     return _roles(user).values("course_id")
 
 
-def _teaches_learner(user, *, course, learner) -> Q:
+def teaches_learner(user, *, course, learner) -> Q:
     """The one rule for a non-staff instructor: the learner (a user id, or an OuterRef to
     one) is theirs in the course (an id, or an OuterRef) when they hold a course-wide
     role on it, or a role scoped to an LMS context the learner is a member of. Pure SQL
@@ -69,12 +69,12 @@ def _teaches_lti_context(user, *, course, context) -> Q:
 def learner_filter_for_instructor(*, user, course_id: int, field: str = "learner_id") -> Q | None:
     """The learners of the course the user may see as its instructor, as a filter on the
     model's `field` (a user id: "learner_id", "user_id", "pk"): None for staff (no
-    restriction); otherwise the rule of _teaches_learner, which lets a course-wide
+    restriction); otherwise the rule of teaches_learner, which lets a course-wide
     instructor see everyone and a scoped one only their LMS contexts' members. The
     caller has gated on the course (an instructor of it, or staff)."""
     if user.is_staff:
         return None
-    return _teaches_learner(user, course=course_id, learner=OuterRef(field))
+    return teaches_learner(user, course=course_id, learner=OuterRef(field))
 
 
 def lti_context_filter_for_instructor(
@@ -168,7 +168,7 @@ def learners_of_course(*, user, course_id: int):
 
 def learner_of_instructor(*, user, course_id: int, learner) -> bool:
     """The learner is enrolled in the course and the user may see them as its
-    instructor (see _teaches_learner); staff see every enrolled learner. One query."""
+    instructor (see teaches_learner); staff see every enrolled learner. One query."""
     rows = Enrolment.objects.filter(course_id=course_id, user=learner)
     q = learner_filter_for_instructor(user=user, course_id=course_id, field="user_id")
     return _scoped(rows, q).exists()
@@ -288,7 +288,7 @@ def attempt_get_for_user(*, user, pk: int, write: bool = False) -> Attempt:
 def _instructor_attempts_q(user) -> Q:
     """On Attempt: attempts whose learner the (non-staff) user teaches in the quiz's
     course."""
-    return _teaches_learner(
+    return teaches_learner(
         user, course=OuterRef("quiz__course_id"), learner=OuterRef("learner_id")
     )
 
@@ -305,7 +305,7 @@ def attempts_seen_by_instructor(*, user) -> QuerySet[Attempt]:
 
 def attempts_for_instructor(*, user, quiz: Quiz) -> QuerySet[Attempt]:
     """Every attempt on a quiz the user instructs by a learner they may see (see
-    _teaches_learner); empty for anyone else."""
+    teaches_learner); empty for anyone else."""
     if not user_can_manage_quiz(user=user, quiz=quiz):
         return Attempt.objects.none()
     rows = _scoped(
