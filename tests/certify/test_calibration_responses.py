@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.hints import hint_request
-from assess.services.reveals import part_reveal
 from assess.services.responses import response_submit
+from assess.services.reveals import part_reveal
 from certify import calibration_responses as cr
 from certify.calibration_responses import calibration_responses
 from tests.assess.helpers import correct_text, wrong_text
