@@ -132,8 +132,8 @@ def example_memo(brief: Brief, *, accelerator: str | None = None, mistakes=()) -
         "replicas": replicas,
         "gpus": gpus,
         "cost": f"{cost:,.0f} USD",
-        "measure": MEASURE.format(
-            per_replica=f"{brief.peak_rps / p.replicas:.3g}",
+        "measure": MEASURE.format(  # one replica's share of the peak, over the memo's fleet
+            per_replica=f"{brief.peak_rps / replicas:.3g}",
             ttft=brief.ttft_p99_ms,
             tpot=brief.tpot_ms,
         ),

@@ -1,13 +1,15 @@
-"""Is a measurement plan, or a failure-case test, concrete enough to run?
+"""Is a measurement plan, or a failure-case test, concrete enough to run, and right?
 
-A reviewer can run a plan that names four things: the tool that makes or reads the
-traffic (vLLM's benchmark_serving, GuideLLM, genai-perf, Locust, k6, DCGM, Prometheus...),
-the load it runs at (a rate, a concurrency or a share of the peak), a threshold on a
-metric (a comparison, a number and what it is measured in) and the rule that decides
-pass or fail. Each is found by its content, wherever it stands in the text; length is
-not judged (a terse plan with all four beats a long one with none, so nobody learns to
-pad). Points: all four 3, three 2, two 1. The evidence quotes what was found, the
-comment names what is missing. Keyword patterns, not judgement: they catch the vague
+A reviewer can run a measurement plan that names four things: the tool that makes or
+reads the traffic (vLLM's benchmark_serving, GuideLLM, genai-perf, Locust, k6, DCGM,
+Prometheus...), a load at the brief's peak, pass thresholds at the brief's SLO, and the
+rule that decides pass or fail (plan_content holds the two checks against the brief). A
+failure-case test names the fault it injects, the behaviour expected during it, a
+threshold on a metric (a comparison, a number and what it is measured in) and the rule.
+Each is found by its content, wherever it stands in the text; length is not judged (a
+terse plan with all four beats a long one with none, so nobody learns to pad). Points:
+all four 3, three 2, two 1. The evidence quotes what was found, the comment names what
+is missing or wrong. Keyword patterns, not judgement: they catch the vague or mistaken
 plan and leave the good one to the instructor's reading.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from capstone.memo_review import plan_content as content
 from capstone.memo_review.checks import _c, quote
 from capstone.memo_review.memo import Section
 
@@ -26,7 +29,7 @@ _TOOL = re.compile(
     r"litmus|kubectl|load ?generator|load[- ]test(?:er|ing)?)\b",
     re.IGNORECASE,
 )
-_NUMBER = r"\d[\d,]*(?:\.\d+)?"
+_NUMBER = r"(?<![\d,.])\d[\d,]*(?:\.\d+)?"  # starts a run only once: linear
 _LOAD = re.compile(
     rf"({_NUMBER}\s*(?:requests?|reqs?|req|queries|sessions?|users?|clients?|streams?|"
     rf"prompts?|sequences?)?\s*(?:/|per)\s*(?:s|sec|second|min|minute)\b|"
@@ -53,32 +56,47 @@ _RULE = re.compile(
     r"(?:if|when) [^.]{0,80}\b(?:then|we|add|roll|page|fail|stop|abort|block)\b)",
     re.IGNORECASE,
 )
-PARTS = (
-    ("tool", _TOOL, "the tool that makes or reads the traffic"),
-    ("load", _LOAD, "the load it runs at (a rate, a concurrency or a share of the peak)"),
-    ("threshold", _THRESHOLD, "a threshold with its number and unit"),
-    ("pass/fail rule", _RULE, "the rule that decides pass or fail"),
+_tool = content._pattern("tool", _TOOL, "the tool that makes or reads the traffic")
+_load = content._pattern(
+    "load", _LOAD, "the load it runs at (a rate, a concurrency or a share of the peak)"
 )
+_threshold = content._pattern("threshold", _THRESHOLD, "a threshold with its number and unit")
+_rule = content._pattern("pass/fail rule", _RULE, "the rule that decides pass or fail")
 
 
-def plan_parts(text: str) -> dict[str, str | None]:
-    """{part: the words that show it, or None}: what check_plan_text judges."""
-    found = {}
-    for name, pattern, _ in PARTS:
-        match = pattern.search(text)
-        found[name] = match.group(0).strip() if match else None
-    return found
+def concrete_parts(text: str) -> list[content.Found]:
+    """The four parts of any runnable plan, judged on wording alone."""
+    return [f(text) for f in (_tool, _load, _threshold, _rule)]
 
 
-def check_plan_text(code: str, title: str, section: Section | None) -> dict[str, Any]:
+def measurement_parts(
+    text: str, *, peak_rps: float, replicas: int | None, ttft_ms: int, tpot_ms: int
+) -> list[content.Found]:
+    """A measurement plan: a tool, a load at the peak, thresholds at the SLO, a rule."""
+    return [
+        _tool(text),
+        content.load_at_peak(text, peak_rps, replicas),
+        content.slo_thresholds(text, ttft_ms, tpot_ms),
+        _rule(text),
+    ]
+
+
+def failure_parts(text: str) -> list[content.Found]:
+    """A failure-case test: the fault, the behaviour expected, a threshold, a rule."""
+    return [content.fault_named(text), content.behaviour_named(text), _threshold(text), _rule(text)]
+
+
+def check_plan_text(
+    code: str, title: str, section: Section | None, parts_of=concrete_parts
+) -> dict[str, Any]:
     if section is None:
         return _c(code, title, 0, 3, "", f"The '{title.split(' is ')[0]}' section is missing.")
-    parts = plan_parts(section.text)
-    have = [name for name, _, _ in PARTS if parts[name]]
-    missing = [what for name, _, what in PARTS if not parts[name]]
-    evidence = " · ".join(f"{name}: {quote(parts[name])}" for name in have)
+    parts = parts_of(section.text)
+    have = [f.name for f in parts if f.evidence]
+    missing = [f.missing for f in parts if not f.evidence]
+    evidence = " · ".join(f"{f.name}: {quote(f.evidence)}" for f in parts if f.evidence)
     if not missing:
-        comment = "Concrete: a tool, a load, a threshold and a pass/fail rule."
+        comment = "Concrete and right: " + ", ".join(have) + "."
     else:
         found = f"Found {', '.join(have)}; " if have else ""
         comment = f"{found}missing: {'; '.join(missing)}."

@@ -19,9 +19,10 @@ Pure and deterministic: the same brief and text give the same Review, field for 
     feasibility         3   the memo's fleet passes compute (<= 60% of dense peak), memory,
                             TTFT and TPOT at the peak (feasible.py); names the one it fails
     consistency         4   the memo's own figures agree (1 per check)
-    measurement-plan    3   a tool, a load, a threshold, a pass/fail rule (all 3, three 2,
-                            two 1), found by content, never by length
-    failure-test        3   the same for the failure-case test
+    measurement-plan    3   a tool, a load at the brief's peak, thresholds at its SLO (TTFT
+                            p99 and TPOT), a pass/fail rule (all 3, three 2, two 1), found by
+                            content, never by length (plan_text, plan_content)
+    failure-test        3   the fault injected, the behaviour expected, a threshold, a rule
 
 Figures are graded where a template part exists, so their misconception codes are the
 engine's (gb-vs-gib, missing-kv-factor-2, floor-not-ceil, ...). 34 points in all.
@@ -30,13 +31,14 @@ engine's (gb-vs-gib, missing-kv-factor-2, floor-not-ceil, ...). 34 points in all
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import partial
 from typing import Any
 
 from capstone.memo_review.brief import Brief
 from capstone.memo_review.checks import quote, sizing_criteria
 from capstone.memo_review.fleet import check_consistency, feasibility_criterion, fleet_criteria
 from capstone.memo_review.memo import SECTIONS, parse_memo
-from capstone.memo_review.plan_text import check_plan_text
+from capstone.memo_review.plan_text import check_plan_text, failure_parts, measurement_parts
 
 SECTION_POINTS = 4
 
@@ -98,11 +100,19 @@ def review_memo(brief: Brief, text: str) -> Review:
     raw += fleet_criteria(brief, parsed)
     raw.append(feasibility_criterion(brief, parsed))
     raw.append(check_consistency(brief, parsed))
-    for code, title, section in (
-        ("measurement-plan", "Measurement plan is concrete", "Measurement plan"),
-        ("failure-test", "Failure-case test is concrete", "Failure-case test"),
+    replicas = parsed.figures.get("replicas")
+    measure = partial(
+        measurement_parts,
+        peak_rps=brief.peak_rps,
+        replicas=int(replicas.value) if replicas and replicas.value else None,
+        ttft_ms=brief.ttft_p99_ms,
+        tpot_ms=brief.tpot_ms,
+    )
+    for code, title, section, parts_of in (
+        ("measurement-plan", "Measurement plan is concrete", "Measurement plan", measure),
+        ("failure-test", "Failure-case test is concrete", "Failure-case test", failure_parts),
     ):
-        raw.append(check_plan_text(code, title, parsed.sections.get(section)))
+        raw.append(check_plan_text(code, title, parsed.sections.get(section), parts_of))
     criteria = tuple(
         Criterion(**dict(c, points=round(float(c["points"]), 2), evidence=quote(c["evidence"])))
         for c in raw

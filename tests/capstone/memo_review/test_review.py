@@ -149,7 +149,7 @@ def test_vague_plans_are_flagged():
     assert review.criterion("failure-test").points == 0
     measure = review.criterion("measurement-plan")
     assert measure.points == 3 and measure.comment.startswith("Concrete")
-    for found in ("tool: vLLM", "requests/s", "threshold: stays at or below", "rule: Pass if"):
+    for found in ("tool: vLLM", "requests/s", "SLO thresholds: TTFT", "rule: Pass if"):
         assert found in measure.evidence
 
 
@@ -161,21 +161,73 @@ def _plan_review(text: str):
     return review_memo(brief, memo).criterion("measurement-plan")
 
 
+# {peak}: the brief's peak requests/s; {ttft} and {tpot}: its SLO in ms.
 @pytest.mark.parametrize(
     ("text", "points", "missing"),
     [
         # The plan: tool, rate, threshold and rule in 15 words scored 0/3 for length.
-        ("Run guidellm at 20 req/s for 10 min; pass if p99 TTFT < 800 ms.", 3, ""),
-        ("Load test with k6 at 40 concurrent users; TTFT p99 under 900 ms.", 2, "pass or fail"),
+        ("Run guidellm at {peak} req/s; pass if p99 TTFT < {ttft} ms and TPOT < {tpot} ms.", 3, ""),
+        ("k6 at 100% of the peak; TTFT p99 under {ttft} ms, TPOT under {tpot} ms.", 2, "pass or"),
         ("We will benchmark the replicas and see how fast they are, then decide.", 0, "load"),
         # Padding is not content: a long text naming none of the four scores nothing.
         (" ".join(["We will carefully observe the service and think about it."] * 6), 0, "tool"),
+        # Concrete but wrong for this brief: half the peak, a looser TTFT bar.
+        ("guidellm at {half} req/s; pass if TTFT p99 < {ttft} ms, TPOT < {tpot} ms.", 2, "below"),
+        (
+            "guidellm at {peak} req/s; pass if TTFT p99 < {loose} ms, TPOT < {tpot} ms.",
+            2,
+            "TTFT at",
+        ),
+        ("guidellm at {peak} req/s; pass if TTFT p99 < {ttft} ms.", 2, "no TPOT threshold"),
     ],
 )
 def test_plans_are_judged_by_content_not_length(text, points, missing):
-    measure = _plan_review(text)
+    brief = brief_for(9)
+    measure = _plan_review(
+        text.format(
+            peak=f"{brief.peak_rps * 1.01:.4g}",
+            half=f"{brief.peak_rps / 2:.3g}",
+            ttft=brief.ttft_p99_ms,
+            loose=brief.ttft_p99_ms * 2,
+            tpot=brief.tpot_ms,
+        )
+    )
     assert measure.points == points, measure.comment
     assert missing in measure.comment
+
+
+def test_one_replica_may_carry_its_share_of_the_peak():
+    brief = brief_for(9)
+    replicas = int(fig.best_plan(brief).replicas)
+    share = brief.peak_rps / replicas
+    text = "Load one replica with guidellm at {r} req/s; pass if TTFT p99 < {t} ms, TPOT < {p} ms."
+    ok = _plan_review(text.format(r=f"{share:.4g}", t=brief.ttft_p99_ms, p=brief.tpot_ms))
+    assert ok.points == 3, ok.comment
+    short = _plan_review(text.format(r=f"{share * 0.8:.4g}", t=brief.ttft_p99_ms, p=brief.tpot_ms))
+    assert short.points == 2 and f"for one of {replicas} replicas" in short.comment
+
+
+def _failure_review(text: str):
+    brief = brief_for(9)
+    memo = example_memo(brief).replace(
+        example_memo(brief).split("## Failure-case test\n\n")[1].split("\n\n## ")[0], text
+    )
+    return review_memo(brief, memo).criterion("failure-test")
+
+
+@pytest.mark.parametrize(
+    ("text", "points", "missing"),
+    [
+        ("Kill one replica at peak; the rest absorb it. Pass if TTFT p99 < 2000 ms.", 3, ""),
+        ("Inject Xid 79 on a GPU and fail if the error rate goes above 1%.", 2, "behaviour"),
+        ("We will test failures later and pass if TTFT p99 < 2000 ms.", 1, "the fault"),
+        ("Drain a node; traffic is rerouted and the error rate stays under 0.1%.", 2, "the rule"),
+    ],
+)
+def test_a_failure_test_names_its_fault_and_the_behaviour_expected(text, points, missing):
+    failure = _failure_review(text)
+    assert failure.points == points, failure.comment
+    assert missing in failure.comment
 
 
 def test_inconsistent_gpus_are_flagged():
