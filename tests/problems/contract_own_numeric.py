@@ -1,0 +1,37 @@
+"""Contracts of the numeric templates of issue 40 (build item 2) added to existing
+families: arithmetic promises of the outlines beyond both specs, so they have no
+reference cases; test_templates_numeric.py holds hand-worked ones."""
+
+from problems.engine.template import Kind
+
+CHOICE = Kind.CHOICE
+INTEGER = Kind.INTEGER
+NUMERIC = Kind.NUMERIC
+
+CONTRACT = {
+    "allreduce-backward-overlap": (
+        {
+            "accelerator",
+            "grad_bytes",
+            "n_gpus",
+            "busbw_gbps",
+            "bucket_mb",
+            "forward_ms",
+            "backward_ms",
+        },
+        {
+            "step_no_overlap": ("ms", NUMERIC),
+            "step_overlap": ("ms", NUMERIC),
+            "efficiency": ("%", NUMERIC),
+        },
+        [
+            ("accelerator", "tpu-v5e"),
+            ("grad_bytes", 0),
+            ("n_gpus", 1),
+            ("busbw_gbps", 0),
+            ("bucket_mb", 0),
+            ("forward_ms", 0),
+            ("backward_ms", -1),
+        ],
+    ),
+}
