@@ -35,3 +35,20 @@ CONTRACT = {
         ],
     ),
 }
+CONTRACT["parallel-3d-plan"] = (
+    {"model", "accelerator", "tp", "pp", "dp", "n_microbatches", "activations_gb"},
+    {
+        "memory": ("GB", NUMERIC),
+        "bubble": ("%", NUMERIC),
+        "tp_placement": ("", CHOICE),
+    },
+    [
+        ("model", "llama-9000"),
+        ("accelerator", "l40s"),
+        ("tp", 0),
+        ("pp", 0),
+        ("dp", 0),
+        ("n_microbatches", 0),
+        ("activations_gb", -1),
+    ],
+)

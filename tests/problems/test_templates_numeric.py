@@ -1,6 +1,7 @@
 """Hand-worked answers and slips for the numeric templates of issue 40 added to existing
-families: allreduce-backward-overlap (collectives). Every expected value below is worked
-in the comment beside it from the stated numbers, not from the template's code."""
+families: allreduce-backward-overlap (collectives), parallel-3d-plan (training). Every
+expected value below is worked in the comment beside it from the stated numbers, not from
+the template's code."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from hardware_db import catalog
 from problems.engine import registry
 from tests.problems.template_harness import distinct_params, slips, solve
 
-SLUGS = ["allreduce-backward-overlap"]
+SLUGS = ["allreduce-backward-overlap", "parallel-3d-plan"]
 SEEDS = range(200)
 
 
@@ -101,3 +102,74 @@ def test_overlap_variants_fit_and_are_plausible():
         hidden += "last-bucket-forgotten" in codes
         bound += t.solve(p)["efficiency"].value < 60
     assert hidden >= 60 and bound >= 40
+
+
+# --- parallel-3d-plan -------------------------------------------------------------------
+
+
+def _plan(model, acc, tp, pp, dp, m, act):
+    return {
+        "model": model,
+        "accelerator": acc,
+        "tp": tp,
+        "pp": pp,
+        "dp": dp,
+        "n_microbatches": m,
+        "activations_gb": act,
+    }
+
+
+def test_plan_70b_on_dgx_h100():
+    # 16 x 70,553,706,496 = 1,128,859,303,936 bytes over t x p = 32 GPUs = 35.276853248 GB,
+    # plus 8 GB of activations: 43.276853248 GB. Bubble 3 / (16 + 3) = 15.789474 %.
+    # t = 8 fits a node; t x p = 32 does not, which is the model-group-per-node slip.
+    # Slips: / d = 4 too: 8.819213312 + 8 = 16.819213312; weights only (2 B):
+    # 4.409606656 + 8 = 12.409606656; t only: 4 x 35.276853248 + 8 = 149.107412992;
+    # activations left out: 35.276853248; (p - 1) / m = 18.75 %; (p - 1) / p = 75 %.
+    params = _plan("llama-3.1-70b", "h100-sxm", 8, 4, 4, 16, 8.0)
+    parts = solve("parallel-3d-plan", params)
+    assert math.isclose(parts["memory"].value, 43.276853248, rel_tol=1e-12)
+    assert math.isclose(parts["bubble"].value, 300 / 19, rel_tol=1e-12)
+    assert parts["tp_placement"].value == "within-node"
+    named = slips("parallel-3d-plan", params)
+    assert math.isclose(named[("divided-by-dp", "memory")], 16.819213312)
+    assert math.isclose(named[("weights-only", "memory")], 12.409606656)
+    assert math.isclose(named[("tp-only", "memory")], 149.107412992)
+    assert math.isclose(named[("activations-forgotten", "memory")], 35.276853248)
+    assert math.isclose(named[("bubble-over-m", "bubble")], 18.75)
+    assert math.isclose(named[("no-microbatches", "bubble")], 75.0)
+    assert named[("model-group-per-node", "tp_placement")] == "crosses-nodes"
+
+
+def test_plan_405b_with_tp_16_crosses_nodes():
+    # 16 x 405,853,388,800 = 6,493,654,220,800 bytes over 16 x 7 = 112 GPUs =
+    # 57.979055543 GB (activations 0). Bubble 6 / (21 + 6) = 22.2222 %. t = 16 > 8.
+    params = _plan("llama-3.1-405b", "b200", 16, 7, 2, 21, 0.0)
+    parts = solve("parallel-3d-plan", params)
+    assert math.isclose(parts["memory"].value, 6_493.6542208 / 112, rel_tol=1e-12)
+    assert math.isclose(parts["bubble"].value, 600 / 27, rel_tol=1e-12)
+    assert parts["tp_placement"].value == "crosses-nodes"
+    named = slips("parallel-3d-plan", params)
+    assert named[("tp-degree-unchecked", "tp_placement")] == "within-node"
+    assert ("activations-forgotten", "memory") not in named
+    assert ("model-group-per-node", "tp_placement") not in named
+
+
+def test_plan_memory_check_holds_the_stated_arithmetic():
+    """The memory check sees exactly the per-GPU bytes the answer gives, so a plan that
+    passes fits within 90% of the GPU; every drawn plan fits, both placements are drawn,
+    and the stages divide the layers."""
+    from problems.engine.feasibility import MEMORY, check
+    from problems.templates.training.parallel_3d_plan import describe
+
+    t = registry.get("parallel-3d-plan")
+    placements = set()
+    for seed in range(200):
+        p = t.generate(random.Random(seed))
+        verdict = check(describe(p), MEMORY)
+        memory = t.solve(p)["memory"].value
+        assert math.isclose(verdict.need, memory * 1e9, rel_tol=1e-12), seed
+        assert memory * 1e9 <= 0.9 * catalog.accelerator(p.accelerator).usable_bytes, seed
+        assert catalog.model(p.model).n_layers % p.pp == 0 and p.dp != 8
+        placements.add(t.solve(p)["tp_placement"].value)
+    assert placements == {"within-node", "crosses-nodes"}
