@@ -52,3 +52,8 @@ CONTRACT["parallel-3d-plan"] = (
         ("activations_gb", -1),
     ],
 )
+CONTRACT["admission-limit"] = (
+    {"arrival_rps", "service_s", "target_wait_s", "max_wait_s"},
+    {"slots": ("", INTEGER), "queue_limit": ("", INTEGER)},
+    [("arrival_rps", 0), ("service_s", 0), ("target_wait_s", 0), ("max_wait_s", -1)],
+)

@@ -1,12 +1,13 @@
 """Hand-worked answers and slips for the numeric templates of issue 40 added to existing
-families: allreduce-backward-overlap (collectives), parallel-3d-plan (training). Every
-expected value below is worked in the comment beside it from the stated numbers, not from
-the template's code."""
+families: allreduce-backward-overlap (collectives), parallel-3d-plan (training),
+admission-limit (serving). Every expected value below is worked in the comment beside it
+from the stated numbers, not from the template's code."""
 
 from __future__ import annotations
 
 import math
 import random
+from fractions import Fraction
 
 import pytest
 
@@ -14,7 +15,7 @@ from hardware_db import catalog
 from problems.engine import registry
 from tests.problems.template_harness import distinct_params, slips, solve
 
-SLUGS = ["allreduce-backward-overlap", "parallel-3d-plan"]
+SLUGS = ["allreduce-backward-overlap", "parallel-3d-plan", "admission-limit"]
 SEEDS = range(200)
 
 
@@ -173,3 +174,56 @@ def test_plan_memory_check_holds_the_stated_arithmetic():
         assert catalog.model(p.model).n_layers % p.pp == 0 and p.dp != 8
         placements.add(t.solve(p)["tp_placement"].value)
     assert placements == {"within-node", "crosses-nodes"}
+
+
+# --- admission-limit --------------------------------------------------------------------
+
+
+def _adm(rate, service, target, longest):
+    return {
+        "arrival_rps": rate,
+        "service_s": service,
+        "target_wait_s": target,
+        "max_wait_s": longest,
+    }
+
+
+def _erlang_c_wait(c: int, a: Fraction, service: Fraction) -> Fraction:
+    """Mean M/M/c queueing wait by the textbook sum, exactly: C(c, a) S / (c - a)."""
+    top = a**c / math.factorial(c) * Fraction(c) / (c - a)
+    below = sum(a**k / math.factorial(k) for k in range(c)) + top
+    return top / below * service / (c - a)
+
+
+def test_admission_small_fleet_by_hand():
+    # a = 1 x 4 = 4 busy slots. c = 5: a^5/5! x 5/1 = 42.667; sum_{k<5} a^k/k! = 34.333;
+    # C = 42.667 / 77 = 0.55411, W_q = 0.55411 x 4 / 1 = 2.2165 s > 1 s. c = 6: a^6/6! x 6/2
+    # = 17.0667; sum_{k<6} = 42.8667; C = 0.28476, W_q = 0.28476 x 4 / 2 = 0.5695 s <= 1 s.
+    # Queue limit floor(10 x 6 / 4) = 15. Slips: ceil(a) = 4; ceil(1 x (4 + 1)) = 5;
+    # drained at lambda: floor(1 x 10) = 10; through one slot: floor(10 / 4) = 2.
+    params = _adm(1.0, 4.0, 1.0, 10.0)
+    parts = solve("admission-limit", params)
+    assert parts["slots"].value == 6
+    assert parts["queue_limit"].value == 15
+    named = slips("admission-limit", params)
+    assert named[("offered-load-slots", "slots")] == 4
+    assert named[("queue-counted-as-slots", "slots")] == 5
+    assert named[("arrival-rate-drain", "queue_limit")] == 10
+    assert named[("one-slot-drain", "queue_limit")] == 2
+    assert math.isclose(float(_erlang_c_wait(5, Fraction(4), Fraction(4))), 2.2165, rel_tol=1e-4)
+    assert math.isclose(float(_erlang_c_wait(6, Fraction(4), Fraction(4))), 0.5695, rel_tol=1e-3)
+
+
+def test_admission_slots_are_the_fewest_meeting_the_target_exactly():
+    """Over drawn variants, the exact textbook Erlang C (fractions, not the template's
+    recursion) meets the target at the answer and misses it one slot below."""
+    t = registry.get("admission-limit")
+    for seed in range(40):
+        p = t.generate(random.Random(seed))
+        rate, service = Fraction(p.arrival_rps), Fraction(p.service_s)
+        a = rate * service
+        c = t.solve(p)["slots"].value
+        assert 4 <= a <= 300
+        assert _erlang_c_wait(c, a, service) <= Fraction(p.target_wait_s), seed
+        assert c - 1 <= a or _erlang_c_wait(c - 1, a, service) > Fraction(p.target_wait_s)
+        assert t.solve(p)["queue_limit"].value == math.floor(Fraction(p.max_wait_s) * c / service)
