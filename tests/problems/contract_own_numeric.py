@@ -57,3 +57,29 @@ CONTRACT["admission-limit"] = (
     {"slots": ("", INTEGER), "queue_limit": ("", INTEGER)},
     [("arrival_rps", 0), ("service_s", 0), ("target_wait_s", 0), ("max_wait_s", -1)],
 )
+CONTRACT["max-tokens-concurrency"] = (
+    {
+        "model",
+        "accelerator",
+        "n_gpus",
+        "weight_dtype",
+        "kv_dtype",
+        "gpu_mem_util",
+        "prompt_tokens",
+        "max_tokens_before",
+        "max_tokens_after",
+    },
+    {"before": ("", INTEGER), "after": ("", INTEGER)},
+    [
+        ("model", "deepseek-v3"),
+        ("accelerator", "tpu-v5e"),
+        ("n_gpus", 0),
+        ("weight_dtype", "int4"),
+        ("kv_dtype", "fp4"),
+        ("gpu_mem_util", 0),
+        ("gpu_mem_util", 1.5),
+        ("prompt_tokens", 0),
+        ("max_tokens_before", 0),
+        ("max_tokens_after", 0),
+    ],
+)

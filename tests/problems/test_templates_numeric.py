@@ -1,7 +1,7 @@
 """Hand-worked answers and slips for the numeric templates of issue 40 added to existing
 families: allreduce-backward-overlap (collectives), parallel-3d-plan (training),
-admission-limit (serving). Every expected value below is worked in the comment beside it
-from the stated numbers, not from the template's code."""
+admission-limit and max-tokens-concurrency (serving). Every expected value below is worked
+in the comment beside it from the stated numbers, not from the template's code."""
 
 from __future__ import annotations
 
@@ -15,7 +15,12 @@ from hardware_db import catalog
 from problems.engine import registry
 from tests.problems.template_harness import distinct_params, slips, solve
 
-SLUGS = ["allreduce-backward-overlap", "parallel-3d-plan", "admission-limit"]
+SLUGS = [
+    "allreduce-backward-overlap",
+    "parallel-3d-plan",
+    "admission-limit",
+    "max-tokens-concurrency",
+]
 SEEDS = range(200)
 
 
@@ -227,3 +232,66 @@ def test_admission_slots_are_the_fewest_meeting_the_target_exactly():
         assert _erlang_c_wait(c, a, service) <= Fraction(p.target_wait_s), seed
         assert c - 1 <= a or _erlang_c_wait(c - 1, a, service) > Fraction(p.target_wait_s)
         assert t.solve(p)["queue_limit"].value == math.floor(Fraction(p.max_wait_s) * c / service)
+
+
+# --- max-tokens-concurrency -------------------------------------------------------------
+
+
+def _mt(**over):
+    params = {
+        "model": "llama-3.1-8b",
+        "accelerator": "a100-sxm-80gb",
+        "n_gpus": 1,
+        "weight_dtype": "bf16",
+        "kv_dtype": "bf16",
+        "gpu_mem_util": 0.9,
+        "prompt_tokens": 2048,
+        "max_tokens_before": 8192,
+        "max_tokens_after": 1024,
+    }
+    params.update(over)
+    return params
+
+
+def test_max_tokens_llama_8b_on_a100_by_hand():
+    # F = 80 x 2^30 x 0.9 - 8,030,261,248 x 2 = 77,309,411,328 - 16,060,522,496
+    # = 61,248,888,832 bytes. M_token = 2 x 32 x 8 x 128 x 2 = 131,072 bytes.
+    # Before: / (10,240 x 131,072 = 1,342,177,280) = 45.63 -> 45.
+    # After: / (3,072 x 131,072 = 402,653,184) = 152.11 -> 152.
+    # Slips: output only 61,248,888,832 / 1,073,741,824 = 57.04 -> 57 and / 134,217,728
+    # = 456.3 -> 456; weights kept: 77,309,411,328 / 402,653,184 = 192 exactly (before:
+    # 57.6 -> 57, the same as output-only, so named only once); u ignored: 69,838,823,424
+    # -> 52 and 173; GiB read as GB: 72e9 - 16,060,522,496 = 55,939,477,504 -> 41 and 138;
+    # caps' ratio: 45 x 8192 / 1024 = 360.
+    params = _mt()
+    parts = solve("max-tokens-concurrency", params)
+    assert parts["before"].value == 45
+    assert parts["after"].value == 152
+    named = slips("max-tokens-concurrency", params)
+    assert named[("prompt-not-reserved", "before")] == 57
+    assert named[("prompt-not-reserved", "after")] == 456
+    assert named[("weights-not-subtracted", "after")] == 192
+    assert ("weights-not-subtracted", "before") not in named
+    assert named[("utilization-not-applied", "before")] == 52
+    assert named[("utilization-not-applied", "after")] == 173
+    assert named[("gib-read-as-gb", "before")] == 41
+    assert named[("gib-read-as-gb", "after")] == 138
+    assert named[("scaled-by-cap-ratio", "after")] == 360
+
+
+def test_max_tokens_variants_fit_and_the_cap_helps_less_than_its_ratio():
+    from problems.engine.feasibility import MEMORY, check
+    from problems.templates.serving.max_tokens_concurrency import describe
+
+    t = registry.get("max-tokens-concurrency")
+    for seed in range(200):
+        p = t.generate(random.Random(seed))
+        m = catalog.model(p.model)
+        parts = t.solve(p)
+        assert check(describe(p), MEMORY).ok, seed
+        assert p.prompt_tokens + p.max_tokens_before <= m.max_context
+        assert p.max_tokens_after < p.max_tokens_before
+        assert p.n_gpus <= m.n_kv_heads and p.n_gpus in (1, 2, 4, 8)
+        assert 2 <= parts["before"].value < parts["after"].value, seed
+        ratio = p.max_tokens_before / p.max_tokens_after
+        assert parts["after"].value < parts["before"].value * ratio + 1, seed
