@@ -83,3 +83,19 @@ CONTRACT["max-tokens-concurrency"] = (
         ("max_tokens_after", 0),
     ],
 )
+CONTRACT["accelerator-ranking"] = (
+    {"provider", "model", "gpus", "tokens_per_s"},
+    {
+        "cheapest": ("", CHOICE),
+        "cost": ("USD/Mtok", NUMERIC),
+        "most_efficient": ("", CHOICE),
+        "per_kw": ("tok/s/kW", NUMERIC),
+    },
+    [
+        ("provider", "Azure"),
+        ("model", "llama-3.1-405b"),
+        ("gpus", ("b200", "b200", "h100-sxm")),
+        ("gpus", ("h200", "h100-sxm", "a100-sxm-80gb")),  # Lambda lists no H200 price
+        ("tokens_per_s", (0.0, 1.0, 1.0)),
+    ],
+)

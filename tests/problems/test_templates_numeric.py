@@ -1,7 +1,8 @@
 """Hand-worked answers and slips for the numeric templates of issue 40 added to existing
 families: allreduce-backward-overlap (collectives), parallel-3d-plan (training),
-admission-limit and max-tokens-concurrency (serving). Every expected value below is worked
-in the comment beside it from the stated numbers, not from the template's code."""
+admission-limit and max-tokens-concurrency (serving), accelerator-ranking (economics).
+Every expected value below is worked in the comment beside it from the stated numbers, not
+from the template's code."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ SLUGS = [
     "parallel-3d-plan",
     "admission-limit",
     "max-tokens-concurrency",
+    "accelerator-ranking",
 ]
 SEEDS = range(200)
 
@@ -295,3 +297,67 @@ def test_max_tokens_variants_fit_and_the_cap_helps_less_than_its_ratio():
         assert 2 <= parts["before"].value < parts["after"].value, seed
         ratio = p.max_tokens_before / p.max_tokens_after
         assert parts["after"].value < parts["before"].value * ratio + 1, seed
+
+
+# --- accelerator-ranking ----------------------------------------------------------------
+
+
+def test_ranking_at_lambda_by_hand():
+    # Lambda list prices (prices.yaml): B200 6.69, H100 SXM 3.99, A100 80GB 2.79 USD/GPU-h.
+    # Per Mtok: 6.69e6 / (3600 x 8000) = 0.2322917; 3.99e6 / (3600 x 3500) = 0.3166667;
+    # 2.79e6 / (3600 x 2000) = 0.3875. Per kW: 8000 / 1.0 = 8000; 3500 / 0.7 = 5000;
+    # 2000 / 0.4 = 5000. The lowest hourly price (A100) costs 0.3875 per Mtok; the part
+    # drawing least (A100, 400 W) is not the most efficient.
+    params = {
+        "provider": "Lambda",
+        "model": "llama-3.1-8b",
+        "gpus": ("b200", "h100-sxm", "a100-sxm-80gb"),
+        "tokens_per_s": (8000.0, 3500.0, 2000.0),
+    }
+    parts = solve("accelerator-ranking", params)
+    assert parts["cheapest"].value == "b200"
+    assert math.isclose(parts["cost"].value, 6.69e6 / 28.8e6, rel_tol=1e-12)
+    assert parts["most_efficient"].value == "b200"
+    assert math.isclose(parts["per_kw"].value, 8000.0)
+    named = slips("accelerator-ranking", params)
+    assert named[("lowest-hourly-price", "cheapest")] == "a100-sxm-80gb"
+    assert math.isclose(named[("lowest-hourly-price", "cost")], 0.3875)
+    assert named[("lowest-power-is-efficient", "most_efficient")] == "a100-sxm-80gb"
+    assert ("fastest-is-cheapest", "cheapest") not in named
+
+
+def test_ranking_at_aws_cheapest_is_not_fastest():
+    # AWS: H100 6.88, L40S 1.861, A100 3.4309 USD/GPU-h at 3000, 900, 1500 tok/s:
+    # 0.637037, 0.574383, 0.635352 USD/Mtok -> L40S; per kW 4285.71, 2571.43, 3750 -> H100.
+    params = {
+        "provider": "AWS",
+        "model": "mistral-7b",
+        "gpus": ("h100-sxm", "l40s", "a100-sxm-80gb"),
+        "tokens_per_s": (3000.0, 900.0, 1500.0),
+    }
+    parts = solve("accelerator-ranking", params)
+    assert parts["cheapest"].value == "l40s"
+    assert math.isclose(parts["cost"].value, 1.861e6 / 3.24e6, rel_tol=1e-12)
+    assert parts["most_efficient"].value == "h100-sxm"
+    assert math.isclose(parts["per_kw"].value, 3000 / 0.7, rel_tol=1e-12)
+    named = slips("accelerator-ranking", params)
+    assert named[("fastest-is-cheapest", "cheapest")] == "h100-sxm"
+    assert named[("lowest-power-is-efficient", "most_efficient")] == "l40s"
+    assert ("lowest-hourly-price", "cheapest") not in named
+
+
+def test_ranking_prices_are_sourced_and_throughputs_plausible():
+    """Every price is a prices.yaml record of the stated provider with a source and a
+    date, and no stated throughput needs more than 60% of the part's BF16 peak."""
+    from hardware_db.prices import prices
+
+    t = registry.get("accelerator-ranking")
+    for seed in range(200):
+        p = t.generate(random.Random(seed))
+        m = catalog.model(p.model)
+        for g, tps in zip(p.gpus, p.tokens_per_s, strict=True):
+            records = [r for r in prices() if r.provider == p.provider and r.accelerator == g]
+            assert records and records[0].source and records[0].as_of, (seed, g)
+            acc = catalog.accelerator(g)
+            assert 2 * m.total_params * tps <= 0.6 * acc.dense_flops["bf16"], seed
+            assert 2 * m.total_params <= 0.9 * acc.usable_bytes, seed
