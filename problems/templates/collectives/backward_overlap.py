@@ -7,8 +7,10 @@ into buckets and each bucket's all-reduce is launched as soon as its gradients a
 while the backward pass carries on):
 
 - One all-reduce of x bytes over the N GPUs takes t(x) = 2(N-1)/N * x / busbw, with busbw
-  the bus bandwidth nccl-tests reports (its PERFORMANCE.md defines busbw = algbw *
-  2(n-1)/n for all-reduce, so that busbw compares with the link). Latency is ignored.
+  the bus bandwidth nccl-tests reports (its doc/PERFORMANCE.md,
+  https://github.com/NVIDIA/nccl-tests/blob/master/doc/PERFORMANCE.md, defines busbw =
+  algbw * 2(n-1)/n for all-reduce, so that busbw compares with the link). Latency is
+  ignored.
 - Without overlap the step is forward + backward + t(S) for the S bytes of gradients.
 - With overlap every bucket but the last can all-reduce during the backward pass; the last
   bucket is ready only when the backward pass ends, so its all-reduce is always exposed:
@@ -188,18 +190,20 @@ class AllreduceBackwardOverlap(Template):
             if model
             else "a model"
         )
+        server_name = server.name.split(" (")[0]
+        lib = "RCCL" if p.accelerator == "mi300x" else "NCCL"  # rccl-tests is AMD's port
         if p.n_gpus <= server.n_accelerators:
-            where = f"the {p.n_gpus} {acc.short_name} GPUs of one {server.name} node"
+            where = f"the {p.n_gpus} {acc.short_name} GPUs of one {server_name} node"
         else:
             where = (
                 f"{p.n_gpus} {acc.short_name} GPUs in {p.n_gpus // server.n_accelerators} "
-                f"{server.name} nodes (8 GPUs each, the ring crossing nodes over the NICs)"
+                f"{server_name} nodes (8 GPUs each, the ring crossing nodes over the NICs)"
             )
         return (
             f"{what} trains with plain data parallelism on {where}: every GPU holds the whole "
             f"model ($N = {p.n_gpus}$ GPUs) and after each step's backward pass the GPUs "
             f"all-reduce the BF16 gradients, $S = {tex15(p.grad_bytes)}$ bytes, with "
-            f"{'RCCL' if p.accelerator == 'mi300x' else 'NCCL'}'s ring. nccl-tests "
+            f"{lib}'s ring. {lib.lower()}-tests "
             f"(`all_reduce_perf`) over the same {p.n_gpus} GPUs reports a bus bandwidth "
             f"(busbw) of {sig(p.busbw_gbps)} GB/s at large messages. On each GPU the "
             f"forward pass takes {sig(p.forward_ms)} ms and the backward pass "
