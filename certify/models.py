@@ -112,3 +112,55 @@ class Certificate(models.Model):
         if self.status == self.Status.EXPIRED or now >= self.expires_at:
             return self.Status.EXPIRED
         return self.Status.VALID
+
+
+class Calibration(models.Model):
+    """One fit of the two-parameter logistic model over every template's responses
+    (certify.psychometrics; the responses: certify.calibration_responses). Kept, not
+    replaced: the psychometrics report shows each template's parameters over time, and a
+    certificate's evidence names the calibration its exam was scored on."""
+
+    fitted_at = models.DateTimeField(default=timezone.now)
+    learners = models.PositiveIntegerField()
+    responses = models.PositiveIntegerField()
+    log_likelihood = models.FloatField()
+    iterations = models.PositiveIntegerField()
+    converged = models.BooleanField()
+
+    class Meta:
+        ordering = ["-fitted_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"calibration {self.pk} of {self.fitted_at:%Y-%m-%d %H:%M}"
+
+
+class ItemParameters(models.Model):
+    """A template's 2PL parameters in one calibration, on the logistic scale (no 1.7
+    factor): P(right | theta) = 1 / (1 + exp(-a (theta - b))), theta ~ N(0, 1)."""
+
+    # No index of its own: the unique (calibration, template) constraint leads with it.
+    calibration = models.ForeignKey(
+        Calibration, on_delete=models.CASCADE, related_name="items", db_index=False
+    )
+    template_slug = models.CharField(max_length=64)
+    discrimination = models.FloatField()
+    difficulty = models.FloatField()
+    se_discrimination = models.FloatField()
+    se_difficulty = models.FloatField()
+    n = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["calibration", "template_slug"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["calibration", "template_slug"], name="certify_item_once_per_fit"
+            ),
+            models.CheckConstraint(
+                condition=Q(se_discrimination__gte=0) & Q(se_difficulty__gte=0),
+                name="certify_item_se_nonnegative",
+            ),
+        ]
+        indexes = [models.Index(fields=["template_slug", "calibration"], name="certify_item_hist")]
+
+    def __str__(self) -> str:
+        return f"{self.template_slug}: a={self.discrimination:.2f} b={self.difficulty:.2f}"

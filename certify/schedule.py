@@ -7,4 +7,10 @@ BEAT_SCHEDULE = {
         # a stored status lags, and a reminder goes out within the hour it falls due.
         "schedule": 3600.0,
     },
+    "certify-recalibrate": {
+        "task": "certify.tasks.recalibrate",
+        # Nightly (every 24 h from the beat's start): the 2PL fit over every template's
+        # responses so far; a second calibration the same day only adds a row.
+        "schedule": 86400.0,
+    },
 }

@@ -1,0 +1,48 @@
+"""How far a pass/fail decision at a cut can be trusted.
+
+- Marginal reliability of the ability estimates: var(theta_hat) / (var(theta_hat) +
+  mean(se^2)), the share of the estimates' spread that is not error (Green, Bock,
+  Humphreys, Linn and Reckase, 1984, Journal of Educational Measurement 21(4), 347-360).
+- SEM at the cut: 1 / sqrt(I(cut)), the test's information at the cut.
+- Rudner's expected classification accuracy (Rudner, 2001, "Computing the expected
+  proportions of misclassified examinees", Practical Assessment, Research & Evaluation
+  7(14); 2005, PARE 10(13)): with each learner's true ability taken as normal around the
+  estimate with its standard error, the chance their true ability lies on the side of
+  the cut they were classified on is Phi(|theta_hat - cut| / se); accuracy is its mean.
+- Decision consistency (the same model, two independent forms): a learner is classified
+  the same way twice with probability p^2 + (1 - p)^2, p = Phi((theta_hat - cut) / se);
+  consistency is its mean.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from certify.psychometrics.twopl import test_information
+
+
+def _phi(x: np.ndarray) -> np.ndarray:
+    return 0.5 * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+
+
+def marginal_reliability(theta: Sequence[float], se: Sequence[float]) -> float:
+    theta, se = np.asarray(theta, dtype=float), np.asarray(se, dtype=float)
+    spread = float(theta.var())
+    return spread / (spread + float((se**2).mean()))
+
+
+def sem_at(cut: float, a: Sequence[float], b: Sequence[float]) -> float:
+    return float(1.0 / math.sqrt(test_information(cut, a, b)[0]))
+
+
+def classification_accuracy(theta: Sequence[float], se: Sequence[float], cut: float) -> float:
+    z = np.abs(np.asarray(theta, dtype=float) - cut) / np.asarray(se, dtype=float)
+    return float(_phi(z).mean())
+
+
+def decision_consistency(theta: Sequence[float], se: Sequence[float], cut: float) -> float:
+    p = _phi((np.asarray(theta, dtype=float) - cut) / np.asarray(se, dtype=float))
+    return float((p**2 + (1 - p) ** 2).mean())
