@@ -288,9 +288,7 @@ def attempt_get_for_user(*, user, pk: int, write: bool = False) -> Attempt:
 def _instructor_attempts_q(user) -> Q:
     """On Attempt: attempts whose learner the (non-staff) user teaches in the quiz's
     course."""
-    return teaches_learner(
-        user, course=OuterRef("quiz__course_id"), learner=OuterRef("learner_id")
-    )
+    return teaches_learner(user, course=OuterRef("quiz__course_id"), learner=OuterRef("learner_id"))
 
 
 def attempts_seen_by_instructor(*, user) -> QuerySet[Attempt]:
