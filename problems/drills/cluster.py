@@ -1,0 +1,283 @@
+"""The simulated cluster a drill runs over: one frozen value drawn from a seed, from which
+every tool's output is rendered (problems/drills/render), so the evidence agrees across
+tools: the bus id an Xid line names is a GPU of that node's `nvidia-smi`, the node an
+nccl-tests pair names is one whose HCAs `ibstat` shows, the job squeue lists runs on
+nodes sinfo knows.
+
+What is drawn, and where the facts come from:
+
+- The platform is one of _xid_log.PLATFORMS (DGX A100, two HGX H100 baseboards, HGX
+  B200): its accelerator, nvidia-smi name, the bus ids of real 8-GPU boards and the
+  hostname prefix; the server's marketing name is the hardware catalog's (dgx-a100,
+  dgx-h100, dgx-b200). The driver is the era table's fleet driver for the drawn year.
+- A GPU's UUID is 128 random bits in 8-4-4-4-12 lower-case hex (_nvidia_smi.gpu_uuid);
+  its serial the 13 digits spec/tool-output/xid and nvidia-smi-q print (1651..., 1652...).
+- Each node has eight ConnectX HCAs for the compute fabric (mlx5_0..mlx5_7, one per GPU,
+  as DGX H100 / A100 ship them), 400 Gb/s NDR on Hopper and Blackwell, 200 Gb/s HDR on
+  DGX A100 (NVIDIA DGX user guides, "Network ports").
+- Healthy noise: one healthy GPU somewhere carries a few correctable DRAM ECC errors (a
+  normal count that asks for nothing), and one node outside the job has been drained for
+  weeks with its own reason (an old ticket), so "a drained node" alone never identifies
+  the fault.
+
+Hidden truth (what a fault module plants and actions consult, never printed as such)
+lives in `Gpu.fault` and `Node.ib_fault`: tools only show its symptoms.
+"""
+
+from __future__ import annotations
+
+import datetime
+import random
+from dataclasses import dataclass, field, replace
+
+from hardware_db import catalog
+from problems.templates._era import fleet_driver, fleet_moment, fleet_years
+from problems.templates._nvidia_smi import gpu_uuid
+from problems.templates.incidents._xid_log import PLATFORMS
+
+SERVER = {"dgx-a100": "dgx-a100", "hgx-h100-a": "dgx-h100", "hgx-h100-b": "dgx-h100"}
+SERVER["hgx-b200"] = "dgx-b200"
+# Board power limit (W), max SM clock (MHz), memory MiB as nvidia-smi prints them.
+POWER = {"a100-sxm-80gb": 400, "h100-sxm": 700, "b200": 1000}
+MAX_SM = {"a100-sxm-80gb": 1410, "h100-sxm": 1980, "b200": 1965}
+MEMORY_MIB = {"a100-sxm-80gb": 81920, "h100-sxm": 81559, "b200": 183359}
+IB_RATE = {"a100-sxm-80gb": 200, "h100-sxm": 400, "b200": 400}
+HCA_TYPE = {"a100-sxm-80gb": ("MT4123", "20.39.1002"), "h100-sxm": ("MT4129", "28.39.1002")}
+HCA_TYPE["b200"] = HCA_TYPE["h100-sxm"]
+PARTITION = "gpu"
+USERS = ("mchen", "apatel", "rkumar", "jsilva", "lnguyen", "okim")
+JOB_NAMES = ("pretrain", "sft-run", "llama-ft", "moe-pt", "rlhf-ppo", "eval-sweep")
+OLD_REASONS = (
+    "PSU replaced, awaiting burn-in",
+    "BMC unreachable, ticket 4471",
+    "fan tray swap pending",
+    "NVMe /raid errors, RMA open",
+)
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """One GPU as the driver and NVML see it. `fault` is the hidden cause ("" healthy)."""
+
+    index: int
+    bus: int  # PCI bus number; the bus id is 00000000:<bus>:00.0
+    uuid: str
+    serial: str
+    temp: int
+    mem_temp: int
+    watts: int
+    cap: int
+    sm_clock: int
+    max_sm_clock: int
+    used_mib: int
+    total_mib: int
+    util: int
+    ecc_corr: int = 0  # DRAM correctable, volatile (aggregate adds `ecc_corr_old`)
+    ecc_corr_old: int = 0
+    ecc_unc: int = 0  # DRAM uncorrectable, volatile
+    remap_unc: int = 0  # rows remapped for uncorrectable errors (aggregate)
+    remap_pending: bool = False
+    clock_events: tuple[str, ...] = ()  # active clock event reasons, nvidia-smi -q names
+    on_bus: bool = True
+    fault: str = ""  # hidden: "", "off-bus-transient", "off-bus-hardware", "ecc", "thermal"
+
+    @property
+    def bus_id(self) -> str:
+        return f"00000000:{self.bus:02X}:00.0"
+
+
+@dataclass(frozen=True)
+class Hca:
+    """One compute-fabric HCA port (port 1 of mlx5_N) and its error counters."""
+
+    name: str
+    node_guid: int
+    lid: int
+    rate: int
+    state: str = "Active"
+    physical_state: str = "LinkUp"
+    link_downed: int = 0
+    link_error_recovery: int = 0
+    symbol_errors: int = 0
+
+
+@dataclass(frozen=True)
+class XidRecord:
+    """An Xid the driver logged: the code that starts the message, the GPU, the time."""
+
+    code: int  # 48 (with its 63/95 sequence), 74, 79
+    gpu: int
+    at: datetime.datetime
+    salt: int = 0  # draws the message's addresses and link index
+
+
+@dataclass(frozen=True)
+class Node:
+    hostname: str
+    rack: str
+    gpus: tuple[Gpu, ...]
+    hcas: tuple[Hca, ...]
+    boot: datetime.datetime
+    slurm_state: str = "idle"  # idle, allocated, mixed, drained, draining, down
+    reason: str = ""
+    reason_user: str = ""
+    reason_time: datetime.datetime | None = None
+    xids: tuple[XidRecord, ...] = ()
+    ib_fault: str = ""  # hidden: "", "low-rate", "flapping"
+
+
+@dataclass(frozen=True)
+class Job:
+    job_id: int
+    name: str
+    user: str
+    nodes: tuple[str, ...]
+    state: str  # R, PD, CG
+    elapsed_s: int
+    limit_h: int
+    reason: str = ""  # for pending jobs: Resources, Priority, launch failed requeued held
+    step_s: float = 0.0  # seconds per training step, as the job's log reports it
+
+
+@dataclass(frozen=True)
+class Cluster:
+    seed: int
+    platform: str  # a key of _xid_log.PLATFORMS
+    server: str  # the catalog's server name
+    driver: str
+    now: datetime.datetime
+    nodes: tuple[Node, ...]
+    jobs: tuple[Job, ...]
+    events: tuple[str, ...] = field(default=())  # what actions did, for the timeline
+
+    @property
+    def accelerator(self) -> str:
+        return PLATFORMS[self.platform][0]
+
+    @property
+    def gpu_name(self) -> str:
+        return PLATFORMS[self.platform][1]
+
+    def node(self, hostname: str) -> Node:
+        return next(n for n in self.nodes if n.hostname == hostname)
+
+    def job(self, job_id: int) -> Job:
+        return next(j for j in self.jobs if j.job_id == job_id)
+
+    @property
+    def main_job(self) -> Job:
+        """The multi-node training job the alert is about: the first job drawn."""
+        return self.jobs[0]
+
+    def with_node(self, node: Node) -> Cluster:
+        nodes = tuple(node if n.hostname == node.hostname else n for n in self.nodes)
+        return replace(self, nodes=nodes)
+
+    def with_gpu(self, hostname: str, gpu: Gpu) -> Cluster:
+        node = self.node(hostname)
+        gpus = tuple(gpu if g.index == gpu.index else g for g in node.gpus)
+        return self.with_node(replace(node, gpus=gpus))
+
+    def with_job(self, job: Job) -> Cluster:
+        return replace(self, jobs=tuple(job if j.job_id == job.job_id else j for j in self.jobs))
+
+    def later(self, minutes: int) -> Cluster:
+        return replace(self, now=self.now + datetime.timedelta(minutes=minutes))
+
+
+def serial(rng: random.Random) -> str:
+    return f"16{rng.randint(50, 53)}{rng.randint(10**8, 10**9 - 1)}"
+
+
+def _gpu(rng: random.Random, acc: str, index: int, bus: int, busy: bool) -> Gpu:
+    cap, top, total = POWER[acc], MAX_SM[acc], MEMORY_MIB[acc]
+    return Gpu(
+        index=index,
+        bus=bus,
+        uuid=gpu_uuid(rng),
+        serial=serial(rng),
+        temp=rng.randint(52, 66) if busy else rng.randint(29, 36),
+        mem_temp=rng.randint(58, 72) if busy else rng.randint(34, 42),
+        watts=rng.randint(int(cap * 0.62), int(cap * 0.9)) if busy else rng.randint(60, 95),
+        cap=cap,
+        sm_clock=top - rng.choice((0, 15, 30)) if busy else 345,
+        max_sm_clock=top,
+        used_mib=rng.randint(int(total * 0.7), int(total * 0.93)) if busy else 0,
+        total_mib=total,
+        util=rng.randint(88, 100) if busy else 0,
+    )
+
+
+def _hcas(rng: random.Random, acc: str, lid0: int) -> tuple[Hca, ...]:
+    base = 0xB83FD2030000 << 16 | rng.getrandbits(16) << 8
+    return tuple(
+        Hca(name=f"mlx5_{k}", node_guid=(base | k * 2), lid=lid0 + k, rate=IB_RATE[acc])
+        for k in range(8)
+    )
+
+
+def draw(seed: int, n_nodes: int | None = None) -> Cluster:
+    """A healthy cluster (apart from its noise) for this seed; faults are planted after."""
+    rng = random.Random(f"drill-cluster|{seed}")
+    platform = rng.choice(sorted(PLATFORMS))
+    acc, _, buses, _, prefix = PLATFORMS[platform]
+    year = rng.choice([y for y in fleet_years(acc) if fleet_driver(acc, y).version])
+    driver = fleet_driver(acc, year).version
+    now = fleet_moment(rng, year)
+    n = n_nodes or rng.randint(6, 8)
+    first = rng.randint(1, 40)
+    job_size = rng.choice((2, 4)) if n < 8 else 4
+    names = [f"{prefix}{first + k:03d}" for k in range(n)]
+    old = rng.choice(range(job_size, n))  # the old drained node, never in the job
+    nodes = []
+    for k, hostname in enumerate(names):
+        busy = k < job_size or (k != old and rng.random() < 0.5)
+        boot = now - datetime.timedelta(days=rng.randint(12, 90), seconds=rng.randint(0, 86_399))
+        gpus = tuple(_gpu(rng, acc, i, bus, busy) for i, bus in enumerate(buses))
+        node = Node(
+            hostname=hostname,
+            rack=f"r{(first + k - 1) // 4 + 1:02d}",
+            gpus=gpus,
+            hcas=_hcas(rng, acc, 100 + 8 * (first + k)),
+            boot=boot,
+            slurm_state="allocated" if busy else "idle",
+        )
+        if k == old:
+            node = replace(
+                node,
+                slurm_state="drained",
+                reason=rng.choice(OLD_REASONS),
+                reason_user=rng.choice(("root", "admin", "ops")),
+                reason_time=now - datetime.timedelta(days=rng.randint(9, 40)),
+            )
+        nodes.append(node)
+    # healthy noise: a few correctable DRAM errors on one GPU of a job node
+    k, i = rng.randrange(job_size), rng.randrange(8)
+    noisy = replace(nodes[k].gpus[i], ecc_corr=rng.randint(1, 4), ecc_corr_old=rng.randint(3, 40))
+    nodes[k] = replace(nodes[k], gpus=tuple(noisy if g.index == i else g for g in nodes[k].gpus))
+    main = Job(
+        job_id=rng.randint(180_000, 990_000),
+        name=rng.choice(JOB_NAMES),
+        user=rng.choice(USERS),
+        nodes=tuple(names[:job_size]),
+        state="R",
+        elapsed_s=rng.randint(3 * 3600, 40 * 3600),
+        limit_h=48,
+        step_s=round(rng.uniform(1.2, 4.0), 2),
+    )
+    jobs = [main]
+    for k in range(job_size, n):
+        if nodes[k].slurm_state == "allocated":
+            jobs.append(
+                Job(
+                    job_id=main.job_id + 7 + k,
+                    name=rng.choice(JOB_NAMES),
+                    user=rng.choice(USERS),
+                    nodes=(names[k],),
+                    state="R",
+                    elapsed_s=rng.randint(600, 20 * 3600),
+                    limit_h=24,
+                )
+            )
+    server = catalog.server(SERVER[platform]).name
+    return Cluster(seed, platform, server, driver, now, tuple(nodes), tuple(jobs))

@@ -1,0 +1,59 @@
+"""`dmesg -T | grep -i nvrm` on one node: the Xids the state holds, in the driver's
+wording.
+
+- Xid 79 and Xid 74 come from problems/drills/tools/xid_lines.py (the drill tools'
+  renderer, which cites NVIDIA's Xid catalog for both and adds Xid 154 from R565).
+- An uncorrectable HBM error is the 48 -> 63 -> 95 sequence of
+  problems/templates/incidents/_xid_log.py (NVIDIA GPU Memory Error Management, "User
+  Visible Statistics"; the catalog's WORKFLOW_XID_48 bucket), with Xid 154 "GPU Reset
+  Required" from R565 (_xid_catalog.RECOVERY_154).
+- Each GPU's first Xid is preceded by its "GPU at PCI" / "GPU Board Serial Number" pair,
+  naming the UUID and serial the node's nvidia-smi -q shows.
+- A reboot clears the kernel ring buffer: the state drops a node's Xids when it reboots,
+  so dmesg after a reboot shows none.
+"""
+
+from __future__ import annotations
+
+import random
+
+from problems.drills.cluster import Cluster, Node
+from problems.drills.tools.xid_lines import GpuIdentity, Xid74, Xid79, introduce, xid74_lines
+from problems.drills.tools.xid_lines import xid79_lines
+from problems.templates._era import DRIVERS, GENERATION
+from problems.templates.incidents._xid_catalog import LINKED_154_FROM_BRANCH, RECOVERY_154
+from problems.templates.incidents._xid_log import PLATFORMS, _fault_lines, _head, _when
+
+
+def dmesg_xid(state: Cluster, node: Node) -> str:
+    prompt = f"root@{node.hostname}:~# dmesg -T | grep -i nvrm"
+    branch = DRIVERS[state.driver].branch
+    links = PLATFORMS[state.platform][3]
+    gen = GENERATION[state.accelerator]
+    built = DRIVERS[state.driver].built
+    loaded = f"{_when(node.boot)} NVRM: loading NVIDIA UNIX x86_64 Kernel Module  {state.driver}"
+    loaded += f"  {built}" if built else ""
+    lines = [prompt, loaded]
+    seen: set[int] = set()
+    for x in sorted(node.xids, key=lambda r: (r.at, r.gpu)):
+        g = node.gpus[x.gpu]
+        ident = GpuIdentity(g.bus, g.uuid, g.serial)
+        if g.bus not in seen:
+            seen.add(g.bus)
+            lines += introduce(x.at, ident)
+        rng = random.Random(f"xid|{state.seed}|{node.hostname}|{x.salt}")
+        if x.code == 79:
+            lines += xid79_lines(Xid79(x.at, ident), branch)
+        elif x.code == 74:
+            lines += xid74_lines(Xid74(x.at, ident, rng.randrange(links)))
+        else:
+            who = f"pid={rng.randint(20_000, 4_000_000)}, name=python3, "
+            stamp = _when(x.at)
+            lines += [f"{stamp} {m}" for m in _fault_lines(x.code, g.bus, links, gen, who, rng)]
+            if x.code in RECOVERY_154 and branch >= LINKED_154_FROM_BRANCH:
+                value, label = RECOVERY_154[x.code]
+                lines.append(
+                    f"{stamp} {_head(g.bus, 154)}GPU recovery action changed from 0x0 (None) "
+                    f"to 0x{value:x} ({label})"
+                )
+    return "\n".join(lines)
