@@ -22,8 +22,7 @@ from __future__ import annotations
 import zlib
 
 from problems.drills.cluster import HCA_TYPE, IB_RATE, Cluster, Node
-from problems.drills.tools.ibstat import IbCa, IbPort, PortCounters, render_ibstat
-from problems.drills.tools.ibstat import render_perfquery
+from problems.drills.tools.ibstat import IbCa, IbPort, PortCounters, render_ibstat, render_perfquery
 from problems.templates.fabric._family import NCCL_HEADER, fmt_us, printed_us
 
 SIZES = tuple(2**27 * 4**i for i in range(4))  # 128 MiB .. 8 GiB

@@ -18,8 +18,14 @@ from __future__ import annotations
 import random
 
 from problems.drills.cluster import Cluster, Node
-from problems.drills.tools.xid_lines import GpuIdentity, Xid74, Xid79, introduce, xid74_lines
-from problems.drills.tools.xid_lines import xid79_lines
+from problems.drills.tools.xid_lines import (
+    GpuIdentity,
+    Xid74,
+    Xid79,
+    introduce,
+    xid74_lines,
+    xid79_lines,
+)
 from problems.templates._era import DRIVERS, GENERATION
 from problems.templates.incidents._xid_catalog import LINKED_154_FROM_BRANCH, RECOVERY_154
 from problems.templates.incidents._xid_log import PLATFORMS, _fault_lines, _head, _when

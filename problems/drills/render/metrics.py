@@ -30,10 +30,9 @@ DEVICE_ID = {"a100-sxm-80gb": "20b2", "h100-sxm": "2330", "b200": "2901"}
 
 def scrape(state: Cluster, hosts: tuple[str, ...]) -> str:
     stamp = int(state.now.timestamp())
-    lines = [
-        "$ promtool query instant http://prometheus:9090 "
-        f'\'{{__name__=~"DCGM_FI_DEV_SM_CLOCK|DCGM_FI_DEV_GPU_TEMP", Hostname=~"{"|".join(hosts)}"}}\''
-    ]
+    names = "DCGM_FI_DEV_SM_CLOCK|DCGM_FI_DEV_GPU_TEMP"
+    query = f'{{__name__=~"{names}", Hostname=~"{"|".join(hosts)}"}}'
+    lines = [f"$ promtool query instant http://prometheus:9090 '{query}'"]
     for metric in ("DCGM_FI_DEV_GPU_TEMP", "DCGM_FI_DEV_SM_CLOCK"):
         for h in hosts:
             node = state.node(h)

@@ -85,7 +85,7 @@ def scontrol_node(state: Cluster, node: Node) -> str:
         f"   State={STATE[node.slurm_state]} ThreadsPerCore=2 TmpDisk=0 Weight=1",
         f"   Partitions={PARTITION}",
         f"   BootTime={_iso(node.boot)} SlurmdStartTime={_iso(node.boot)}",
-        f"   CfgTRES=cpu=224,mem=2000000M,billing=224,gres/gpu=8",
+        "   CfgTRES=cpu=224,mem=2000000M,billing=224,gres/gpu=8",
     ]
     if node.reason:
         when = _iso(node.reason_time) if node.reason_time else _iso(state.now)
