@@ -137,6 +137,8 @@ class Job:
     limit_h: int
     reason: str = ""  # for pending jobs: Resources, Priority, launch failed requeued held
     step_s: float = 0.0  # seconds per training step, as the job's log reports it
+    log: tuple[str, ...] = ()  # the tail of slurm-<id>.out (faults add their lines)
+    restarts: int = 0
 
 
 @dataclass(frozen=True)

@@ -91,3 +91,21 @@ def scontrol_node(state: Cluster, node: Node) -> str:
         when = _iso(node.reason_time) if node.reason_time else _iso(state.now)
         lines.append(f"   Reason={node.reason} [{node.reason_user}@{when}]")
     return "\n".join(lines)
+
+
+def job_log(state: Cluster, job) -> str:
+    """`tail slurm-<id>.out`: the training loop's progress lines (step, loss, seconds per
+    step), then whatever the fault made the job print."""
+    lines = [f"$ tail -n 6 slurm-{job.job_id}.out"]
+    if job.state == "PD" and not job.log:
+        lines.append(f"(job requeued {job.restarts} time(s); waiting: {job.reason})")
+        return "\n".join(lines)
+    base = job.step_s or 2.0
+    step = 50 * (6 + int(job.elapsed_s / base) // 50)
+    shown = 6 - len(job.log)
+    for k in range(max(shown, 1)):
+        s = step - (shown - k) * 50
+        loss = 1.6 + 0.4 * ((job.job_id + s) % 97) / 97
+        lines.append(f"[rank0] step {s:>7} | loss {loss:.4f} | {base:.2f} s/step")
+    lines += job.log
+    return "\n".join(lines)
