@@ -20,6 +20,7 @@ from __future__ import annotations
 from problems.drills.cluster import Cluster, Gpu, Node
 from problems.templates._era import DRIVERS
 from problems.templates._nvidia_smi import (
+    _TABLES,
     GpuRow,
     Process,
     _banner,
@@ -60,8 +61,12 @@ def nvidia_smi(state: Cluster, node: Node) -> str:
     gpus = [g for g in node.gpus if g.on_bus]
     layout = layout_of(DRIVERS[state.driver].branch)
     lines = [prompt, date_line(state.now), *_banner(state.driver, layout)]
+    ecc_w = _TABLES[layout][0][2]
     for k, g in enumerate(gpus):
-        lines += _gpu_block(layout, k, _row(state, g))
+        block = _gpu_block(layout, k, _row(state, g))
+        if g.ecc_unc:  # the Volatile Uncorr. ECC cell
+            block[0] = block[0][: -(ecc_w + 1)] + f"{g.ecc_unc} ".rjust(ecc_w) + "|"
+        lines += block
     procs = [
         Process(k, 40_000 + 97 * g.index + node.boot.second, "python3", g.used_mib - 520)
         for k, g in enumerate(gpus)

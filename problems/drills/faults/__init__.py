@@ -1,0 +1,10 @@
+"""The fault kinds a drill can plant, one module each, by kind (see faults/base.py for
+what a module provides)."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from problems.drills.faults import ecc, ib_link, off_bus, slurm_drain, thermal
+
+FAULTS: dict[str, ModuleType] = {m.KIND: m for m in (off_bus, ecc, thermal, slurm_drain, ib_link)}
