@@ -102,6 +102,17 @@ def requeue(state: Cluster, job: Job, without: set[str]) -> Cluster:
     return state.with_job(new)
 
 
+def _sinfo_node(state: Cluster, host: str) -> str:
+    """What the act left: `sinfo -n HOST -h -o "%N %T"` (scontrol update prints nothing)."""
+    return f'$ sinfo -n {host} -h -o "%N %T"\n{host} {state.node(host).slurm_state}'
+
+
+def _squeue_job(state: Cluster, job_id: int) -> str:
+    job = state.job(job_id)
+    where = ",".join(job.nodes) if job.state == "R" else f"({job.reason})"
+    return f'$ squeue -j {job_id} -h -o "%i %t %R"\n{job_id} {job.state} {where}'
+
+
 def _jobs_on(state: Cluster, host: str) -> list[Job]:
     return [j for j in state.jobs if j.state == "R" and host in j.nodes]
 
@@ -122,6 +133,7 @@ def drain(host: str) -> Run:
         for job in _jobs_on(state, host):
             out.append(f"$ scontrol requeue {job.job_id}")
             state = requeue(state, job, {host})
+        out.append(_sinfo_node(state, host))
         return "\n".join(out), state
 
     return run
@@ -205,7 +217,8 @@ def resume(host: str) -> Run:
     def run(state: Cluster) -> tuple[str, Cluster]:
         node = state.node(host)
         node = replace(node, slurm_state="idle", reason="", reason_user="", reason_time=None)
-        return f"$ scontrol update nodename={host} state=resume", state.with_node(node)
+        state = state.with_node(node)
+        return f"$ scontrol update nodename={host} state=resume\n{_sinfo_node(state, host)}", state
 
     return run
 
@@ -214,7 +227,8 @@ def requeue_job(job_id: int) -> Run:
     def run(state: Cluster) -> tuple[str, Cluster]:
         job = state.job(job_id)
         bad = {h for h in job.nodes if state.node(h).slurm_state not in ("allocated", "idle")}
-        return f"$ scontrol requeue {job_id}", requeue(state, job, bad)
+        state = requeue(state, job, bad)
+        return f"$ scontrol requeue {job_id}\n{_squeue_job(state, job_id)}", state
 
     return run
 

@@ -10,6 +10,7 @@ plants yet, so the choice list does not shrink to the implemented ones.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 from problems.drills.cluster import Cluster
@@ -75,3 +76,13 @@ def alert(name: str, labels: dict[str, object], summary: str, since) -> str:
     """An Alertmanager-style page: [FIRING:1] name (labels), summary, when it started."""
     text = " ".join(f"{k}={v}" for k, v in labels.items())
     return f"[FIRING:1] {name} ({text})\n{summary}\nStarted: {since:%Y-%m-%d %H:%M:%S} UTC"
+
+
+def pick_gpu(state: Cluster, rng: random.Random) -> tuple[int, str, int]:
+    """(node's position in the job, host, GPU index) for the fault: a GPU of the job's,
+    never the one carrying the healthy noise (its correctable errors must stay noise)."""
+    job = state.main_job
+    while True:
+        k, index = rng.randrange(len(job.nodes)), rng.randrange(8)
+        if not state.node(job.nodes[k]).gpus[index].ecc_corr:
+            return k, job.nodes[k], index

@@ -20,7 +20,7 @@ import random
 from dataclasses import replace
 
 from problems.drills.cluster import Cluster, XidRecord
-from problems.drills.faults.base import Planted, alert, gpu_location
+from problems.drills.faults.base import Planted, alert, gpu_location, pick_gpu
 
 KIND = "uncorrectable-ecc"
 SLUG = "drill-uncorrectable-ecc"
@@ -28,8 +28,7 @@ SLUG = "drill-uncorrectable-ecc"
 
 def plant(state: Cluster, rng: random.Random) -> Planted:
     job = state.main_job
-    rank_node = rng.randrange(len(job.nodes))
-    host, index = job.nodes[rank_node], rng.randrange(8)
+    rank_node, host, index = pick_gpu(state, rng)
     at = state.now - datetime.timedelta(minutes=rng.randint(6, 25), seconds=rng.randint(0, 59))
     gpu = state.node(host).gpus[index]
     gpu = replace(gpu, ecc_unc=1, remap_pending=True, fault="ecc", util=0)

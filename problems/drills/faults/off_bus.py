@@ -18,7 +18,7 @@ import random
 from dataclasses import replace
 
 from problems.drills.cluster import Cluster, XidRecord
-from problems.drills.faults.base import Planted, alert, gpu_location
+from problems.drills.faults.base import Planted, alert, gpu_location, pick_gpu
 
 KIND = "gpu-off-bus"
 SLUG = "drill-gpu-off-bus"
@@ -26,8 +26,7 @@ SLUG = "drill-gpu-off-bus"
 
 def plant(state: Cluster, rng: random.Random) -> Planted:
     job = state.main_job
-    rank_node = rng.randrange(len(job.nodes))
-    host, index = job.nodes[rank_node], rng.randrange(8)
+    rank_node, host, index = pick_gpu(state, rng)
     at = state.now - datetime.timedelta(minutes=rng.randint(18, 40), seconds=rng.randint(0, 59))
     node = state.node(host)
     gpu = node.gpus[index]

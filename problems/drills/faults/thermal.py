@@ -19,7 +19,7 @@ import random
 from dataclasses import replace
 
 from problems.drills.cluster import Cluster
-from problems.drills.faults.base import Planted, alert, gpu_location
+from problems.drills.faults.base import Planted, alert, gpu_location, pick_gpu
 
 KIND = "thermal-throttle"
 SLUG = "drill-thermal-throttle"
@@ -27,7 +27,7 @@ SLUG = "drill-thermal-throttle"
 
 def plant(state: Cluster, rng: random.Random) -> Planted:
     job = state.main_job
-    host, index = rng.choice(job.nodes), rng.randrange(8)
+    _, host, index = pick_gpu(state, rng)
     gpu = state.node(host).gpus[index]
     temp = rng.randint(87, 91)
     events = ("SW Thermal Slowdown",) + (("HW Thermal Slowdown",) if temp >= 89 else ())

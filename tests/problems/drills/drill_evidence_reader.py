@@ -1,0 +1,76 @@
+"""An evidence reader for drills: from the alert, the outputs of the actions taken and the
+location labels the learner is shown (never the state), name the fault kind and where it
+is. The drill tests run it over the expert path: if it can read the fault from those
+outputs, a learner can."""
+
+from __future__ import annotations
+
+import re
+
+PROMPT = re.compile(r"^root@([\w-]+):~# (.*)$", re.M)
+XID = re.compile(r"NVRM: Xid \(PCI:0000:([0-9a-f]{2}):00\): (\d+),")
+LOST = re.compile(r"Unable to determine the device handle for GPU 0000:([0-9A-F]{2}):00\.0")
+Q_GPU = re.compile(r"^GPU 00000000:([0-9A-F]{2}):00\.0$", re.M)
+PAIR = re.compile(r"^\$ srun -N 2 -w ([\w-]+),([\w-]+) ", re.M)
+AVG = re.compile(r"^# Avg bus bandwidth\s*: ([\d.]+)", re.M)
+SINFO_ROW = re.compile(r"^(.{20}) (\S+)\s+(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d) (\S+)$", re.M)
+CA = re.compile(r"^CA '(mlx5_\d+)'\n(?:\t.*\n)*?\t\tRate: (\d+)", re.M)
+PERF = re.compile(r"perfquery -C (mlx5_\d+) -P 1\n(?:.*\n)*?LinkDownedCounter:\.+(\d+)", re.M)
+
+
+def _host(output: str) -> str | None:
+    m = PROMPT.search(output)
+    return m.group(1) if m else None
+
+
+def _gpu_at(locations: dict[str, str], host: str, bus: str) -> str:
+    want = f"00000000:{bus.upper()}:00.0"
+    (loc,) = [
+        k for k, label in locations.items() if label.startswith(f"{host} GPU ") and want in label
+    ]
+    return loc
+
+
+def read(alert: str, outputs: list[str], locations: dict[str, str]) -> tuple[str, str]:
+    for out in outputs:  # kernel log: Xid 79, or the 48/63/95 sequence
+        host = _host(out)
+        codes = XID.findall(out)
+        if any(code == "79" for _, code in codes):
+            bus = next(b for b, code in codes if code == "79")
+            return "gpu-off-bus", _gpu_at(locations, host, bus)
+        if {"48", "63"} <= {code for _, code in codes}:
+            bus = next(b for b, code in codes if code == "48")
+            return "uncorrectable-ecc", _gpu_at(locations, host, bus)
+    for out in outputs:  # nvidia-smi that cannot open a GPU
+        m = LOST.search(out)
+        if m:
+            return "gpu-off-bus", _gpu_at(locations, _host(out), m.group(1))
+    for out in outputs:  # nvidia-smi -q: thermal clock event reasons
+        if "Clocks Event Reasons" in out and re.search(r"Thermal Slowdown\s+: Active", out):
+            return "thermal-throttle", _gpu_at(locations, _host(out), Q_GPU.search(out).group(1))
+    for out in outputs:  # sinfo -R: the newest drain is the incident, older ones are noise
+        rows = SINFO_ROW.findall(out)
+        if rows:
+            newest = max(rows, key=lambda r: r[2])
+            if newest[0].strip() == "Kill task failed":
+                return "slurm-drain", newest[3]
+    for out in outputs:  # nccl-tests over pairs: the node shared by the slow pairs
+        pairs = PAIR.findall(out)
+        avgs = [float(x) for x in AVG.findall(out)]
+        if pairs and len(pairs) == len(avgs):
+            top = max(avgs)
+            slow = [set(p) for p, a in zip(pairs, avgs, strict=True) if a < 0.8 * top]
+            (host,) = set.intersection(*slow)
+            for other in outputs:
+                if _host(other) != host:
+                    continue
+                rates = CA.findall(other)
+                if rates:
+                    full = max(int(r) for _, r in rates)
+                    low = [ca for ca, r in rates if int(r) < full]
+                    if low:
+                        return "ib-link-degraded", f"{host}:{low[0]}"
+                downs = [(ca, int(n)) for ca, n in PERF.findall(other) if int(n) > 0]
+                if downs:
+                    return "ib-link-degraded", f"{host}:{downs[0][0]}"
+    return "unknown", ""

@@ -1,0 +1,91 @@
+"""Drills are deterministic per seed, every action prints something, the ids agree across
+tools, and the expert path's outputs alone name the planted fault (issue 39)."""
+
+import re
+
+import pytest
+from drill_evidence_reader import XID, read
+
+from problems.drills import registry
+from problems.drills.export import export
+
+SEEDS = range(50)
+UUID = re.compile(r"\bGPU-[0-9a-fA-F-]+")
+GOOD_UUID = re.compile(r"^GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+
+
+@pytest.fixture(scope="module")
+def exports():
+    return {
+        (slug, seed): export(registry.generate(slug, seed))
+        for slug in registry.slugs()
+        for seed in SEEDS
+    }
+
+
+def test_five_drills_one_per_fault_kind():
+    drills = [registry.generate(slug, 0) for slug in registry.slugs()]
+    assert len({d.answer.fault for d in drills}) == len(drills) >= 5
+
+
+@pytest.mark.parametrize("slug", registry.slugs())
+def test_same_seed_same_drill_other_seed_other_drill(slug, exports):
+    assert export(registry.generate(slug, 7)) == exports[(slug, 7)]
+    assert exports[(slug, 7)] != exports[(slug, 8)]
+
+
+def test_unknown_slug_is_an_error():
+    with pytest.raises(ValueError, match="no drill"):
+        registry.generate("drill-nope", 1)
+
+
+def test_every_output_non_empty_and_uuids_well_formed(exports):
+    for (slug, seed), data in exports.items():
+        assert data["alert"].startswith("[FIRING:1] ")
+        for a in data["actions"]:
+            body = a["output"].split("\n", 1)
+            assert len(body) == 2 and body[1].strip(), (slug, seed, a["id"])
+            for uuid in UUID.findall(a["output"]):
+                assert GOOD_UUID.match(uuid), (slug, seed, a["id"], uuid)
+
+
+def test_xid_bus_ids_are_gpus_of_that_nodes_nvidia_smi(exports):
+    checked = 0
+    for (slug, seed), data in exports.items():
+        outputs = {a["id"]: a["output"] for a in data["actions"]}
+        for action_id, out in outputs.items():
+            if not action_id.startswith("dmesg@"):
+                continue
+            smi = outputs["nvidia-smi@" + action_id.split("@")[1]].upper()
+            for bus, _ in XID.findall(out):
+                checked += 1
+                assert f"0000:{bus.upper()}:00.0" in smi, (slug, seed, action_id, bus)
+    assert checked >= 100  # the off-bus and ECC drills print Xids in every seed
+
+
+def test_uuid_in_kernel_log_is_the_one_nvidia_smi_q_shows(exports):
+    for slug in ("drill-uncorrectable-ecc",):
+        for seed in SEEDS:
+            data = exports[(slug, seed)]
+            outputs = {a["id"]: a["output"] for a in data["actions"]}
+            host, gpu = data["answer"]["location"].split(":gpu")
+            uuid = UUID.search(outputs[f"dmesg@{host}"]).group(0)
+            assert uuid in outputs[f"smi-q@{host}:{gpu}"]
+
+
+def test_expert_path_outputs_name_the_fault_and_location(exports):
+    for (slug, seed), data in exports.items():
+        drill = registry.generate(slug, seed)
+        outputs = [out for _, out in drill.replay(drill.expert_path)]
+        got = read(data["alert"], outputs, dict(drill.locations))
+        want = (data["answer"]["fault"], data["answer"]["location"])
+        assert got == want, (slug, seed)
+
+
+def test_healthy_noise_is_present_and_not_the_answer(exports):
+    for (slug, seed), data in exports.items():
+        sinfo = next(a["output"] for a in data["actions"] if a["id"] == "sinfo-R")
+        assert len(sinfo.splitlines()) >= 3  # header plus the old drained node
+        drill = registry.generate(slug, seed)
+        corrected = [(n.hostname, g.index) for n in drill.state.nodes for g in n.gpus if g.ecc_corr]
+        assert corrected and all(f"{h}:gpu{i}" != data["answer"]["location"] for h, i in corrected)
