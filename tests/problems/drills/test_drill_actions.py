@@ -1,0 +1,109 @@
+"""Acts change the cluster as they would a real one, and later looks show it."""
+
+import re
+
+from problems.drills import registry
+
+
+def _find(slug, want):
+    for seed in range(200):
+        drill = registry.generate(slug, seed)
+        if want(drill):
+            return drill
+    raise AssertionError(f"no seed of {slug} fits")
+
+
+def _gpu(drill):
+    host, index = drill.answer.location.split(":gpu")
+    return host, int(index)
+
+
+def _last(drill, taken):
+    return drill.replay(taken)[-1][1]
+
+
+def test_gpu_reset_refused_while_in_use_then_activates_the_remap_after_a_drain():
+    drill = registry.generate("drill-uncorrectable-ecc", 3)
+    host, i = _gpu(drill)
+    before = _last(drill, [f"smi-q@{host}:{i}"])
+    assert re.search(r"Pending\s+: Yes", before)
+    assert re.search(r"DRAM Uncorrectable\s+: 1", before)
+    refused = _last(drill, [f"reset-gpu@{host}:{i}"])
+    assert "is currently in use by another process" in refused
+    taken = [f"drain@{host}", f"reset-gpu@{host}:{i}", f"smi-q@{host}:{i}"]
+    steps = drill.replay(taken)
+    assert "was successfully reset" in steps[1][1]
+    after = steps[2][1]
+    assert re.search(r"Pending\s+: No", after)
+    assert re.search(r"Remapped Rows\n.*\n\s+Uncorrectable Error\s+: 1", after)
+    volatile = after.split("Volatile")[1].split("Aggregate")[0]
+    assert re.search(r"DRAM Uncorrectable\s+: 0", volatile)
+
+
+def test_drain_takes_the_node_out_of_the_job():
+    drill = registry.generate("drill-thermal-throttle", 5)
+    host, _ = _gpu(drill)
+    job = drill.state.main_job
+    assert "State=ALLOCATED" in _last(drill, [f"scontrol@{host}"])
+    steps = drill.replay([f"drain@{host}", "sinfo-R", f"scontrol@{host}"])
+    assert f"scontrol requeue {job.job_id}" in steps[0][1]
+    assert f"{host} drained" in steps[0][1]
+    assert host in steps[1][1] and "oncall" in steps[1][1]
+    assert "State=IDLE+DRAIN" in steps[2][1] and "CPUAlloc=0" in steps[2][1]
+    _, after = drill.action(f"drain@{host}").run(drill.state)
+    moved = after.job(job.job_id)
+    assert host not in moved.nodes and moved.restarts == 1
+    assert moved.state == "PD" or len(moved.nodes) == len(job.nodes)
+
+
+def test_reboot_brings_back_a_transient_off_bus_gpu_but_not_a_dead_one():
+    def hidden(kind):
+        return lambda d: any(g.fault == kind for n in d.state.nodes for g in n.gpus)
+
+    for kind, back in (("off-bus-transient", True), ("off-bus-hardware", False)):
+        drill = _find("drill-gpu-off-bus", hidden(kind))
+        host, i = _gpu(drill)
+        bus = drill.state.node(host).gpus[i].bus_id
+        assert "Unable to determine the device handle" in _last(drill, [f"nvidia-smi@{host}"])
+        steps = drill.replay([f"reboot@{host}", f"nvidia-smi@{host}", f"dmesg@{host}", "sinfo-R"])
+        smi = steps[1][1]
+        assert "Unable to determine" not in smi
+        assert (bus in smi) is back, kind
+        assert len(re.findall(r"NVIDIA \S+.*On  \|", smi)) == (8 if back else 7)
+        assert "Xid" not in steps[2][1]  # the reboot emptied the kernel ring buffer
+        assert ("gres/gpu count repo" in steps[3][1]) is not back
+
+
+def test_a_gpu_reset_cannot_reach_a_gpu_off_the_bus_and_changes_nothing():
+    drill = registry.generate("drill-gpu-off-bus", 2)
+    host, i = _gpu(drill)
+    steps = drill.replay([f"reset-gpu@{host}:{i}", f"nvidia-smi@{host}"])
+    assert "Unable to determine the device handle" in steps[0][1]
+    assert "Unable to determine the device handle" in steps[1][1]
+
+
+def test_no_reset_or_reboot_cools_a_throttled_gpu():
+    drill = registry.generate("drill-thermal-throttle", 9)
+    host, i = _gpu(drill)
+    steps = drill.replay([f"drain@{host}", f"reboot@{host}", f"smi-q@{host}:{i}"])
+    assert re.search(r"SW Thermal Slowdown\s+: Active", steps[-1][1])
+
+
+def test_resume_clears_the_drain_but_only_a_reboot_frees_the_stuck_gpu():
+    drill = registry.generate("drill-slurm-drain", 4)
+    host = drill.answer.location
+    assert "python3" in _last(drill, [f"nvidia-smi@{host}"])  # a process Slurm does not run
+    resumed = drill.replay([f"resume@{host}", "sinfo-R", f"nvidia-smi@{host}"])
+    assert host not in resumed[1][1]
+    assert "python3" in resumed[2][1]
+    rebooted = drill.replay([f"reboot@{host}", f"nvidia-smi@{host}"])
+    assert "No running processes found" in rebooted[1][1]
+
+
+def test_minutes_pass_with_each_action():
+    drill = registry.generate("drill-ib-link-degraded", 1)
+    state = drill.state
+    for action_id in ("nccl-pairs", "squeue"):
+        _, later = drill.action(action_id).run(state)
+        assert (later.now - state.now).total_seconds() == 60 * drill.action(action_id).minutes
+        state = later
