@@ -60,7 +60,10 @@ def read(alert: str, outputs: list[str], locations: dict[str, str]) -> tuple[str
         if pairs and len(pairs) == len(avgs):
             top = max(avgs)
             slow = [set(p) for p, a in zip(pairs, avgs, strict=True) if a < 0.8 * top]
-            (host,) = set.intersection(*slow)
+            shared = set.intersection(*slow) if slow else set()
+            if len(shared) != 1:
+                continue
+            (host,) = shared
             for other in outputs:
                 if _host(other) != host:
                     continue

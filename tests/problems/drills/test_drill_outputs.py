@@ -7,7 +7,10 @@ import pytest
 from drill_evidence_reader import XID, read
 
 from problems.drills import registry
+from problems.drills.actions import catalogue
+from problems.drills.cluster import draw
 from problems.drills.export import export
+from problems.drills.faults.base import locations
 
 SEEDS = range(50)
 UUID = re.compile(r"\bGPU-[0-9a-fA-F-]+")
@@ -89,3 +92,14 @@ def test_healthy_noise_is_present_and_not_the_answer(exports):
         drill = registry.generate(slug, seed)
         corrected = [(n.hostname, g.index) for n in drill.state.nodes for g in n.gpus if g.ecc_corr]
         assert corrected and all(f"{h}:gpu{i}" != data["answer"]["location"] for h, i in corrected)
+
+
+@pytest.mark.parametrize("seed", range(0, 40, 4))
+def test_a_healthy_cluster_reads_as_no_fault_noise_included(seed):
+    """Every look on a cluster with only its noise (an old drain, a few correctable ECC
+    errors): the reader finds nothing, so the noise is not evidence of a fault."""
+    state = draw(seed, 8)
+    looks = [a for a in catalogue(state) if not a.disruptive]
+    outputs = [a.run(state)[0] for a in looks]
+    assert read("", outputs, locations(state)) == ("unknown", "")
+    assert any("DRAM Correctable" in o and re.search(r"Correctable\s+: [1-9]", o) for o in outputs)
