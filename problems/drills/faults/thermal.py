@@ -47,7 +47,7 @@ def plant(state: Cluster, rng: random.Random) -> Planted:
         f"[rank0] step {{}} | loss {1.7 + k / 50:.4f} | {slow:.2f} s/step" for k in range(3)
     )
     step = 50 * (6 + int(job.elapsed_s / job.step_s) // 50)
-    log = tuple(line.format(step + 50 * (k + 1)) for k, line in enumerate(log))
+    log = tuple(line.format(step + 50 * k) for k, line in enumerate(log))
     state = state.with_job(replace(job, log=log))
     drop = round(100 * (1 - job.step_s / slow))
     page = alert(

@@ -103,3 +103,26 @@ def test_a_healthy_cluster_reads_as_no_fault_noise_included(seed):
     outputs = [a.run(state)[0] for a in looks]
     assert read("", outputs, locations(state)) == ("unknown", "")
     assert any("DRAM Correctable" in o and re.search(r"Correctable\s+: [1-9]", o) for o in outputs)
+
+
+RANK = re.compile(
+    r"^#  Rank +\d+ Group  0 Pid +\d+ on +(\S+) device +\d+ \[0x([0-9a-f]{2})\]", re.M
+)
+
+
+def test_ids_one_output_names_exist_in_the_others(exports):
+    """nccl-tests' rank lines name GPUs that node's nvidia-smi lists; perfquery's HCAs are
+    ibstat's; the job's nodes in the pair sweep are nodes Slurm knows."""
+    for slug in ("drill-ib-link-degraded", "drill-thermal-throttle"):
+        for seed in range(0, 50, 5):
+            outputs = {a["id"]: a["output"] for a in exports[(slug, seed)]["actions"]}
+            ranks = RANK.findall(outputs["nccl-pairs"])
+            assert ranks
+            for host, bus in ranks:
+                assert f"00000000:{bus.upper()}:00.0" in outputs[f"nvidia-smi@{host}"]
+                assert f"scontrol@{host}" in outputs
+            for action_id, out in outputs.items():
+                if action_id.startswith("perfquery@"):
+                    ibstat = outputs["ibstat@" + action_id.split("@")[1]]
+                    for ca in re.findall(r"perfquery -C (mlx5_\d+)", out):
+                        assert f"CA '{ca}'" in ibstat
