@@ -49,7 +49,7 @@ def plant(state: Cluster, rng: random.Random) -> Planted:
     slow = round(job.step_s * rng.uniform(1.3, 1.7), 2)
     step = 50 * (6 + int(job.elapsed_s / job.step_s) // 50)
     log = tuple(
-        f"[rank0] step {step + 50 * i} | loss {1.7 + i / 50:.4f} | {slow:.2f} s/step"
+        f"[rank0] step {step + 50 * i:>7} | loss {1.7 + i / 50:.4f} | {slow:.2f} s/step"
         for i in range(3)
     )
     state = state.with_job(replace(job, log=log))

@@ -44,7 +44,7 @@ def plant(state: Cluster, rng: random.Random) -> Planted:
     state = state.with_gpu(host, gpu)
     slow = round(job.step_s * gpu.max_sm_clock / clock, 2)
     log = tuple(
-        f"[rank0] step {{}} | loss {1.7 + k / 50:.4f} | {slow:.2f} s/step" for k in range(3)
+        f"[rank0] step {{:>7}} | loss {1.7 + k / 50:.4f} | {slow:.2f} s/step" for k in range(3)
     )
     step = 50 * (6 + int(job.elapsed_s / job.step_s) // 50)
     log = tuple(line.format(step + 50 * k) for k, line in enumerate(log))
