@@ -109,8 +109,8 @@ def _pair(state: Cluster, a: Node, b: Node) -> list[str]:
         g = [x for x in node.gpus if x.on_bus][r % 8]
         pid = 30_000 + zlib.crc32(node.hostname.encode()) % 20_000 + r % 8
         lines.append(
-            f"#  Rank {r:2d} Group  0 Pid {pid:6d} on {node.hostname:>8} device {r % 8:2d} "
-            f"[0x{g.bus:02x}] {state.gpu_name}"
+            f"#  Rank {r:2d} Group  0 Pid {pid:6d} on {node.hostname} device {r % 8:2d} "
+            f"[0000:{g.bus:02x}:00] {state.gpu_name}"
         )
     lines += ["#", NCCL_HEADER]
     factor = 2 * (RANKS - 1) / RANKS
@@ -127,7 +127,7 @@ def _pair(state: Cluster, a: Node, b: Node) -> list[str]:
             cells += f"  {fmt_us(us):>7s}  {algbw:6.2f}  {busbw:6.2f}  {0:5d}"
         lines.append(cells)
     lines.append("# Out of bounds values : 0 OK")
-    lines.append(f"# Avg bus bandwidth    : {total / (2 * len(SIZES)):.4f} ")
+    lines.append(f"# Avg bus bandwidth    : {total / (2 * len(SIZES)):g} ")
     return lines
 
 

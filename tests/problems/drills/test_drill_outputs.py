@@ -106,7 +106,7 @@ def test_a_healthy_cluster_reads_as_no_fault_noise_included(seed):
 
 
 RANK = re.compile(
-    r"^#  Rank +\d+ Group  0 Pid +\d+ on +(\S+) device +\d+ \[0x([0-9a-f]{2})\]", re.M
+    r"^#  Rank +\d+ Group  0 Pid +\d+ on (\S+) device +\d+ \[0000:([0-9a-f]{2}):00\]", re.M
 )
 
 
