@@ -287,6 +287,10 @@ def _node_actions(state: Cluster, host: str, in_job: bool) -> list[Action]:
 
 def catalogue(state: Cluster) -> tuple[Action, ...]:
     """Every action a drill over this state offers, in a stable order."""
+    if state.scheduler == "kubernetes":
+        from problems.drills import k8s_actions  # it builds on this module's Action
+
+        return k8s_actions.catalogue(state)
     job = state.main_job
     hosts = job.nodes
     acts = [

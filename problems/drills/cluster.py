@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import datetime
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from hardware_db import catalog
 from problems.templates._era import fleet_driver, fleet_moment, fleet_years
@@ -124,6 +124,23 @@ class Node:
     reason_time: datetime.datetime | None = None
     xids: tuple[XidRecord, ...] = ()
     ib_fault: str = ""  # hidden: "", "low-rate", "flapping"
+    cordoned: bool = False  # Kubernetes: unschedulable (kubectl cordon / drain)
+    k8s_gpus: int = 8  # Kubernetes: allocatable nvidia.com/gpu the device plugin registered
+    kernel_driver: str = ""  # the loaded kernel module's version when it is not `driver`
+    plugin_started: datetime.datetime | None = None  # Kubernetes: the device plugin's start
+
+
+@dataclass(frozen=True)
+class Pod:
+    """A Kubernetes pod of the serving deployment (one replica takes a whole node)."""
+
+    name: str
+    node: str  # "" while Pending
+    phase: str  # Running, Pending
+    gpus: int
+    created: datetime.datetime
+    restarts: int = 0
+    ip: str = ""
 
 
 @dataclass(frozen=True)
@@ -150,7 +167,10 @@ class Cluster:
     now: datetime.datetime
     nodes: tuple[Node, ...]
     jobs: tuple[Job, ...]
-    events: tuple[str, ...] = field(default=())  # what actions did, for the timeline
+    scheduler: str = "slurm"  # or "kubernetes": then `pods` hold the serving deployment
+    pods: tuple[Pod, ...] = ()
+    namespace: str = "inference"
+    deployment: str = ""
 
     @property
     def accelerator(self) -> str:
@@ -179,6 +199,9 @@ class Cluster:
         node = self.node(hostname)
         gpus = tuple(gpu if g.index == gpu.index else g for g in node.gpus)
         return self.with_node(replace(node, gpus=gpus))
+
+    def with_pods(self, pods: tuple[Pod, ...]) -> Cluster:
+        return replace(self, pods=pods)
 
     def with_job(self, job: Job) -> Cluster:
         return replace(self, jobs=tuple(job if j.job_id == job.job_id else j for j in self.jobs))

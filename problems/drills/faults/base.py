@@ -64,6 +64,8 @@ def hca_location(host: str, hca: str) -> str:
 def locations(state: Cluster) -> dict[str, str]:
     """{location id: label}: every node, every GPU and HCA of the job's nodes."""
     out: dict[str, str] = {n.hostname: n.hostname for n in state.nodes}
+    if state.scheduler == "kubernetes":
+        return out
     for host in state.main_job.nodes:
         for g in state.node(host).gpus:
             out[gpu_location(host, g.index)] = f"{host} GPU {g.index} ({g.bus_id})"

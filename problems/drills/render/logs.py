@@ -9,6 +9,8 @@ wording.
   Required" from R565 (_xid_catalog.RECOVERY_154).
 - Each GPU's first Xid is preceded by its "GPU at PCI" / "GPU Board Serial Number" pair,
   naming the UUID and serial the node's nvidia-smi -q shows.
+- A user-space driver newer than the loaded module: the module's "API mismatch" notice
+  (render/k8s.py) when a client first tries it.
 - A reboot clears the kernel ring buffer: the state drops a node's Xids when it reboots,
   so dmesg after a reboot shows none.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 import random
 
 from problems.drills.cluster import Cluster, Node
+from problems.drills.render.k8s import api_mismatch_lines
 from problems.drills.tools.xid_lines import (
     GpuIdentity,
     Xid74,
@@ -36,10 +39,13 @@ def dmesg_xid(state: Cluster, node: Node) -> str:
     branch = DRIVERS[state.driver].branch
     links = PLATFORMS[state.platform][3]
     gen = GENERATION[state.accelerator]
-    built = DRIVERS[state.driver].built
-    loaded = f"{_when(node.boot)} NVRM: loading NVIDIA UNIX x86_64 Kernel Module  {state.driver}"
+    module = node.kernel_driver or state.driver
+    built = DRIVERS[module].built
+    loaded = f"{_when(node.boot)} NVRM: loading NVIDIA UNIX x86_64 Kernel Module  {module}"
     loaded += f"  {built}" if built else ""
     lines = [prompt, loaded]
+    if node.kernel_driver and node.plugin_started:  # the new library met the old module
+        lines += api_mismatch_lines(state, node, node.plugin_started)
     seen: set[int] = set()
     for x in sorted(node.xids, key=lambda r: (r.at, r.gpu)):
         g = node.gpus[x.gpu]

@@ -48,6 +48,15 @@ def lost_line(gpu: Gpu) -> str:
     return f"Unable to determine the device handle for GPU {gpu.bus_id[4:]}: Unknown Error"
 
 
+def _mismatch(prompt: str, state: Cluster) -> str:
+    """What nvidia-smi prints when the loaded kernel module is not the library's version
+    (R535+ add the library's version; see render/k8s.py for the sources)."""
+    return (
+        f"{prompt}\nFailed to initialize NVML: Driver/library version mismatch\n"
+        f"NVML library version: {state.driver}"
+    )
+
+
 def _row(state: Cluster, g: Gpu) -> GpuRow:
     return GpuRow(state.gpu_name, g.bus_id, g.temp, g.watts, g.cap, g.used_mib, g.total_mib, g.util)
 
@@ -55,6 +64,8 @@ def _row(state: Cluster, g: Gpu) -> GpuRow:
 def nvidia_smi(state: Cluster, node: Node) -> str:
     """The default table for the node's enumerated GPUs, or the handle error if one is lost."""
     prompt = f"root@{node.hostname}:~# nvidia-smi"
+    if node.kernel_driver:
+        return _mismatch(prompt, state)
     lost = [g for g in node.gpus if not g.on_bus and g.fault != "gone"]
     if lost:
         return "\n".join([prompt, *(lost_line(g) for g in lost)])
@@ -78,6 +89,8 @@ def nvidia_smi(state: Cluster, node: Node) -> str:
 def nvidia_smi_list(state: Cluster, node: Node) -> str:
     """`nvidia-smi -L`."""
     lines = [f"root@{node.hostname}:~# nvidia-smi -L"]
+    if node.kernel_driver:
+        return _mismatch(lines[0], state)
     lost = [g for g in node.gpus if not g.on_bus and g.fault != "gone"]
     if lost:
         return "\n".join([*lines, *(lost_line(g) for g in lost)])
@@ -94,6 +107,8 @@ def nvidia_smi_q(state: Cluster, node: Node, index: int) -> str:
     """`nvidia-smi -q -i N`: the identity, clock event, ECC, remap, thermal, power and
     clock sections of GPU N (N counts enumerated GPUs, as nvidia-smi's index does)."""
     prompt = f"root@{node.hostname}:~# nvidia-smi -q -i {index}"
+    if node.kernel_driver:
+        return _mismatch(prompt, state)
     lost = [g for g in node.gpus if not g.on_bus and g.fault != "gone"]
     if lost:
         return "\n".join([prompt, lost_line(lost[0])])

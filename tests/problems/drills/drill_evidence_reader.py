@@ -54,6 +54,13 @@ def read(alert: str, outputs: list[str], locations: dict[str, str]) -> tuple[str
             newest = max(rows, key=lambda r: r[2])
             if newest[0].strip() == "Kill task failed":
                 return "slurm-drain", newest[3]
+    for out in outputs:  # Kubernetes: a node advertising no GPUs, and why
+        if "GPUS:.status.allocatable" in out:
+            rows = [line.split() for line in out.splitlines()[2:]]
+            empty = [name for name, gpus in rows if gpus in ("0", "<none>")]
+            plugin_failed = any("Failed to initialize NVML: ERROR_LIB_RM" in o for o in outputs)
+            if len(empty) == 1 and plugin_failed:
+                return "device-plugin", empty[0]
     for out in outputs:  # nccl-tests over pairs: the node shared by the slow pairs
         pairs = PAIR.findall(out)
         avgs = [float(x) for x in AVG.findall(out)]

@@ -107,3 +107,47 @@ def test_minutes_pass_with_each_action():
         _, later = drill.action(action_id).run(state)
         assert (later.now - state.now).total_seconds() == 60 * drill.action(action_id).minutes
         state = later
+
+
+def _pods(output):
+    """(name, status, node) rows of `kubectl get pods -o wide`."""
+    rows = [line.split() for line in output.splitlines()[2:]]
+    return [(r[0], r[2], r[6]) for r in rows]
+
+
+def test_device_plugin_restart_changes_nothing_and_a_reboot_brings_the_gpus_back():
+    drill = registry.generate("drill-device-plugin", 6)
+    host = drill.answer.location
+    pending = [p for p in _pods(_last(drill, ["kubectl-get-pods"])) if p[1] == "Pending"]
+    assert len(pending) == 1 and pending[0][2] == "<none>"
+    steps = drill.replay([f"restart-plugin@{host}", "gpu-allocatable", f"plugin-log@{host}"])
+    assert re.search(rf"^{host} +0$", steps[1][1], re.M)
+    assert "ERROR_LIB_RM_VERSION_MISMATCH" in steps[2][1]
+    steps = drill.replay(
+        [
+            f"reboot@{host}",
+            "gpu-allocatable",
+            "kubectl-get-pods",
+            f"nvidia-smi@{host}",
+            "sched-events",
+        ]
+    )
+    assert re.search(rf"^{host} +8$", steps[1][1], re.M)
+    assert (pending[0][0], "Running", host) in _pods(steps[2][1])
+    assert (
+        "version mismatch" not in steps[3][1]
+        and "python3" not in steps[3][1]
+        or "MiB" in steps[3][1]
+    )
+    assert "No resources found" in steps[4][1]
+
+
+def test_a_restarted_pod_lands_where_the_scheduler_puts_it():
+    drill = registry.generate("drill-device-plugin", 6)
+    before = _pods(_last(drill, ["kubectl-get-pods"]))
+    name, _, node = next(p for p in before if p[1] == "Running")
+    after = _pods(drill.replay([f"delete-pod@{name}", "kubectl-get-pods"])[1][1])
+    assert name not in [p[0] for p in after]
+    new = [p for p in after if p not in before and p[1] == "Running"]
+    assert len(new) == 1 and new[0][2] == node  # the only node with 8 free GPUs: its own
+    assert sum(p[1] == "Pending" for p in after) == 1
