@@ -101,3 +101,16 @@ def test_weights_can_be_set_per_drill(drill):
     diagnosis, _ = _right(drill)
     g = grade(custom, drill.expert_path, diagnosis, "no-action")
     assert g.score == 6 and g.points["remedy"] == 0
+
+
+def test_restarting_a_healthy_replica_is_named_in_a_kubernetes_drill():
+    drill = registry.generate("drill-device-plugin", 2)
+    healthy = next(a.id for a in drill.actions if a.id.startswith("delete-pod@"))
+    taken = [drill.expert_path[0], healthy, *drill.expert_path[1:]]
+    g = grade(drill, taken, (drill.answer.fault, drill.answer.location), "reboot-node")
+    assert g.unneeded == (healthy,) and g.score == 9
+    assert [s.action for s in g.timeline] == taken
+    assert [s.at for s in g.timeline] == [0, 1, 2, 3]
+    assert any(healthy in f for f in g.feedback)
+    outputs = [out for _, out in drill.replay(taken)]
+    assert "deleted" in outputs[1]
