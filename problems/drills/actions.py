@@ -253,6 +253,7 @@ def _node_actions(state: Cluster, host: str, in_job: bool) -> list[Action]:
         Action(
             f"scontrol@{host}", f"scontrol show node {host}", t, 1, False, on(slurm.scontrol_node)
         ),
+        Action(f"df@{host}", f"df -h on {host}", t, 1, False, on(slurm.df_h)),
         Action(
             f"dcgmi-diag@{host}", f"dcgmi diag -r 2 on {host}", t, 15, False, on(metrics.dcgmi_diag)
         ),

@@ -31,6 +31,7 @@ import random
 from dataclasses import dataclass, replace
 
 from hardware_db import catalog
+from problems.drills.tools.df import Mount
 from problems.templates._era import fleet_driver, fleet_moment, fleet_years
 from problems.templates._nvidia_smi import gpu_uuid
 from problems.templates.incidents._xid_log import PLATFORMS
@@ -124,6 +125,7 @@ class Node:
     reason_time: datetime.datetime | None = None
     xids: tuple[XidRecord, ...] = ()
     ib_fault: str = ""  # hidden: "", "low-rate", "flapping"
+    mounts: tuple[Mount, ...] = ()  # df's view: root, local /raid, the shared NFS volumes
     cordoned: bool = False  # Kubernetes: unschedulable (kubectl cordon / drain)
     k8s_gpus: int = 8  # Kubernetes: allocatable nvidia.com/gpu the device plugin registered
     kernel_driver: str = ""  # the loaded kernel module's version when it is not `driver`
@@ -156,6 +158,11 @@ class Job:
     step_s: float = 0.0  # seconds per training step, as the job's log reports it
     log: tuple[str, ...] = ()  # the tail of slurm-<id>.out (faults add their lines)
     restarts: int = 0
+
+    @property
+    def progress_step(self) -> int:
+        """The step the job's log has reached (a multiple of its 50-step log interval)."""
+        return 50 * (6 + int(self.elapsed_s / (self.step_s or 2.0)) // 50)
 
 
 @dataclass(frozen=True)
@@ -233,6 +240,38 @@ def _gpu(rng: random.Random, acc: str, index: int, bus: int, busy: bool) -> Gpu:
     )
 
 
+TIB = 2**40
+RAID_TIB = {"a100-sxm-80gb": 15, "h100-sxm": 30, "b200": 30}  # DGX local NVMe /raid
+
+
+def shared_mounts(rng: random.Random) -> tuple[Mount, ...]:
+    """The NFS volumes every node mounts: checkpoints and home directories."""
+    ckpt = 400 * TIB
+    home = 40 * TIB
+    return (
+        Mount("nas01:/export/checkpoints", "/checkpoints", ckpt,
+              int(ckpt * rng.uniform(0.45, 0.8)), 0, 2**32, rng.randint(10**6, 10**7), "nfs4"),
+        Mount("nas01:/export/home", "/home", home,
+              int(home * rng.uniform(0.3, 0.7)), 0, 2**31, rng.randint(10**6, 10**7), "nfs4"),
+    )  # fmt: skip
+
+
+def _with_avail(m: Mount) -> Mount:
+    """Available space: ext4 keeps 5% of its blocks for root (mke2fs -m 5, the default)."""
+    reserved = m.size // 20 if m.fstype == "ext4" else 0
+    return replace(m, avail=max(m.size - reserved - m.used, 0))
+
+
+def _local_mounts(rng: random.Random, acc: str) -> tuple[Mount, ...]:
+    root, raid = int(1.7 * TIB), RAID_TIB[acc] * TIB
+    return (
+        Mount("/dev/nvme0n1p2", "/", root, int(root * rng.uniform(0.12, 0.35)), 0,
+              116_000_000, rng.randint(400_000, 900_000), "ext4"),
+        Mount("/dev/md0", "/raid", raid, int(raid * rng.uniform(0.05, 0.6)), 0,
+              raid // 2**20, rng.randint(10_000, 400_000), "ext4"),
+    )  # fmt: skip
+
+
 def _hcas(rng: random.Random, acc: str, lid0: int) -> tuple[Hca, ...]:
     base = 0xB83FD2030000 << 16 | rng.getrandbits(16) << 8
     return tuple(
@@ -255,6 +294,7 @@ def draw(seed: int, n_nodes: int | None = None) -> Cluster:
     names = [f"{prefix}{first + k:03d}" for k in range(n)]
     old = rng.choice(range(job_size, n))  # the old drained node, never in the job
     nodes = []
+    shared = tuple(_with_avail(m) for m in shared_mounts(rng))
     for k, hostname in enumerate(names):
         busy = k < job_size or (k != old and rng.random() < 0.5)
         boot = now - datetime.timedelta(days=rng.randint(12, 90), seconds=rng.randint(0, 86_399))
@@ -266,6 +306,7 @@ def draw(seed: int, n_nodes: int | None = None) -> Cluster:
             hcas=_hcas(rng, acc, 100 + 8 * (first + k)),
             boot=boot,
             slurm_state="allocated" if busy else "idle",
+            mounts=tuple(_with_avail(m) for m in _local_mounts(rng, acc)) + shared,
         )
         if k == old:
             node = replace(

@@ -5,8 +5,16 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from problems.drills.faults import device_plugin, ecc, ib_link, off_bus, slurm_drain, thermal
+from problems.drills.faults import (
+    device_plugin,
+    ecc,
+    ib_link,
+    off_bus,
+    slurm_drain,
+    thermal,
+    volume_full,
+)
 
 FAULTS: dict[str, ModuleType] = {
-    m.KIND: m for m in (off_bus, ecc, thermal, slurm_drain, ib_link, device_plugin)
+    m.KIND: m for m in (off_bus, ecc, thermal, slurm_drain, ib_link, device_plugin, volume_full)
 }

@@ -37,6 +37,7 @@ REMEDIES: dict[str, str] = {
     "drain-fix-cooling": "Drain the node and have its cooling (fans, airflow) checked",
     "drain-fix-link": "Drain the node and reseat or replace the port's cable or transceiver",
     "resume-node": "Resume the node in Slurm",
+    "free-space": "Free space on the volume (prune old checkpoints) or grow it, then requeue",
     "requeue-job": "Requeue the job",
     "no-action": "No action: the cluster is healthy",
 }
@@ -64,6 +65,9 @@ def hca_location(host: str, hca: str) -> str:
 def locations(state: Cluster) -> dict[str, str]:
     """{location id: label}: every node, every GPU and HCA of the job's nodes."""
     out: dict[str, str] = {n.hostname: n.hostname for n in state.nodes}
+    for m in state.nodes[0].mounts:
+        if m.fstype.startswith("nfs"):
+            out[f"volume:{m.target}"] = f"shared volume {m.target} ({m.source})"
     if state.scheduler == "kubernetes":
         return out
     for host in state.main_job.nodes:

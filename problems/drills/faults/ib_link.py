@@ -47,7 +47,7 @@ def plant(state: Cluster, rng: random.Random) -> Planted:
     hcas = tuple(hca if h.name == hca.name else h for h in node.hcas)
     state = state.with_node(replace(node, hcas=hcas, ib_fault=variant))
     slow = round(job.step_s * rng.uniform(1.3, 1.7), 2)
-    step = 50 * (6 + int(job.elapsed_s / job.step_s) // 50)
+    step = job.progress_step
     log = tuple(
         f"[rank0] step {step + 50 * i:>7} | loss {1.7 + i / 50:.4f} | {slow:.2f} s/step"
         for i in range(3)

@@ -46,7 +46,7 @@ def plant(state: Cluster, rng: random.Random) -> Planted:
     log = tuple(
         f"[rank0] step {{:>7}} | loss {1.7 + k / 50:.4f} | {slow:.2f} s/step" for k in range(3)
     )
-    step = 50 * (6 + int(job.elapsed_s / job.step_s) // 50)
+    step = job.progress_step
     log = tuple(line.format(step + 50 * k) for k, line in enumerate(log))
     state = state.with_job(replace(job, log=log))
     drop = round(100 * (1 - job.step_s / slow))

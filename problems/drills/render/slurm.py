@@ -1,4 +1,5 @@
-"""Slurm's views of the drill's cluster: `squeue`, `sinfo -R` and `scontrol show node`.
+"""Slurm's views of the drill's cluster: `squeue`, `sinfo -R` and `scontrol show node`;
+with them the job's log and `df -h` on a node (the places a stalled job is looked at).
 
 - squeue uses the scheduling templates' format and table (scheduling/_family.py:
   SQUEUE_FORMAT, squeue_table, hostlist), so a drill prints it as they do.
@@ -14,6 +15,7 @@
 from __future__ import annotations
 
 from problems.drills.cluster import PARTITION, Cluster, Node
+from problems.drills.tools.df import render_df_h
 from problems.templates.scheduling._family import fmt_elapsed, fmt_hours, hostlist, squeue_table
 
 GRES = {"a100-sxm-80gb": "a100", "h100-sxm": "h100", "b200": "b200"}
@@ -96,16 +98,21 @@ def scontrol_node(state: Cluster, node: Node) -> str:
 def job_log(state: Cluster, job) -> str:
     """`tail slurm-<id>.out`: the training loop's progress lines (step, loss, seconds per
     step), then whatever the fault made the job print."""
-    lines = [f"$ tail -n 6 slurm-{job.job_id}.out"]
+    shown = max(6 - len(job.log), 1)
+    lines = [f"$ tail -n {shown + len(job.log)} slurm-{job.job_id}.out"]
     if job.state == "PD" and not job.log:
         lines.append(f"(job requeued {job.restarts} time(s); waiting: {job.reason})")
         return "\n".join(lines)
     base = job.step_s or 2.0
-    step = 50 * (6 + int(job.elapsed_s / base) // 50)
-    shown = 6 - len(job.log)
-    for k in range(max(shown, 1)):
+    step = job.progress_step
+    for k in range(shown):
         s = step - (shown - k) * 50
         loss = 1.6 + 0.4 * ((job.job_id + s) % 97) / 97
         lines.append(f"[rank0] step {s:>7} | loss {loss:.4f} | {base:.2f} s/step")
     lines += job.log
     return "\n".join(lines)
+
+
+def df_h(state: Cluster, node: Node) -> str:
+    """`df -hT` on the node (problems/drills/tools/df.py: GNU coreutils' layout)."""
+    return f"root@{node.hostname}:~# df -hT\n" + render_df_h(node.mounts, show_type=True)

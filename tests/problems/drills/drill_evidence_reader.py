@@ -15,6 +15,7 @@ PAIR = re.compile(r"^\$ srun -N 2 -w ([\w-]+),([\w-]+) ", re.M)
 AVG = re.compile(r"^# Avg bus bandwidth\s*: ([\d.]+)", re.M)
 SINFO_ROW = re.compile(r"^(.{20}) (\S+)\s+(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d) (\S+)$", re.M)
 CA = re.compile(r"^CA '(mlx5_\d+)'\n(?:\t.*\n)*?\t\tRate: (\d+)", re.M)
+DF_FULL = re.compile(r"^\S+ +\S+ +\S+ +\S+ +0 100% (\S+)$", re.M)
 PERF = re.compile(r"perfquery -C (mlx5_\d+) -P 1\n(?:.*\n)*?LinkDownedCounter:\.+(\d+)", re.M)
 
 
@@ -54,6 +55,11 @@ def read(alert: str, outputs: list[str], locations: dict[str, str]) -> tuple[str
             newest = max(rows, key=lambda r: r[2])
             if newest[0].strip() == "Kill task failed":
                 return "slurm-drain", newest[3]
+    wrote_nothing = any("file write failed" in o or "No space left on device" in o for o in outputs)
+    for out in outputs:  # df: a full volume, when the job's log says a write failed
+        full = DF_FULL.findall(out)
+        if wrote_nothing and len(full) == 1:
+            return "volume-full", f"volume:{full[0]}"
     for out in outputs:  # Kubernetes: a node advertising no GPUs, and why
         if "GPUS:.status.allocatable" in out:
             rows = [line.split() for line in out.splitlines()[2:]]

@@ -148,3 +148,17 @@ def test_a_restarted_pod_lands_where_the_scheduler_puts_it():
     new = [p for p in after if p not in before and p[1] == "Running"]
     assert len(new) == 1 and new[0][2] == node  # the only node with 8 free GPUs: its own
     assert sum(p[1] == "Pending" for p in after) == 1
+
+
+def test_a_full_shared_volume_is_full_on_every_node_and_no_reboot_frees_it():
+    drill = registry.generate("drill-volume-full", 8)
+    lines = {
+        line
+        for n in drill.state.nodes
+        for line in _last(drill, [f"df@{n.hostname}"]).splitlines()
+        if line.endswith(" /checkpoints")
+    }
+    assert len(lines) == 1 and " 100% " in lines.pop()
+    host = drill.state.main_job.nodes[0]
+    after = drill.replay([f"reboot@{host}", f"df@{host}"])[1][1]
+    assert re.search(r" 0 100% /checkpoints$", after, re.M)
