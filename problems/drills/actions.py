@@ -205,7 +205,8 @@ def reset_gpu(host: str, index: int) -> Run:
             remap_unc=g.remap_unc + (1 if pending else 0),
             ecc_unc=0,
             ecc_corr=0,
-            fault="" if g.fault == "ecc" else g.fault,
+            fault="" if g.fault in ("ecc", "nvlink") else g.fault,
+            nvlink_down=-1 if g.fault == "nvlink" else g.nvlink_down,  # the link retrains
         )
         out = f"{prompt}\nGPU {g.bus_id} was successfully reset.\nAll done."
         return out, state.with_gpu(host, g)
@@ -254,6 +255,9 @@ def _node_actions(state: Cluster, host: str, in_job: bool) -> list[Action]:
             f"scontrol@{host}", f"scontrol show node {host}", t, 1, False, on(slurm.scontrol_node)
         ),
         Action(f"df@{host}", f"df -h on {host}", t, 1, False, on(slurm.df_h)),
+        Action(
+            f"nvlink@{host}", f"nvidia-smi nvlink -s on {host}", t, 1, False, on(smi.nvlink_status)
+        ),
         Action(
             f"dcgmi-diag@{host}", f"dcgmi diag -r 2 on {host}", t, 15, False, on(metrics.dcgmi_diag)
         ),

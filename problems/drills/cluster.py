@@ -80,6 +80,7 @@ class Gpu:
     remap_pending: bool = False
     clock_events: tuple[str, ...] = ()  # active clock event reasons, nvidia-smi -q names
     on_bus: bool = True
+    nvlink_down: int = -1  # the NVLink that failed (inactive in `nvidia-smi nvlink -s`)
     fault: str = ""  # hidden: "", "off-bus-transient", "off-bus-hardware", "ecc", "thermal"
 
     @property
@@ -109,7 +110,8 @@ class XidRecord:
     code: int  # 48 (with its 63/95 sequence), 74, 79
     gpu: int
     at: datetime.datetime
-    salt: int = 0  # draws the message's addresses and link index
+    salt: int = 0  # draws the message's addresses
+    link: int = 0  # Xid 74 / 145: the NVLink the error names
 
 
 @dataclass(frozen=True)

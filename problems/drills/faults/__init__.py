@@ -9,6 +9,7 @@ from problems.drills.faults import (
     device_plugin,
     ecc,
     ib_link,
+    nvlink,
     off_bus,
     slurm_drain,
     thermal,
@@ -16,5 +17,6 @@ from problems.drills.faults import (
 )
 
 FAULTS: dict[str, ModuleType] = {
-    m.KIND: m for m in (off_bus, ecc, thermal, slurm_drain, ib_link, device_plugin, volume_full)
+    m.KIND: m
+    for m in (off_bus, ecc, thermal, slurm_drain, ib_link, device_plugin, volume_full, nvlink)
 }

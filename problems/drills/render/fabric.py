@@ -84,6 +84,8 @@ def node_factor(node: Node, full_rate: int) -> float:
         worst = min(worst, h.rate / full_rate)
         if h.link_downed:
             worst = min(worst, 0.34 + (h.lid % 13) / 100)
+    if any(g.nvlink_down >= 0 for g in node.gpus):  # intra-node hops of the ring slow down
+        worst = min(worst, 0.6)
     return worst
 
 

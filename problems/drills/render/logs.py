@@ -1,6 +1,8 @@
 """`dmesg -T | grep -i nvrm` on one node: the Xids the state holds, in the driver's
 wording.
 
+- Xid 145 (Blackwell's fatal NVLink RLW error, where Hopper and Ampere log 74) is
+  printed in _xid_log's wording, with its Xid 154 "GPU Reset Required" from R565.
 - Xid 79 and Xid 74 come from problems/drills/tools/xid_lines.py (the drill tools'
   renderer, which cites NVIDIA's Xid catalog for both and adds Xid 154 from R565).
 - An uncorrectable HBM error is the 48 -> 63 -> 95 sequence of
@@ -57,15 +59,20 @@ def dmesg_xid(state: Cluster, node: Node) -> str:
         if x.code == 79:
             lines += xid79_lines(Xid79(x.at, ident), branch)
         elif x.code == 74:
-            lines += xid74_lines(Xid74(x.at, ident, rng.randrange(links)))
+            lines += xid74_lines(Xid74(x.at, ident, x.link))
+        elif x.code == 145:  # Blackwell's link Xid, in _xid_log's wording
+            lines.append(
+                f"{_when(x.at)} {_head(g.bus, 145)}RLW_REMAP Fatal XC1 i0 Link {x.link:02d} "
+                "(0x00000082 0x00000040 0x00000000 0x00000000 0x00000000 0x00000000)"
+            )
         else:
             who = f"pid={rng.randint(20_000, 4_000_000)}, name=python3, "
             stamp = _when(x.at)
             lines += [f"{stamp} {m}" for m in _fault_lines(x.code, g.bus, links, gen, who, rng)]
-            if x.code in RECOVERY_154 and branch >= LINKED_154_FROM_BRANCH:
-                value, label = RECOVERY_154[x.code]
-                lines.append(
-                    f"{stamp} {_head(g.bus, 154)}GPU recovery action changed from 0x0 (None) "
-                    f"to 0x{value:x} ({label})"
-                )
+        if x.code in (48, 145) and branch >= LINKED_154_FROM_BRANCH:  # 79's is in xid79_lines
+            value, label = RECOVERY_154[x.code]
+            lines.append(
+                f"{_when(x.at)} {_head(g.bus, 154)}GPU recovery action changed from 0x0 (None) "
+                f"to 0x{value:x} ({label})"
+            )
     return "\n".join(lines)

@@ -19,6 +19,7 @@ from problems.drills.cluster import Cluster, Node
 from problems.drills.render.smi import lost_line
 from problems.drills.tools.dcgmi_diag import (
     DiagRun,
+    nvlink_errors,
     pending_row_remap,
     render_dcgmi_diag,
     thermal_violations,
@@ -59,6 +60,8 @@ def dcgmi_diag(state: Cluster, node: Node) -> str:
             findings.append(volatile_dbe(k, g.ecc_unc))
         if g.remap_pending:
             deployment.append(pending_row_remap(k))
+        if g.nvlink_down >= 0:
+            findings.append(nvlink_errors(k, 12 + g.bus % 40))
         if "HW Thermal Slowdown" in g.clock_events:
             findings.append(thermal_violations(k, 40.0 + g.temp % 7 * 9.5))
     run = DiagRun(

@@ -29,6 +29,7 @@ from problems.templates._nvidia_smi import (
     date_line,
     layout_of,
 )
+from problems.templates.incidents._xid_log import PLATFORMS
 
 EVENT_REASONS = (
     ("Idle", 8),
@@ -193,4 +194,28 @@ def nvidia_smi_q(state: Cluster, node: Node, index: int) -> str:
         _f(8, "Graphics", f"{g.max_sm_clock} MHz"),
         _f(8, "SM", f"{g.max_sm_clock} MHz"),
     ]
+    return "\n".join(lines)
+
+
+# Per-link speed `nvidia-smi nvlink -s` prints: NVLink 3 (A100) 25 GB/s, NVLink 4 (H100)
+# 26.562 GB/s, NVLink 5 (B200) 53.125 GB/s, as public captures of each show it; a link
+# that is down prints "<inactive>" (nvidia-smi(1), "nvlink -s, --status").
+LINK_GBPS = {"a100-sxm-80gb": "25 GB/s", "h100-sxm": "26.562 GB/s", "b200": "53.125 GB/s"}
+
+
+def nvlink_status(state: Cluster, node: Node) -> str:
+    """`nvidia-smi nvlink -s`: each GPU's links and their speed."""
+    prompt = f"root@{node.hostname}:~# nvidia-smi nvlink -s"
+    lost = [g for g in node.gpus if not g.on_bus and g.fault != "gone"]
+    if node.kernel_driver:
+        return _mismatch(prompt, state)
+    if lost:
+        return f"{prompt}\n{lost_line(lost[0])}"
+    links = PLATFORMS[state.platform][3]
+    lines = [prompt]
+    for k, g in enumerate(x for x in node.gpus if x.on_bus):
+        lines.append(f"GPU {k}: {state.gpu_name} (UUID: {g.uuid})")
+        for link in range(links):
+            speed = "<inactive>" if link == g.nvlink_down else LINK_GBPS[state.accelerator]
+            lines.append(f"\t Link {link}: {speed}")
     return "\n".join(lines)

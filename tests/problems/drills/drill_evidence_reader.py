@@ -39,6 +39,9 @@ def read(alert: str, outputs: list[str], locations: dict[str, str]) -> tuple[str
         if any(code == "79" for _, code in codes):
             bus = next(b for b, code in codes if code == "79")
             return "gpu-off-bus", _gpu_at(locations, host, bus)
+        link = [bus for bus, code in codes if code in ("74", "145")]
+        if link:
+            return "nvlink-error", _gpu_at(locations, host, link[0])
         if {"48", "63"} <= {code for _, code in codes}:
             bus = next(b for b, code in codes if code == "48")
             return "uncorrectable-ecc", _gpu_at(locations, host, bus)

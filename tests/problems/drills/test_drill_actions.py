@@ -162,3 +162,17 @@ def test_a_full_shared_volume_is_full_on_every_node_and_no_reboot_frees_it():
     host = drill.state.main_job.nodes[0]
     after = drill.replay([f"reboot@{host}", f"df@{host}"])[1][1]
     assert re.search(r" 0 100% /checkpoints$", after, re.M)
+
+
+def test_a_gpu_reset_retrains_the_failed_nvlink_and_the_node_is_fast_again():
+    drill = registry.generate("drill-nvlink-error", 1)
+    host, i = _gpu(drill)
+    assert "<inactive>" in _last(drill, [f"nvlink@{host}"])
+    slow = re.findall(r"Avg bus bandwidth +: ([\d.]+)", _last(drill, ["nccl-pairs"]))
+    steps = drill.replay(
+        [f"drain@{host}", f"reset-gpu@{host}:{i}", f"nvlink@{host}", f"dmesg@{host}"]
+    )
+    assert "was successfully reset" in steps[1][1]
+    assert "<inactive>" not in steps[2][1]
+    assert "Xid" in steps[3][1]  # the log keeps the history until a reboot
+    assert len(slow) == 4 and min(map(float, slow)) < 0.8 * max(map(float, slow))
