@@ -80,6 +80,7 @@ class Gpu:
     remap_pending: bool = False
     clock_events: tuple[str, ...] = ()  # active clock event reasons, nvidia-smi -q names
     on_bus: bool = True
+    limit: int = 0  # enforced power limit (W) when a cap holds it below `cap`, else 0
     nvlink_down: int = -1  # the NVLink that failed (inactive in `nvidia-smi nvlink -s`)
     fault: str = ""  # hidden: "", "off-bus-transient", "off-bus-hardware", "ecc", "thermal"
 

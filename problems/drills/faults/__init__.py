@@ -11,6 +11,7 @@ from problems.drills.faults import (
     ib_link,
     nvlink,
     off_bus,
+    rack_power,
     slurm_drain,
     thermal,
     volume_full,
@@ -18,5 +19,15 @@ from problems.drills.faults import (
 
 FAULTS: dict[str, ModuleType] = {
     m.KIND: m
-    for m in (off_bus, ecc, thermal, slurm_drain, ib_link, device_plugin, volume_full, nvlink)
+    for m in (
+        off_bus,
+        ecc,
+        thermal,
+        slurm_drain,
+        ib_link,
+        device_plugin,
+        volume_full,
+        nvlink,
+        rack_power,
+    )
 }

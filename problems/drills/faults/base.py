@@ -39,6 +39,7 @@ REMEDIES: dict[str, str] = {
     "resume-node": "Resume the node in Slurm",
     "free-space": "Free space on the volume (prune old checkpoints) or grow it, then requeue",
     "requeue-job": "Requeue the job",
+    "lift-power-cap": "Have the rack's power cap (BMC / PDU policy) lifted or raised",
     "no-action": "No action: the cluster is healthy",
 }
 
@@ -68,6 +69,11 @@ def locations(state: Cluster) -> dict[str, str]:
     for m in state.nodes[0].mounts:
         if m.fstype.startswith("nfs"):
             out[f"volume:{m.target}"] = f"shared volume {m.target} ({m.source})"
+    racks: dict[str, list[str]] = {}
+    for n in state.nodes:
+        racks.setdefault(n.rack, []).append(n.hostname)
+    for rack, hosts in racks.items():
+        out[f"rack:{rack}"] = f"rack {rack} ({', '.join(hosts)})"
     if state.scheduler == "kubernetes":
         return out
     for host in state.main_job.nodes:

@@ -59,7 +59,8 @@ def _mismatch(prompt: str, state: Cluster) -> str:
 
 
 def _row(state: Cluster, g: Gpu) -> GpuRow:
-    return GpuRow(state.gpu_name, g.bus_id, g.temp, g.watts, g.cap, g.used_mib, g.total_mib, g.util)
+    cap = g.limit or g.cap  # the Cap column is the enforced limit
+    return GpuRow(state.gpu_name, g.bus_id, g.temp, g.watts, cap, g.used_mib, g.total_mib, g.util)
 
 
 def nvidia_smi(state: Cluster, node: Node) -> str:
@@ -185,7 +186,8 @@ def nvidia_smi_q(state: Cluster, node: Node, index: int) -> str:
         _f(8, "Memory Max Operating Temp", "95 C"),
         "    Power Readings",
         _f(8, "Power Draw", f"{g.watts:.2f} W"),
-        _f(8, "Current Power Limit", f"{g.cap:.2f} W"),
+        _f(8, "Current Power Limit", f"{g.limit or g.cap:.2f} W"),
+        _f(8, "Requested Power Limit", f"{g.cap:.2f} W"),
         _f(8, "Default Power Limit", f"{g.cap:.2f} W"),
         "    Clocks",
         _f(8, "Graphics", f"{g.sm_clock} MHz"),

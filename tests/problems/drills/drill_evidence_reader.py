@@ -16,6 +16,7 @@ AVG = re.compile(r"^# Avg bus bandwidth\s*: ([\d.]+)", re.M)
 SINFO_ROW = re.compile(r"^(.{20}) (\S+)\s+(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d) (\S+)$", re.M)
 CA = re.compile(r"^CA '(mlx5_\d+)'\n(?:\t.*\n)*?\t\tRate: (\d+)", re.M)
 DF_FULL = re.compile(r"^\S+ +\S+ +\S+ +\S+ +0 100% (\S+)$", re.M)
+SM_CLOCK = re.compile(r'^DCGM_FI_DEV_SM_CLOCK\{Hostname="([\w-]+)".*=> (\d+) @', re.M)
 PERF = re.compile(r"perfquery -C (mlx5_\d+) -P 1\n(?:.*\n)*?LinkDownedCounter:\.+(\d+)", re.M)
 
 
@@ -49,6 +50,16 @@ def read(alert: str, outputs: list[str], locations: dict[str, str]) -> tuple[str
         m = LOST.search(out)
         if m:
             return "gpu-off-bus", _gpu_at(locations, _host(out), m.group(1))
+    for out in outputs:  # a power cap: whole nodes slow in the scrape, SW Power Cap active
+        clocks = SM_CLOCK.findall(out)
+        if clocks and any(re.search(r"SW Power Cap\s+: Active", o) for o in outputs):
+            q = next(o for o in outputs if "Max Clocks" in o)  # the part's top SM clock
+            top = int(re.search(r"Max Clocks\n.*\n\s+SM\s+: (\d+) MHz", q).group(1))
+            slow = {h for h, c in clocks if int(c) < 0.85 * top}
+            racks = [k for k, label in locations.items() if k.startswith("rack:")]
+            whole = [k for k in racks if slow and all(h in locations[k] for h in slow)]
+            if len(whole) == 1:
+                return "rack-power-cap", whole[0]
     for out in outputs:  # nvidia-smi -q: thermal clock event reasons
         if "Clocks Event Reasons" in out and re.search(r"Thermal Slowdown\s+: Active", out):
             return "thermal-throttle", _gpu_at(locations, _host(out), Q_GPU.search(out).group(1))

@@ -176,3 +176,17 @@ def test_a_gpu_reset_retrains_the_failed_nvlink_and_the_node_is_fast_again():
     assert "<inactive>" not in steps[2][1]
     assert "Xid" in steps[3][1]  # the log keeps the history until a reboot
     assert len(slow) == 4 and min(map(float, slow)) < 0.8 * max(map(float, slow))
+
+
+def test_a_rack_power_cap_holds_every_gpu_of_the_rack_and_survives_a_reboot():
+    drill = registry.generate("drill-rack-power-cap", 3)
+    rack = drill.answer.location.split(":")[1]
+    for n in drill.state.nodes:
+        q = _last(drill, [f"nvidia-smi@{n.hostname}"])
+        caps = set(re.findall(r"W / +(\d+)W", q))
+        assert (len(caps) == 1 and caps != {str(n.gpus[0].cap)}) is (n.rack == rack)
+    host = next(h for h in drill.state.main_job.nodes if drill.state.node(h).rack == rack)
+    after = drill.replay([f"reboot@{host}", f"smi-q@{host}:0"])[1][1]
+    limit = int(re.search(r"Current Power Limit\s+: (\d+)", after).group(1))
+    default = int(re.search(r"Default Power Limit\s+: (\d+)", after).group(1))
+    assert limit < default
