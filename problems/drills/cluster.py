@@ -146,6 +146,7 @@ class Pod:
     created: datetime.datetime
     restarts: int = 0
     ip: str = ""
+    metrics: tuple = ()  # vLLM: the two /metrics scrapes' parameters (a VllmParams), if any
 
 
 @dataclass(frozen=True)
@@ -283,10 +284,11 @@ def _hcas(rng: random.Random, acc: str, lid0: int) -> tuple[Hca, ...]:
     )
 
 
-def draw(seed: int, n_nodes: int | None = None) -> Cluster:
-    """A healthy cluster (apart from its noise) for this seed; faults are planted after."""
+def draw(seed: int, n_nodes: int | None = None, platforms: tuple[str, ...] = ()) -> Cluster:
+    """A healthy cluster (apart from its noise) for this seed; faults are planted after.
+    `platforms` narrows the boards drawn from (a fault that needs a part says which)."""
     rng = random.Random(f"drill-cluster|{seed}")
-    platform = rng.choice(sorted(PLATFORMS))
+    platform = rng.choice(sorted(platforms or PLATFORMS))
     acc, _, buses, _, prefix = PLATFORMS[platform]
     year = rng.choice([y for y in fleet_years(acc) if fleet_driver(acc, y).version])
     driver = fleet_driver(acc, year).version

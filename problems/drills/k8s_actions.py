@@ -153,6 +153,10 @@ def catalogue(state: Cluster) -> tuple[Action, ...]:
             Action(f"reboot@{h}", f"reboot {h}", t, 10, True, reboot(h)),
         ]  # fmt: skip
     for p in state.pods:
+        if p.metrics:
+            look = _look(lambda s, name=p.name: k8s.vllm_metrics(s, name))
+            label = f"vLLM /metrics of {p.name} (two scrapes)"
+            acts.append(Action(f"vllm-metrics@{p.name}", label, f"pod:{p.name}", 1, False, look))
         if p.phase == "Running":
             acts.append(
                 Action(f"delete-pod@{p.name}", f"restart pod {p.name} (kubectl delete pod)",

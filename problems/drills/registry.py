@@ -24,7 +24,7 @@ def generate(slug: str, seed: int) -> Drill:
         module = DRILLS[slug]
     except KeyError:
         raise ValueError(f"no drill {slug!r}; known: {', '.join(DRILLS)}") from None
-    state = draw(seed, getattr(module, "NODES", None))
+    state = draw(seed, getattr(module, "NODES", None), getattr(module, "PLATFORMS", ()))
     planted = module.plant(state, random.Random(f"drill|{slug}|{seed}"))
     actions = catalogue(planted.state)
     known = by_id(actions)

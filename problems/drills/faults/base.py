@@ -39,6 +39,7 @@ REMEDIES: dict[str, str] = {
     "resume-node": "Resume the node in Slurm",
     "free-space": "Free space on the volume (prune old checkpoints) or grow it, then requeue",
     "requeue-job": "Requeue the job",
+    "add-replicas": "Add replicas (or cap max-num-seqs) so each server's KV cache holds its batch",
     "lift-power-cap": "Have the rack's power cap (BMC / PDU policy) lifted or raised",
     "no-action": "No action: the cluster is healthy",
 }
@@ -75,6 +76,7 @@ def locations(state: Cluster) -> dict[str, str]:
     for rack, hosts in racks.items():
         out[f"rack:{rack}"] = f"rack {rack} ({', '.join(hosts)})"
     if state.scheduler == "kubernetes":
+        out.update({f"pod:{p.name}": f"pod {p.name}" for p in state.pods})
         return out
     for host in state.main_job.nodes:
         for g in state.node(host).gpus:

@@ -37,6 +37,8 @@ from problems.drills.tools.kubectl_node import (
     render_device_plugin_log,
     render_get_nodes,
 )
+from problems.templates.incidents._vllm import GREP
+from problems.templates.incidents.vllm_metrics import scrape
 from problems.templates.scheduling._kubectl import (
     SHORT,
     VERSION,
@@ -187,3 +189,21 @@ def get_nodes(state: Cluster) -> str:
         for n in state.nodes
     ]
     return "$ kubectl get nodes\n" + render_get_nodes(rows)
+
+
+def vllm_metrics(state: Cluster, name: str) -> str:
+    """Two scrapes of the pod's vLLM /metrics, 30 s apart, in the V0 engine's text as
+    problems/templates/incidents/vllm_metrics.py prints them (its HELP/TYPE lines, the
+    cache config labels, Go-style floats)."""
+    pod = next(p for p in state.pods if p.name == name)
+    params = pod.metrics[0]
+    out = []
+    for i in (0, 1):
+        if i:
+            out.append(f"$ sleep {params.interval_s}")
+        body = scrape(params, i).split("\n", 1)[1]
+        cmd = (
+            f"$ kubectl exec -n {state.namespace} {name} -- curl -s localhost:8000/metrics | {GREP}"
+        )
+        out += [cmd, body]
+    return "\n".join(out)

@@ -74,6 +74,17 @@ def read(alert: str, outputs: list[str], locations: dict[str, str]) -> tuple[str
         full = DF_FULL.findall(out)
         if wrote_nothing and len(full) == 1:
             return "volume-full", f"volume:{full[0]}"
+    for out in outputs:  # vLLM: a full KV cache, preemptions rising, a growing queue
+        pod = re.search(r"kubectl exec -n \S+ (\S+) -- curl", out)
+        pre = [float(v) for v in re.findall(r"^vllm:num_preemptions_total\{.*\} (\S+)$", out, re.M)]
+        usage = [
+            float(v) for v in re.findall(r"^vllm:gpu_cache_usage_perc\{.*\} (\S+)$", out, re.M)
+        ]
+        waiting = [
+            float(v) for v in re.findall(r"^vllm:num_requests_waiting\{.*\} (\S+)$", out, re.M)
+        ]
+        if pod and len(pre) == 2 and pre[1] > pre[0] and min(usage) >= 0.98 and waiting[1] > 0:
+            return "kv-cache-exhaustion", f"pod:{pod.group(1)}"
     for out in outputs:  # Kubernetes: a node advertising no GPUs, and why
         if "GPUS:.status.allocatable" in out:
             rows = [line.split() for line in out.splitlines()[2:]]

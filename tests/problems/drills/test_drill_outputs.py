@@ -132,3 +132,13 @@ def test_ids_one_output_names_exist_in_the_others(exports):
                     ibstat = outputs["ibstat@" + action_id.split("@")[1]]
                     for ca in re.findall(r"perfquery -C (mlx5_\d+)", out):
                         assert f"CA '{ca}'" in ibstat
+
+
+def test_healthy_vllm_replicas_read_as_no_fault():
+    drill = registry.generate("drill-kv-cache-exhaustion", 5)
+    hot = drill.answer.location.removeprefix("pod:")
+    looks = [a.id for a in drill.actions if a.id.startswith("vllm-metrics@")]
+    assert f"vllm-metrics@{hot}" in looks and len(looks) >= 8
+    calm = [out for a, out in drill.replay([x for x in looks if not x.endswith(hot)])]
+    assert read(drill.alert, calm, dict(drill.locations)) == ("unknown", "")
+    assert all(re.search(r"num_requests_waiting\{.*\} 0\.0$", o, re.M) for o in calm)
