@@ -195,7 +195,10 @@ def vllm_metrics(state: Cluster, name: str) -> str:
     """Two scrapes of the pod's vLLM /metrics, 30 s apart, in the V0 engine's text as
     problems/templates/incidents/vllm_metrics.py prints them (its HELP/TYPE lines, the
     cache config labels, Go-style floats)."""
-    pod = next(p for p in state.pods if p.name == name)
+    cmd = f"$ kubectl exec -n {state.namespace} {name} -- curl -s localhost:8000/metrics | {GREP}"
+    pod = next((p for p in state.pods if p.name == name), None)
+    if pod is None or not pod.metrics:  # deleted (its replacement has a new name)
+        return f'{cmd}\nError from server (NotFound): pods "{name}" not found'
     params = pod.metrics[0]
     out = []
     for i in (0, 1):

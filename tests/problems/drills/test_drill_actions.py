@@ -1,6 +1,9 @@
 """Acts change the cluster as they would a real one, and later looks show it."""
 
+import random
 import re
+
+import pytest
 
 from problems.drills import registry
 
@@ -190,3 +193,18 @@ def test_a_rack_power_cap_holds_every_gpu_of_the_rack_and_survives_a_reboot():
     limit = int(re.search(r"Current Power Limit\s+: (\d+)", after).group(1))
     default = int(re.search(r"Default Power Limit\s+: (\d+)", after).group(1))
     assert limit < default
+
+
+@pytest.mark.parametrize("slug", registry.slugs())
+def test_any_sequence_of_actions_runs_and_every_step_prints(slug):
+    """Acts in any order (drain then reboot then reset, a pod deleted then looked at...)
+    leave a state every action can still run on."""
+    for seed in range(6):
+        drill = registry.generate(slug, seed)
+        rng = random.Random(seed)
+        acts = [a.id for a in drill.actions if a.disruptive]
+        looks = [a.id for a in drill.actions if not a.disruptive]
+        for _ in range(4):
+            taken = [rng.choice(acts if rng.random() < 0.6 else looks) for _ in range(12)]
+            for action, output in drill.replay(taken):
+                assert output.strip(), (slug, seed, action.id)
