@@ -15,8 +15,8 @@ module disagree.
 - The scheduler's FailedScheduling event for the Pending replica is _kubectl's message
   ("0/N nodes are available: N Insufficient nvidia.com/gpu. preemption: ...").
 - With the user-space library newer than the loaded module, nvidia-smi prints "Failed to
-  initialize NVML: Driver/library version mismatch" and, from R535 on, "NVML library
-  version: <version>"; the kernel logs the module's "API mismatch" notice ("NVRM: API
+  initialize NVML: Driver/library version mismatch" and "NVML library version: <major.
+  minor>" (render/smi.py); the kernel logs the module's "API mismatch" notice ("NVRM: API
   mismatch: the client has the version X, but NVRM: this kernel module has the version
   Y. ..."), as public reports of half-finished driver upgrades show them
   (NVIDIA/nvidia-docker and k8s-device-plugin issues). A reboot loads the new module.
@@ -156,15 +156,6 @@ def device_plugin_log(state: Cluster, node: Node) -> str:
     started = node.plugin_started or node.boot
     error = MISMATCH if node.kernel_driver else None
     return f"{cmd}\n{render_device_plugin_log(started.replace(tzinfo=UTC), error)}"
-
-
-def nvml_mismatch(state: Cluster, node: Node) -> str:
-    """nvidia-smi's output while the library and the module disagree."""
-    return (
-        f"root@{node.hostname}:~# nvidia-smi\n"
-        "Failed to initialize NVML: Driver/library version mismatch\n"
-        f"NVML library version: {state.driver}"
-    )
 
 
 def api_mismatch_lines(state: Cluster, node: Node, at: datetime.datetime) -> list[str]:

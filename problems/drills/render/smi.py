@@ -50,11 +50,14 @@ def lost_line(gpu: Gpu) -> str:
 
 
 def _mismatch(prompt: str, state: Cluster) -> str:
-    """What nvidia-smi prints when the loaded kernel module is not the library's version
-    (R535+ add the library's version; see render/k8s.py for the sources)."""
+    """What nvidia-smi prints when the loaded kernel module is not the library's version:
+    newer drivers add the library's version as major.minor ("NVML library version:
+    570.124" for 570.124.06 in tinygrad/open-gpu-kernel-modules issue 47; "550.144" in
+    intel/llvm issue 17614)."""
+    short = ".".join(state.driver.split(".")[:2])
     return (
         f"{prompt}\nFailed to initialize NVML: Driver/library version mismatch\n"
-        f"NVML library version: {state.driver}"
+        f"NVML library version: {short}"
     )
 
 
