@@ -1,5 +1,5 @@
 """The problems command-line contract (docs/developers/templates.md): list, generate,
-solve, grade, check.
+solve, grade, check, and drill (incident drills, issue 39).
 
 Thin: parse arguments, call the engine through Variant, print. Errors in a single call
 exit with status 2 and one line on stderr; in batch mode each bad line becomes an
@@ -18,6 +18,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from problems.drills import registry as drill_registry
+from problems.drills.export import export
 from problems.engine import registry
 from problems.engine.check import check_all
 from problems.engine.distinguish import format_table
@@ -149,6 +151,17 @@ class Command(BaseCommand):
             if name == "grade":
                 p.add_argument("--part")
                 p.add_argument("--answer")
+        p = sub.add_parser("drill")
+        p.add_argument("slug")
+        p.add_argument(
+            "--seeds", metavar="A-B", required=True, help="every seed from A to B inclusive"
+        )
+        p.add_argument(
+            "--json",
+            action="store_true",
+            help="one line per seed: slug, seed, alert, actions with their outputs on the "
+            "initial state, answer, expert_path",
+        )
         p = sub.add_parser("check")
         p.add_argument(
             "--variants", metavar="N", default="50", help="seeds 0..N-1 of every template"
@@ -225,6 +238,23 @@ class Command(BaseCommand):
                     self.stdout.write(f"{name} = {ans['value']} {ans['unit']}".rstrip())
             if listing:
                 self.stdout.write("")
+
+    def do_drill(self, opts):
+        seeds = _parse_seeds(opts["seeds"])
+        if opts["slug"] not in drill_registry.DRILLS:
+            known = ", ".join(drill_registry.slugs())
+            raise ParamError(f"no drill {opts['slug']!r}; known: {known}")
+        for seed in seeds:
+            data = export(drill_registry.generate(opts["slug"], seed))
+            if opts["json"]:
+                self.emit(data)
+                continue
+            self.stdout.write(f"=== {data['slug']} seed {seed} ===")
+            self.stdout.write(data["alert"])
+            ans = data["answer"]
+            self.stdout.write(f"answer: {ans['fault']} at {ans['location']}; {ans['remedy']}")
+            self.stdout.write(f"expert path: {', '.join(data['expert_path'])}")
+            self.stdout.write(f"{len(data['actions'])} actions")
 
     def _single_or_batch(self, opts, one: Callable[[dict[str, Any]], dict[str, Any]], build):
         if opts.get("batch"):
