@@ -19,9 +19,10 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from problems.drills import registry as drill_registry
+from problems.drills.check import check_drills
 from problems.drills.export import export
 from problems.engine import registry
-from problems.engine.check import check_all
+from problems.engine.check import CheckReport, check_all
 from problems.engine.distinguish import format_table
 from problems.engine.variants import ParamError, Variant
 
@@ -164,9 +165,9 @@ class Command(BaseCommand):
         )
         p = sub.add_parser("check")
         p.add_argument(
-            "--variants", metavar="N", default="50", help="seeds 0..N-1 of every template"
+            "--variants", metavar="N", default="50", help="seeds 0..N-1 of every template and drill"
         )
-        p.add_argument("--slug", action="append", dest="slugs", help="only this template")
+        p.add_argument("--slug", action="append", dest="slugs", help="only this template or drill")
         p.add_argument("--json", action="store_true", help="failures and report as one object")
         p.add_argument(
             "--min-distinguishable",
@@ -328,11 +329,20 @@ class Command(BaseCommand):
         variants = _parse_int(opts["variants"], "--variants")
         if variants < 1 or min_applies < 1 or (worst is not None and worst < 1):
             raise ParamError("--variants, --min-applies and --worst must be at least 1")
-        report = check_all(variants, opts.get("slugs"))
+        slugs = opts.get("slugs")
+        drill_slugs = set(drill_registry.slugs())
+        templates = None if slugs is None else [x for x in slugs if x not in drill_slugs]
+        report = check_all(variants, templates) if templates != [] else CheckReport()
+        drills = None if slugs is None else [x for x in slugs if x in drill_slugs]
+        drilled, drill_failures = check_drills(variants, drills) if drills != [] else (0, [])
+        report.failures.extend(drill_failures)
         slips = report.distinguish
         rows = slips.sorted_rows() if worst is None else slips.worst(worst)
         below = [] if threshold is None else slips.below(threshold, min_applies)
-        summary = f"checked {report.variants} variants: {len(report.failures)} failures"
+        summary = (
+            f"checked {report.variants} variants and {drilled} drills: "
+            f"{len(report.failures)} failures"
+        )
         if threshold is not None:
             plural = "" if len(below) == 1 else "s"
             summary += (
@@ -345,6 +355,7 @@ class Command(BaseCommand):
                     "ok": not (report.failures or below),
                     "summary": summary,
                     "variants": report.variants,
+                    "drills": drilled,
                     "failures": report.failures,
                     "redraws": report.redraws.rows(),
                     "distinguishability": {

@@ -4,11 +4,11 @@ tools, and the expert path's outputs alone name the planted fault (issue 39)."""
 import re
 
 import pytest
-from drill_evidence_reader import XID, read
 
 from problems.drills import registry
 from problems.drills.actions import catalogue
 from problems.drills.cluster import draw
+from problems.drills.evidence import XID, read
 from problems.drills.export import export
 from problems.drills.faults.base import locations
 

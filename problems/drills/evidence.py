@@ -1,7 +1,11 @@
 """An evidence reader for drills: from the alert, the outputs of the actions taken and the
 location labels the learner is shown (never the state), name the fault kind and where it
-is. The drill tests run it over the expert path: if it can read the fault from those
-outputs, a learner can."""
+is. `problems check` (problems/drills/check.py) and the drill tests run it over the
+expert path: if it can read the fault from those outputs, a learner can.
+
+It reads text only, as a learner does, and imports nothing of the cluster, the faults or
+the renderers, so a change to the generator that hides the evidence fails the check
+instead of being read around."""
 
 from __future__ import annotations
 
