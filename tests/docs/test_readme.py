@@ -43,3 +43,16 @@ def test_the_readme_names_every_guide_and_the_two_commands():
         assert f"]({page})" in text, page
     assert "make run" in text and "make test" in text
     assert "learner-demo-pass" in text  # the demo accounts
+
+
+def test_the_stated_template_and_drill_counts_are_the_registries():
+    """README and the architecture page say how many templates, families and drills
+    there are; the registries decide, so the words cannot drift from the code."""
+    from problems.drills import registry as drills
+    from problems.engine import registry
+
+    slugs = registry.slugs()
+    families = {registry.get(s).family for s in slugs}
+    stated = f"{len(slugs)} templates in {len(families)} families and {len(drills.slugs())} drills"
+    for page in (ROOT / "README.md", ROOT / "docs" / "developers" / "architecture.md"):
+        assert stated in " ".join(page.read_text().split()), page
