@@ -1,4 +1,6 @@
-"""`manage.py certify calibrate [--responses FILE.csv] [--json]`.
+"""`manage.py certify calibrate [--responses FILE.csv] [--json]` and
+`manage.py certify simulate --track SLUG --learners N --seed S [--cut THETA]
+[--parameters FILE.json]` (certify.services.simulation: one JSON object; nothing kept).
 
 With --responses: fit the 2PL to a file of `person,item,correct` rows (correct 0 or 1)
 and print the items' parameters; nothing is stored. Without: calibrate every template
@@ -14,8 +16,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from certify.models import Track
 from certify.psychometrics.calibrate import CalibrationError, calibrate
 from certify.services.calibration import calibration_run
+from certify.services.simulation import simulate
 
 COLUMNS = ("person", "item", "correct")
 
@@ -55,8 +59,18 @@ class Command(BaseCommand):
         cal = sub.add_parser("calibrate", help="fit the 2PL (a file, or the database)")
         cal.add_argument("--responses", type=Path, help="person,item,correct CSV")
         cal.add_argument("--json", dest="as_json", action="store_true", help="one JSON object")
+        sim = sub.add_parser("simulate", help="simulated learners take a track's exam")
+        sim.add_argument("--track", required=True, help="the track's slug")
+        sim.add_argument("--learners", type=int, default=1000)
+        sim.add_argument("--seed", type=int, default=0)
+        sim.add_argument("--cut", type=float, default=0.5, help="the cut on theta")
+        sim.add_argument("--parameters", type=Path, help='JSON {"template": [a, b], ...}')
 
-    def handle(self, *args, action: str, responses: Path | None, as_json: bool, **opts):
+    def handle(self, *args, action: str, **opts):
+        if action == "simulate":
+            self._simulate(**opts)
+            return
+        responses, as_json = opts["responses"], opts["as_json"]
         if responses is not None:
             try:
                 fit = calibrate(read_responses(responses))
@@ -72,6 +86,18 @@ class Command(BaseCommand):
             "left_out": result.left_out,
         }
         self._print(out, as_json=as_json)
+
+    def _simulate(self, *, track: str, learners: int, seed: int, cut: float, parameters, **_):
+        found = Track.objects.filter(slug=track).first()
+        if found is None:
+            known = ", ".join(Track.objects.values_list("slug", flat=True)) or "none loaded"
+            raise CommandError(f"no track {track!r} (tracks: {known})", returncode=2)
+        try:
+            given = None if parameters is None else json.loads(parameters.read_text())
+            out = simulate(track=found, learners=learners, seed=seed, cut=cut, given=given)
+        except (OSError, ValueError) as exc:
+            raise CommandError(str(exc), returncode=2) from None
+        self.stdout.write(json.dumps(out, sort_keys=True))
 
     def _print(self, data: dict, *, as_json: bool) -> None:
         if as_json:
