@@ -290,12 +290,9 @@ def _node_actions(state: Cluster, host: str, in_job: bool) -> list[Action]:
     return acts
 
 
-def catalogue(state: Cluster) -> tuple[Action, ...]:
-    """Every action a drill over this state offers, in a stable order."""
-    if state.scheduler == "kubernetes":
-        from problems.drills import k8s_actions  # it builds on this module's Action
-
-        return k8s_actions.catalogue(state)
+def slurm_catalogue(state: Cluster) -> tuple[Action, ...]:
+    """Every action a drill over a Slurm cluster offers, in a stable order (a
+    Kubernetes cluster's are k8s_actions'; problems.drills.catalogue picks)."""
     job = state.main_job
     hosts = job.nodes
     acts = [

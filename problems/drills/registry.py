@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 from types import MappingProxyType
 
-from problems.drills.actions import by_id, catalogue
+from problems.drills.actions import by_id
+from problems.drills.catalogue import catalogue
 from problems.drills.cluster import draw
 from problems.drills.drill import DEFAULT_WEIGHTS, Answer, Drill
 from problems.drills.faults import FAULTS

@@ -339,10 +339,8 @@ class Command(BaseCommand):
         slips = report.distinguish
         rows = slips.sorted_rows() if worst is None else slips.worst(worst)
         below = [] if threshold is None else slips.below(threshold, min_applies)
-        summary = (
-            f"checked {report.variants} variants and {drilled} drills: "
-            f"{len(report.failures)} failures"
-        )
+        checked = f"{report.variants} variants" + (f" and {drilled} drills" if drilled else "")
+        summary = f"checked {checked}: {len(report.failures)} failures"
         if threshold is not None:
             plural = "" if len(below) == 1 else "s"
             summary += (

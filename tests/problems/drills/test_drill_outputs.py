@@ -6,7 +6,7 @@ import re
 import pytest
 
 from problems.drills import registry
-from problems.drills.actions import catalogue
+from problems.drills.catalogue import catalogue
 from problems.drills.cluster import draw
 from problems.drills.evidence import XID, read
 from problems.drills.export import export
