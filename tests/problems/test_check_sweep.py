@@ -6,6 +6,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from problems.drills import registry as drill_registry
 from problems.engine import registry
 from problems.engine.check import check_all
 from problems.engine.template import Misconception, Params, Part, Template
@@ -24,6 +25,14 @@ def test_every_template_passes_200_variants(slug):
         "(of those applying in at least 5 variants)"
     )
     assert f"{slug} " in text  # its rows are in the report
+
+
+@pytest.mark.parametrize("slug", drill_registry.slugs())
+def test_every_drill_passes_200_seeds(slug):
+    """`problems check --variants 200` for one drill: outputs, ids, the evidence reader."""
+    out = io.StringIO()
+    call_command("problems", "check", "--variants", "200", "--slug", slug, stdout=out)
+    assert "checked 0 variants and 200 drills: 0 failures" in out.getvalue()
 
 
 def test_the_report_names_the_slips_of_the_templates_it_checks():
