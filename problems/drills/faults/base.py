@@ -10,8 +10,9 @@ plants yet, so the choice list does not shrink to the implemented ones.
 
 from __future__ import annotations
 
+import datetime
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from problems.drills.cluster import Cluster
 
@@ -100,3 +101,23 @@ def pick_gpu(state: Cluster, rng: random.Random) -> tuple[int, str, int]:
         k, index = rng.randrange(len(job.nodes)), rng.randrange(8)
         if not state.node(job.nodes[k]).gpus[index].ecc_corr:
             return k, job.nodes[k], index
+
+
+def throughput_drop(state: Cluster, job, rng: random.Random, slow: float) -> tuple[Cluster, str]:
+    """A synchronous job slowed to `slow` seconds a step: its log's last steps at that
+    pace, and the page its throughput alert sends (the state with the log, the alert).
+    One place for the faults that show as a slow training job."""
+    step = job.progress_step
+    log = tuple(
+        f"[rank0] step {step + 50 * i:>7} | loss {1.7 + i / 50:.4f} | {slow:.2f} s/step"
+        for i in range(3)
+    )
+    state = state.with_job(replace(job, log=log))
+    drop = round(100 * (1 - job.step_s / slow))
+    page = alert(
+        "TrainingThroughputDrop",
+        {"job_id": job.job_id, "name": job.name, "user": job.user, "severity": "page"},
+        f"Job {job.job_id} tokens/s is {drop}% below its 24h median for 30 minutes.",
+        state.now - datetime.timedelta(minutes=rng.randint(3, 12)),
+    )
+    return state, page

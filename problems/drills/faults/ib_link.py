@@ -15,12 +15,11 @@ the node, reseat or replace the cable or transceiver.
 
 from __future__ import annotations
 
-import datetime
 import random
 from dataclasses import replace
 
 from problems.drills.cluster import Cluster
-from problems.drills.faults.base import Planted, alert, hca_location
+from problems.drills.faults.base import Planted, hca_location, throughput_drop
 
 KIND = "ib-link-degraded"
 SLUG = "drill-ib-link-degraded"
@@ -47,19 +46,7 @@ def plant(state: Cluster, rng: random.Random) -> Planted:
     hcas = tuple(hca if h.name == hca.name else h for h in node.hcas)
     state = state.with_node(replace(node, hcas=hcas, ib_fault=variant))
     slow = round(job.step_s * rng.uniform(1.3, 1.7), 2)
-    step = job.progress_step
-    log = tuple(
-        f"[rank0] step {step + 50 * i:>7} | loss {1.7 + i / 50:.4f} | {slow:.2f} s/step"
-        for i in range(3)
-    )
-    state = state.with_job(replace(job, log=log))
-    drop = round(100 * (1 - job.step_s / slow))
-    page = alert(
-        "TrainingThroughputDrop",
-        {"job_id": job.job_id, "name": job.name, "user": job.user, "severity": "page"},
-        f"Job {job.job_id} tokens/s is {drop}% below its 24h median for 30 minutes.",
-        state.now - datetime.timedelta(minutes=rng.randint(3, 12)),
-    )
+    state, page = throughput_drop(state, job, rng, slow)
     return Planted(
         state=state,
         alert=page,

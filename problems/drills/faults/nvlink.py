@@ -19,7 +19,7 @@ import random
 from dataclasses import replace
 
 from problems.drills.cluster import Cluster, XidRecord
-from problems.drills.faults.base import Planted, alert, gpu_location, pick_gpu
+from problems.drills.faults.base import Planted, gpu_location, pick_gpu, throughput_drop
 from problems.templates._era import GENERATION
 from problems.templates.incidents._xid_log import PLATFORMS
 
@@ -40,19 +40,7 @@ def plant(state: Cluster, rng: random.Random) -> Planted:
     record = XidRecord(code, index, at, rng.getrandbits(16), link)
     state = state.with_node(replace(node, xids=(*node.xids, record)))
     slow = round(job.step_s * rng.uniform(1.35, 1.6), 2)
-    step = job.progress_step
-    log = tuple(
-        f"[rank0] step {step + 50 * i:>7} | loss {1.7 + i / 50:.4f} | {slow:.2f} s/step"
-        for i in range(3)
-    )
-    state = state.with_job(replace(job, log=log))
-    drop = round(100 * (1 - job.step_s / slow))
-    page = alert(
-        "TrainingThroughputDrop",
-        {"job_id": job.job_id, "name": job.name, "user": job.user, "severity": "page"},
-        f"Job {job.job_id} tokens/s is {drop}% below its 24h median for 30 minutes.",
-        state.now - datetime.timedelta(minutes=rng.randint(3, 12)),
-    )
+    state, page = throughput_drop(state, job, rng, slow)
     return Planted(
         state=state,
         alert=page,

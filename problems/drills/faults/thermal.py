@@ -14,12 +14,11 @@ the node drained; no reset or reboot cools a GPU.
 
 from __future__ import annotations
 
-import datetime
 import random
 from dataclasses import replace
 
 from problems.drills.cluster import Cluster
-from problems.drills.faults.base import Planted, alert, gpu_location, pick_gpu
+from problems.drills.faults.base import Planted, gpu_location, pick_gpu, throughput_drop
 
 KIND = "thermal-throttle"
 SLUG = "drill-thermal-throttle"
@@ -43,19 +42,7 @@ def plant(state: Cluster, rng: random.Random) -> Planted:
     )
     state = state.with_gpu(host, gpu)
     slow = round(job.step_s * gpu.max_sm_clock / clock, 2)
-    log = tuple(
-        f"[rank0] step {{:>7}} | loss {1.7 + k / 50:.4f} | {slow:.2f} s/step" for k in range(3)
-    )
-    step = job.progress_step
-    log = tuple(line.format(step + 50 * k) for k, line in enumerate(log))
-    state = state.with_job(replace(job, log=log))
-    drop = round(100 * (1 - job.step_s / slow))
-    page = alert(
-        "TrainingThroughputDrop",
-        {"job_id": job.job_id, "name": job.name, "user": job.user, "severity": "page"},
-        f"Job {job.job_id} tokens/s is {drop}% below its 24h median for 30 minutes.",
-        state.now - datetime.timedelta(minutes=rng.randint(3, 12)),
-    )
+    state, page = throughput_drop(state, job, rng, slow)
     return Planted(
         state=state,
         alert=page,
