@@ -9,6 +9,10 @@ are compared with the truth. Everything runs inside one transaction that is roll
 at the end: no simulated learner, attempt or answer is ever left behind, and no real
 learner is touched.
 
+Abilities, and each learner's luck on each template, follow from the seed; the forms
+are drawn by the services, whose seeds include the attempt's id, so where ids are not
+reused (PostgreSQL's sequences survive the rollback) a rerun may draw other templates
+from the pools and its figures move by sampling error, as a second cohort's would.
 A question's answers are all right or all wrong together (its first part is the item);
 a wrong answer is readable and wrong by a factor no misconception detector knows.
 Without a calibration or given parameters, each template gets a = 1 and b drawn from
@@ -96,12 +100,13 @@ def _learners(n: int, seed: int, track: Track) -> list:
     return users
 
 
-def _take(track: Track, user, theta: float, params: dict, rng: random.Random) -> Simulated:
+def _take(track: Track, user, theta: float, params: dict, key: str) -> Simulated:
     attempt, _ = attempt_start(quiz=track.exam, learner=user)
     answers = {}
     for question in attempt.questions.filter(active=True).order_by("order"):
         a, b = params[question.template_slug]
-        right = rng.random() < float(p_correct(theta, a, b))
+        luck = random.Random(f"{key}:{question.template_slug}").random()
+        right = luck < float(p_correct(theta, a, b))
         answers[question.template_slug] = int(right)
         for n, part in enumerate(question.answers):
             response_submit(
@@ -130,7 +135,11 @@ def simulate(
     try:
         with transaction.atomic():
             users = _learners(learners, seed, track)
-            taken = [_take(track, u, rng.gauss(0, 1), params, rng) for u in users]
+            thetas = [rng.gauss(0, 1) for _ in users]
+            taken = [
+                _take(track, u, theta, params, f"{seed}:{i}")
+                for i, (u, theta) in enumerate(zip(users, thetas, strict=True))
+            ]
             result = _report(taken, params, source, cut)
             raise _RollBack
     except _RollBack:
