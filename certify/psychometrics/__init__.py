@@ -20,6 +20,8 @@ scored by their own rubric and are not items.
 - calibrate.py: marginal maximum likelihood by EM over a quadrature of N(0, 1), for
   sparse data (each learner answers a few templates), with standard errors;
 - scoring.py: an ability estimate per attempt (EAP with its posterior SD);
+- variants.py: whether a template's variants differ in difficulty (flagged templates
+  are to leave the certification pools);
 - decisions.py: reliability, the SEM at a cut and Rudner's classification accuracy and
   consistency.
 """
