@@ -63,7 +63,7 @@ class RequestLogLatency(Template):
     slug = "request-log-latency"
     title = "Latency percentiles and outcome counts from a per-request log"
     family = "measurement"
-    lessons = ("latency-one-user-feels", "serving-models", "admission-departure-and-overload")
+    lessons = ("latency-one-user-feels", "serving-models")
     skills = ("latency-percentiles", "ttft", "tpot", "request-lifecycle")
     difficulty = 3
     Params = LogParams
