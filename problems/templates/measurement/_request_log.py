@@ -9,6 +9,12 @@ last, 0.9-1.3 steps with jitter. The traced request has one stall of 4-15 steps 
 prompt prefilled whole in one step of the shared batch). Requests end `stop` (the model's
 end-of-sequence), `length` (max_tokens reached), `abort` (the client disconnected: before
 its first token, or after a long wait for it) or `error` (an HTTP 500 before any token).
+
+The log's layout is ours: spec/tool-output/ holds no capture of a load generator's
+per-request log. Its fields are those vLLM's serving benchmark keeps per request
+(RequestFuncOutput in vllm/benchmarks/lib/endpoint_request_func.py: ttft, itl, latency,
+output_tokens, success; https://docs.vllm.ai/en/v0.15.0/api/vllm/benchmarks/serve/),
+as absolute times, with the OpenAI-compatible finish reason.
 """
 
 from __future__ import annotations

@@ -9,7 +9,10 @@ request waits for the step in flight), plus, when c > n, the wait in the server'
 for (c - n) / n of a request's time; p99 TPOT = 1.15 s(n) (prefill chunks landing in a
 step); output throughput = n O / (mean TTFT + (O - 1) s(n)) with mean TTFT half the p99's
 prefill share. Throughput is rounded to whole tok/s and latencies to whole ms, as the
-table prints them: the templates answer from the table.
+table prints them: the templates answer from the table. The table is ours, one row per
+`vllm bench serve --max-concurrency c` run, its columns that command's "Output token
+throughput (tok/s)", "P99 TTFT (ms)" and "P99 TPOT (ms)" (percentiles chosen with
+`--metric-percentiles 99`); spec/tool-output/ holds no capture of its report.
 """
 
 from __future__ import annotations
@@ -129,7 +132,7 @@ def draw_sweep(rng: random.Random) -> SweepParams | None:
     if binding in ("ttft", "both") and ttft_tight is None:
         return None
     loose = min(len(rows) - 1, r + rng.randint(2, 3))
-    tpot = tpot_tight if binding != "ttft" else _round_up(rows[loose][3], tpot_unit)
+    tpot = tpot_tight if binding != "ttft" else _round_up(rows[loose][3], 5)
     ttft = ttft_tight if binding != "tpot" else _round_up(rows[loose][2], 50)
     try:
         return SweepParams(

@@ -118,8 +118,13 @@ class FleetFromSweep(Template):
             f"requests/s, so the peak of $\\lambda = {tex(p.peak_rps)}$ requests/s needs\n\n"
             f"$$n = \\left\\lceil \\frac{{\\lambda}}{{u r}} \\right\\rceil = \\left\\lceil "
             f"{tex(p.peak_rps / (u * rate), 6)} \\right\\rceil = {n}$$\n\n"
-            f"**{n} replicas**. Sizing from the peak-throughput row ({peak_row(p)[1]:,} "
-            "tok/s) would buy fewer replicas that all run outside the SLO."
+            f"**{n} replicas**."
+            + (
+                f" Sizing from the peak-throughput row ({peak_row(p)[1]:,} tok/s) would buy "
+                "fewer replicas that all run outside the SLO."
+                if peak_row(p)[1] != row[1]
+                else ""
+            )
         )
 
     def misconceptions(self, p: FleetParams) -> list[Misconception]:

@@ -106,7 +106,8 @@ class SweepKneeMaxSeqs(Template):
             f"So set `--max-num-seqs {row[0]}`: **{row[0]}**, where the server gives "
             f"**{row[1]:,} tok/s**. The sweep's peak, {peak[1]:,} tok/s at concurrency "
             f"{peak[0]}, is where throughput stops rising, not where users are served "
-            f"within the SLO; each user there sees about {row[1] / row[0]:.4g} tok/s."
+            f"within the SLO. At concurrency {row[0]} each user sees about "
+            f"{row[1] / row[0]:.4g} tok/s."
         )
 
     def misconceptions(self, p: SweepParams) -> list[Misconception]:
