@@ -11,10 +11,10 @@ end-of-sequence), `length` (max_tokens reached), `abort` (the client disconnecte
 its first token, or after a long wait for it) or `error` (an HTTP 500 before any token).
 
 The log's layout is ours: spec/tool-output/ holds no capture of a load generator's
-per-request log. Its fields are those vLLM's serving benchmark keeps per request
-(RequestFuncOutput in vllm/benchmarks/lib/endpoint_request_func.py: ttft, itl, latency,
-output_tokens, success; https://docs.vllm.ai/en/v0.15.0/api/vllm/benchmarks/serve/),
-as absolute times, with the OpenAI-compatible finish reason.
+per-request log. Its fields are what vLLM's serving benchmark measures per request (time
+to first token, the gaps between tokens, end-to-end latency, output tokens, success;
+https://docs.vllm.ai/en/v0.15.0/api/vllm/benchmarks/serve/), kept as absolute times,
+with the OpenAI-compatible finish reason.
 """
 
 from __future__ import annotations
