@@ -12,6 +12,14 @@
 - Decision consistency (the same model, two independent forms): a learner is classified
   the same way twice with probability p^2 + (1 - p)^2, p = Phi((theta_hat - cut) / se);
   consistency is its mean.
+- The same two figures before anyone sits the test, from the items alone (Rudner 2005,
+  "Expected classification accuracy", PARE 10(13), its equations for a known ability
+  distribution): over true abilities theta ~ N(0, 1) (the calibration's scale, on a
+  Gauss-Hermite quadrature), the estimate is taken as normal around theta with the
+  standard error 1 / sqrt(I(theta)) of the test's information, so
+      accuracy    = E_theta[ Phi(|theta - cut| / se(theta)) ]
+      consistency = E_theta[ p^2 + (1 - p)^2 ],  p = Phi((theta - cut) / se(theta)).
+  This is what a track's exam length is chosen by (issue 41, item 7).
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from certify.psychometrics.twopl import test_information
+from certify.psychometrics.twopl import quadrature, test_information
 
 
 def _phi(x: np.ndarray) -> np.ndarray:
@@ -46,3 +54,21 @@ def classification_accuracy(theta: Sequence[float], se: Sequence[float], cut: fl
 def decision_consistency(theta: Sequence[float], se: Sequence[float], cut: float) -> float:
     p = _phi((np.asarray(theta, dtype=float) - cut) / np.asarray(se, dtype=float))
     return float((p**2 + (1 - p) ** 2).mean())
+
+
+def _population_side(cut: float, a: Sequence[float], b: Sequence[float], points: int):
+    nodes, weights = quadrature(points)
+    se = 1.0 / np.sqrt(test_information(nodes, a, b))
+    return _phi((nodes - cut) / se), weights
+
+
+def expected_accuracy(cut: float, a: Sequence[float], b: Sequence[float], *, points=81) -> float:
+    """Rudner's accuracy of a form (items a, b) at the cut over theta ~ N(0, 1)."""
+    p, weights = _population_side(cut, a, b, points)
+    return float(weights @ np.maximum(p, 1 - p))
+
+
+def expected_consistency(cut: float, a: Sequence[float], b: Sequence[float], *, points=81) -> float:
+    """Rudner's chance that two parallel forms (items a, b) classify a learner alike."""
+    p, weights = _population_side(cut, a, b, points)
+    return float(weights @ (p**2 + (1 - p) ** 2))

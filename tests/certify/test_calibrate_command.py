@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -90,3 +93,33 @@ def test_recalibration_is_scheduled_nightly_as_a_registered_task():
     entry = settings.CELERY_BEAT_SCHEDULE["certify-recalibrate"]
     assert entry["task"] == tasks.recalibrate.name == "certify.tasks.recalibrate"
     assert entry["task"] in app.tasks and entry["schedule"] == 86400.0
+
+
+@pytest.mark.db_independent
+def test_an_empty_file_is_refused_naming_the_missing_columns(tmp_path):
+    path = tmp_path / "empty.csv"
+    path.write_text("")
+    with pytest.raises(CommandError) as err:
+        _run("--responses", str(path))
+    assert err.value.returncode == 2 and "missing column(s) person, item, correct" in str(err.value)
+
+
+@pytest.mark.db_independent
+def test_manage_py_exits_2_with_one_line_on_stderr(tmp_path):
+    """Through the real entry point: the exit status and a single stderr line (call_command
+    above only shows the exception)."""
+    path = tmp_path / "bad.csv"
+    path.write_text("person,item,correct\np1,i1,1\np2,i1,2\n")
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, str(root / "manage.py"), "certify", "calibrate", "--responses", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings_test"},
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "row 3: correct is '2'" in lines[0]
+    assert done.stdout == ""
