@@ -162,13 +162,13 @@ open_unit = st.floats(min_value=0.0, max_value=1.0, exclude_min=True, exclude_ma
 
 @st.composite
 def bkt_params(draw, floor: float = 0.0):
-    """Valid parameters built, not filtered (slip + guess < 1 by construction: a filter
-    threw most draws away and tripped hypothesis's health check now and then)."""
+    """Valid parameters built, not filtered (slip + guess < 1 by construction, but for
+    rounding at the edges: a filter threw most draws away and tripped hypothesis's
+    health check now and then)."""
     unit = open_unit if floor == 0.0 else st.floats(min_value=floor, max_value=1.0 - 4 * floor)
     slip = draw(unit)
     guess = draw(unit) * (1.0 - slip)
-    if guess + slip >= 1.0 or (floor and guess < floor):
-        guess = max(floor, (1.0 - slip) / 2)
+    assume(max(floor, 0.0) < guess and slip + guess < 1.0)  # rounding at the edges only
     return BKTParams(p_init=draw(open_unit), p_learn=draw(unit), p_slip=slip, p_guess=guess)
 
 
