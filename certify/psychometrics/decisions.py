@@ -72,3 +72,20 @@ def expected_consistency(cut: float, a: Sequence[float], b: Sequence[float], *, 
     """Rudner's chance that two parallel forms (items a, b) classify a learner alike."""
     p, weights = _population_side(cut, a, b, points)
     return float(weights @ (p**2 + (1 - p) ** 2))
+
+
+def required_length(
+    cut: float, a: Sequence[float], b: Sequence[float], *, target: float = 0.9, most: int = 60
+) -> int | None:
+    """The fewest items, drawn in turn from a pool (a, b) (cycling through it), whose
+    form reaches Rudner's expected accuracy `target` at the cut; None when `most` items
+    do not. For a track: how long its exam must be, given its pool's calibration."""
+    a, b = list(a), list(b)
+    if not a:
+        return None
+    for n in range(1, most + 1):
+        form_a = [a[i % len(a)] for i in range(n)]
+        form_b = [b[i % len(b)] for i in range(n)]
+        if expected_accuracy(cut, form_a, form_b) >= target:
+            return n
+    return None

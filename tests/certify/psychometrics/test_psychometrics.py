@@ -124,3 +124,14 @@ def test_rudner_accuracy_and_consistency_match_a_simulation():
     assert decisions.marginal_reliability(theta_hat, se) == pytest.approx(
         spread / (spread + (se**2).mean())
     )
+
+
+def test_the_exam_length_a_pool_needs():
+    """Items of a = 1.2 at the cut theta = 0.5: about 20 reach 0.9 (the issue's figure);
+    sharper items need fewer; a pool too flat to reach it says so."""
+    n = decisions.required_length(0.5, [1.2], [0.5])
+    assert 15 <= n <= 25
+    assert decisions.expected_accuracy(0.5, [1.2] * n, [0.5] * n) >= 0.9
+    assert decisions.expected_accuracy(0.5, [1.2] * (n - 1), [0.5] * (n - 1)) < 0.9
+    assert decisions.required_length(0.5, [2.5], [0.5]) < n
+    assert decisions.required_length(0.5, [0.1], [0.5], most=30) is None
