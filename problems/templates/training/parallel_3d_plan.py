@@ -197,8 +197,8 @@ class Parallel3dPlan(Template):
             else "Activations are recomputed and small: count them as $A = 0$."
         )
         return (
-            f"**{m.name}** ({params_count(m.total_params)} parameters, "
-            f"$P = {tex15(m.total_params)}$, {m.n_layers} layers) is to train on "
+            f"**{m.name}** ({m.n_layers} layers, {params_count(m.total_params)} parameters: "
+            f"$P = {tex15(m.total_params)}$) is to train on "
             f"{n} {acc.short_name} GPUs in {server} nodes of {GPUS_PER_NODE} GPUs "
             f"({fabric} inside a node, InfiniBand between nodes), with Megatron-LM's "
             f"tensor parallelism $t = {p.tp}$, pipeline parallelism $p = {p.pp}$ (the layers "
