@@ -18,14 +18,16 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-_NUMBER = r"(?<![\d,.])\d[\d,]*(?:\.\d+)?"  # starts a run only once: linear
+# A number starts only where a run of digits starts: tried from every digit, `\d[\d,]*`
+# was quadratic on a run of them (plan_text reads numbers with it too).
+NUMBER = r"(?<![\d,.])\d[\d,]*(?:\.\d+)?"
 _RATE = re.compile(
-    rf"(?P<n>{_NUMBER})\s*(?:requests?|reqs?|queries|prompts?|sessions?|users?)?\s*"
-    rf"(?:/|per)\s*(?P<per>s|sec|second|min|minute)\b|(?P<m>{_NUMBER})\s*(?:rps|qps)\b",
+    rf"(?P<n>{NUMBER})\s*(?:requests?|reqs?|queries|prompts?|sessions?|users?)?\s*"
+    rf"(?:/|per)\s*(?P<per>s|sec|second|min|minute)\b|(?P<m>{NUMBER})\s*(?:rps|qps)\b",
     re.IGNORECASE,
 )
 _SHARE = re.compile(
-    rf"(?P<n>{_NUMBER})\s*(?P<kind>%|percent|x|×)\s*(?:of\s+)?(?:the\s+)?(?:brief's\s+)?peak",
+    rf"(?P<n>{NUMBER})\s*(?P<kind>%|percent|x|×)\s*(?:of\s+)?(?:the\s+)?(?:brief's\s+)?peak",
     re.IGNORECASE,
 )
 _AT_PEAK = re.compile(
@@ -37,7 +39,7 @@ _ONE_REPLICA = re.compile(
     r"\b(?:one|a single|each|single)\s+replica\b|\bper[- ]replica\b|\bper replica\b",
     re.IGNORECASE,
 )
-_MS = re.compile(rf"(?P<n>{_NUMBER})\s*(?:ms|milliseconds?)\b", re.IGNORECASE)
+_MS = re.compile(rf"(?P<n>{NUMBER})\s*(?:ms|milliseconds?)\b", re.IGNORECASE)
 _TTFT = re.compile(r"\b(?:ttft|time to first token)\b", re.IGNORECASE)
 _TPOT = re.compile(
     r"\b(?:tpot|itl|inter-token latency|time per output token|per-token latency)\b",
@@ -146,7 +148,9 @@ def slo_thresholds(text: str, ttft_ms: int, tpot_ms: int) -> Found:
     return Found("SLO thresholds", None, f"{want}: {', '.join(problems)}")
 
 
-def _pattern(name: str, pattern: re.Pattern, want: str) -> Callable[[str], Found]:
+def found_by(name: str, pattern: re.Pattern, want: str) -> Callable[[str], Found]:
+    """A part found by a pattern alone: its first match, or `want` as what is missing."""
+
     def find(text: str) -> Found:
         m = pattern.search(text)
         return Found(name, m.group(0).strip() if m else None, want)
@@ -154,7 +158,7 @@ def _pattern(name: str, pattern: re.Pattern, want: str) -> Callable[[str], Found
     return find
 
 
-fault_named = _pattern("fault", _FAULT, "the fault it injects and where (kill one replica, ...)")
-behaviour_named = _pattern(
+fault_named = found_by("fault", _FAULT, "the fault it injects and where (kill one replica, ...)")
+behaviour_named = found_by(
     "expected behaviour", _BEHAVIOUR, "the behaviour expected during the fault"
 )

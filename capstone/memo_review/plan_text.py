@@ -29,7 +29,7 @@ _TOOL = re.compile(
     r"litmus|kubectl|load ?generator|load[- ]test(?:er|ing)?)\b",
     re.IGNORECASE,
 )
-_NUMBER = r"(?<![\d,.])\d[\d,]*(?:\.\d+)?"  # starts a run only once: linear
+_NUMBER = content.NUMBER
 _LOAD = re.compile(
     rf"({_NUMBER}\s*(?:requests?|reqs?|req|queries|sessions?|users?|clients?|streams?|"
     rf"prompts?|sequences?)?\s*(?:/|per)\s*(?:s|sec|second|min|minute)\b|"
@@ -56,12 +56,12 @@ _RULE = re.compile(
     r"(?:if|when) [^.]{0,80}\b(?:then|we|add|roll|page|fail|stop|abort|block)\b)",
     re.IGNORECASE,
 )
-_tool = content._pattern("tool", _TOOL, "the tool that makes or reads the traffic")
-_load = content._pattern(
+_tool = content.found_by("tool", _TOOL, "the tool that makes or reads the traffic")
+_load = content.found_by(
     "load", _LOAD, "the load it runs at (a rate, a concurrency or a share of the peak)"
 )
-_threshold = content._pattern("threshold", _THRESHOLD, "a threshold with its number and unit")
-_rule = content._pattern("pass/fail rule", _RULE, "the rule that decides pass or fail")
+_threshold = content.found_by("threshold", _THRESHOLD, "a threshold with its number and unit")
+_rule = content.found_by("pass/fail rule", _RULE, "the rule that decides pass or fail")
 
 
 def concrete_parts(text: str) -> list[content.Found]:
