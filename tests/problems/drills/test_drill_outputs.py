@@ -7,14 +7,13 @@ import pytest
 
 from problems.drills import registry
 from problems.drills.catalogue import catalogue
+from problems.drills.check import GOOD_UUID, RANK, UUID
 from problems.drills.cluster import draw
 from problems.drills.evidence import XID, read
 from problems.drills.export import export
 from problems.drills.faults.base import locations
 
 SEEDS = range(50)
-UUID = re.compile(r"\bGPU-[0-9a-fA-F-]+")
-GOOD_UUID = re.compile(r"^GPU-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 
 @pytest.fixture(scope="module")
@@ -109,11 +108,6 @@ def test_a_healthy_cluster_reads_as_no_fault_noise_included(seed):
     outputs = [a.run(state)[0] for a in looks]
     assert read("", outputs, locations(state)) == ("unknown", "")
     assert any("DRAM Correctable" in o and re.search(r"Correctable\s+: [1-9]", o) for o in outputs)
-
-
-RANK = re.compile(
-    r"^#  Rank +\d+ Group  0 Pid +\d+ on (\S+) device +\d+ \[0000:([0-9a-f]{2}):00\]", re.M
-)
 
 
 def test_ids_one_output_names_exist_in_the_others(exports):
