@@ -96,9 +96,14 @@ def _check(items: list[str], y: np.ndarray, mask: np.ndarray) -> None:
             )
 
 
+def _logits(a, c, nodes):
+    """a theta + c at every node for every item, bounded: (nodes, items)."""
+    return np.clip(np.outer(nodes, a) + c, -35.0, 35.0)
+
+
 def _loglik_nodes(y, mask, a, c, nodes):
     """log P(answers | theta_k) per person and node: (persons, nodes)."""
-    z = np.clip(np.outer(nodes, a) + c, -35.0, 35.0)  # (K, I)
+    z = _logits(a, c, nodes)
     log_p = -np.log1p(np.exp(-z))
     log_q = -np.log1p(np.exp(z))
     return y @ log_p.T + (mask - y) @ log_q.T
@@ -115,8 +120,7 @@ def _posterior(y, mask, a, c, nodes, weights):
 def _m_step(a, c, n_k, r_k, nodes, steps: int = 3):
     """Newton steps per item on sum_k r log P + (n - r) log(1 - P) + log priors."""
     for _ in range(steps):
-        z = np.clip(np.outer(a, nodes) + c[:, None], -35.0, 35.0)  # (I, K)
-        p = 1.0 / (1.0 + np.exp(-z))
+        p = 1.0 / (1.0 + np.exp(-_logits(a, c, nodes).T))  # (I, K)
         resid = r_k - n_k * p
         w = n_k * p * (1.0 - p)
         log_a = np.log(a)
@@ -137,8 +141,7 @@ def _m_step(a, c, n_k, r_k, nodes, steps: int = 3):
 
 
 def _standard_errors(y, mask, a, c, post, nodes):
-    z = np.clip(np.outer(nodes, a) + c, -35.0, 35.0)
-    p = 1.0 / (1.0 + np.exp(-z))  # (K, I)
+    p = 1.0 / (1.0 + np.exp(-_logits(a, c, nodes)))  # (K, I)
     # A learner's score for an item: E_post[(y - P(theta)) * (theta, 1)], where answered.
     s_c = mask * (y - post @ p)  # sum_k post_k (y - P_k)
     s_a = mask * (y * (post @ nodes)[:, None] - post @ (p * nodes[:, None]))

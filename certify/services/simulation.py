@@ -43,10 +43,6 @@ from certify.selectors import track_rules
 MAX_LEARNERS = 5000
 
 
-class _RollBack(Exception):
-    pass
-
-
 @dataclass(frozen=True)
 class Simulated:
     theta: float
@@ -131,19 +127,15 @@ def simulate(
         raise ValueError(f"--learners must be between 1 and {MAX_LEARNERS}")
     rng = random.Random(seed)
     params, source = parameters_for(track, rng, given)
-    result: dict = {}
-    try:
-        with transaction.atomic():
-            users = _learners(learners, seed, track)
-            thetas = [rng.gauss(0, 1) for _ in users]
-            taken = [
-                _take(track, u, theta, params, f"{seed}:{i}")
-                for i, (u, theta) in enumerate(zip(users, thetas, strict=True))
-            ]
-            result = _report(taken, params, source, cut)
-            raise _RollBack
-    except _RollBack:
-        pass
+    with transaction.atomic():
+        users = _learners(learners, seed, track)
+        thetas = [rng.gauss(0, 1) for _ in users]
+        taken = [
+            _take(track, u, theta, params, f"{seed}:{i}")
+            for i, (u, theta) in enumerate(zip(users, thetas, strict=True))
+        ]
+        result = _report(taken, params, source, cut)
+        transaction.set_rollback(True)  # nothing simulated is kept
     return {"track": track.slug, "learners": learners, "seed": seed, **result}
 
 
