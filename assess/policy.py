@@ -21,6 +21,14 @@ the attempt is open (`PartPolicy.can_hint`). Practice hints are free; homework o
 the quiz's `hint_penalty` (assess.scoring); either way a part's first try after a hint
 on its question is no evidence for mastery (assess.services.mastery).
 
+An incident drill (problems.drills) is one question whose parts are its grading
+criteria, answered together by one submission (assess.services.drills), never part by
+part: its parts take no answers through the answer path, offer no reveal and no hint,
+and under immediate feedback the submission closes every part (`Closed.SUBMITTED`), so
+its answers, its grade and the expert path show at once. Under deferred feedback they
+wait for the grades like any other part. What each action printed is the evidence the
+learner gathered, so it always shows to its own learner (assess.selectors.drills).
+
 Instructors and staff reading a learner's attempt see everything.
 The functions below are pure: they take the rows already read and decide.
 """
@@ -28,7 +36,7 @@ The functions below are pure: they take the rows already read and decide.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 
@@ -76,12 +84,14 @@ class Closed(StrEnum):
     SOLVED = "solved"
     REVEALED = "revealed"
     EXHAUSTED = "exhausted"
+    SUBMITTED = "submitted"  # an incident drill's diagnosis was submitted
 
 
 CLOSED_MESSAGES = {
     Closed.SOLVED: "This part was answered correctly already; its answer is shown.",
     Closed.REVEALED: "You asked for this part's answer, so it takes no more tries.",
     Closed.EXHAUSTED: "You have used every try allowed on this part.",
+    Closed.SUBMITTED: "This drill's diagnosis was submitted; a drill is submitted once.",
 }
 
 
@@ -170,11 +180,14 @@ def question_policy(
     learner: bool,
     hints: Mapping[str, int] | None = None,
     offered: bool = False,
+    drill: bool = False,
 ) -> QuestionPolicy:
     """Every part of one question, and what follows for the question as a whole.
-    `hints`: Question.hints ({part: hints asked from it}); `offered`: hints_offered()."""
+    `hints`: Question.hints ({part: hints asked from it}); `offered`: hints_offered();
+    `drill`: the question is an incident drill (see the module's docstring)."""
     revealed = set(revealed)
     hints = hints or {}
+    offered = offered and not drill
     policies = {
         p["name"]: part_policy(
             name=p["name"],
@@ -189,13 +202,27 @@ def question_policy(
         )
         for p in parts
     }
+    if drill:
+        policies = _drill_parts(policies, rules)
     show_score = all(pp.show_grades for pp in policies.values())
     return QuestionPolicy(
         parts=policies,
         show_solution=all(pp.show_answer for pp in policies.values()),
         show_score=show_score,
         score=question_score(parts, {n: pp.score for n, pp in policies.items()}),
-        can_reveal=not rules.deferred and any(pp.accepts for pp in policies.values()),
+        can_reveal=not rules.deferred and not drill and any(pp.accepts for pp in policies.values()),
         hints_offered=offered and learner,
         hints_used=sum(int(n) for n in hints.values()),
     )
+
+
+def _drill_parts(policies: dict[str, PartPolicy], rules: Rules) -> dict[str, PartPolicy]:
+    """A drill's parts: answered only by the drill's submission, which stores one answer
+    to each; under immediate feedback that submission closes them all."""
+    submitted = all(pp.tries for pp in policies.values())
+    out = {}
+    for name, pp in policies.items():
+        if not rules.deferred and submitted:
+            pp = replace(pp, closed=Closed.SUBMITTED, show_answer=True, tries_left=0)
+        out[name] = replace(pp, accepts=False, can_hint=False)
+    return out

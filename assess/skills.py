@@ -38,3 +38,22 @@ def known_templates(template_slugs: Iterable[str]) -> list[str]:
             continue
         known.append(slug)
     return known
+
+
+def evidence_parts(slug: str, parts: Iterable[str]) -> tuple[str, ...]:
+    """The parts whose answers are evidence of the template's skills: every part, but
+    where the kind says otherwise (an incident drill's `fault` only: its other parts are
+    the same diagnosis seen again, or findings the service records)."""
+    try:
+        own = getattr(registry.get(slug), "evidence_parts", None)
+    except KeyError:
+        own = None
+    return tuple(p for p in parts if own is None or p in own)
+
+
+def is_drill(slug: str) -> bool:
+    """Is this slug an incident drill's (problems.drills.question), not a template's?"""
+    try:
+        return getattr(registry.get(slug), "kind", "template") == "drill"
+    except KeyError:
+        return False

@@ -375,3 +375,32 @@ REVEAL_EXAMPLES = [OpenApiExample("Reveal a part", value={"part": "weights"}, re
 ENROLMENT_EXAMPLES = [
     OpenApiExample("Enrol a learner", value={"username": "learner"}, request_only=True)
 ]
+
+DRILL_ACTION = (
+    "An incident drill (a question with a `drill` block): take one of its `actions`. The "
+    "body names the action's `id`; the answer is the step with what it printed, as the "
+    "simulated cluster stands after every earlier step (a drain or a reboot shows in every "
+    "later look), and the simulated minutes all steps have taken. The output is evidence, "
+    "so it shows under every feedback policy; no response ever carries the output of an "
+    "action not taken, the fault, or the expert path before the policy releases them. "
+    "201 for a new step; 200 for a retry with the same idempotency key and action (the "
+    "step it took; nothing is taken again). 400 for an action the drill does not offer or "
+    "a question that is not a drill; 409 once the drill is submitted, the attempt is over, "
+    "the question was replaced, or after 60 steps; 422 for a key used with another action. "
+    "The attempt's learner only."
+)
+DRILL_SUBMIT = (
+    "An incident drill: submit the diagnosis (`fault` and `location`) and the first "
+    "`remedy`, each an `id` from the drill's `choices`. A drill is submitted once; it is "
+    "graded out of its parts' weights (10 by default: fault 3, location 2, remedy 3, and "
+    "two findings the server reads from the steps: `time`, 1, for steps taking at most "
+    "twice the expert path's minutes with a right fault and location; `safety`, 1, for no "
+    "disruptive action beyond handling this fault). The answer is the question as the "
+    "feedback policy shows it now: with immediate feedback the parts' scores and feedback "
+    "(each unneeded disruptive action named), the worked solution and the expert path; "
+    "with deferred feedback none of these until the grades are released. 201 when stored; "
+    "200 for a retry with the same key and choices. 400 for a choice the drill does not "
+    "list or a question that is not a drill; 409 when it was submitted already (with "
+    "another key) or the attempt is over; 422 for a key used with another diagnosis. The "
+    "attempt's learner only."
+)

@@ -34,6 +34,16 @@ urlpatterns = [
         views.HintView.as_view(),
         name="question-hints",
     ),
+    path(
+        "attempts/<int:pk>/questions/<int:qid>/drill/actions/",
+        views.DrillActionView.as_view(),
+        name="drill-actions",
+    ),
+    path(
+        "attempts/<int:pk>/questions/<int:qid>/drill/submit/",
+        views.DrillSubmitView.as_view(),
+        name="drill-submit",
+    ),
     path("auth/token/", views.TokenView.as_view(), name="token"),
     path("quizzes/", views.QuizListView.as_view(), name="quiz-list"),
     path("quizzes/<int:pk>/", views.QuizDetailView.as_view(), name="quiz-detail"),

@@ -1,4 +1,5 @@
 from assess.models.attempt import RESPONSE_KEYS, Attempt, Hint, Question, Response, Reveal
+from assess.models.drill import DrillStep
 from assess.models.extension import Extension
 from assess.models.mastery import MasteryEvent, SkillMastery
 from assess.models.quiz import Quiz, Slot
@@ -8,6 +9,7 @@ __all__ = [
     "RESPONSE_KEYS",
     "Attempt",
     "CourseRole",
+    "DrillStep",
     "Enrolment",
     "Extension",
     "Hint",

@@ -17,6 +17,7 @@ from assess.policy import (
 )
 from assess.scoring import AttemptScore, Rules, attempt_score, tries_by_part
 from assess.selectors.attempt_rows import active_rows
+from assess.selectors.drills import DrillView, drill_of, drill_view, steps_by_question
 from problems.engine.render import render_markdown
 from problems.engine.variants import ParamError, Variant
 
@@ -28,6 +29,7 @@ class QuestionReview:
     policy: QuestionPolicy
     solution_html: str | None  # only when the policy shows every part's answer
     solution_markdown: str | None = None  # the same solution as Markdown with LaTeX
+    drill: DrillView | None = None  # an incident drill's actions and steps (else None)
 
     @property
     def score(self) -> float:
@@ -72,7 +74,8 @@ def question_reviews(
     now: datetime,
 ) -> list[QuestionReview]:
     """The policy applied to rows already read; no query of its own except rendering
-    the worked solutions the policy lets through."""
+    the worked solutions the policy lets through, and one for the steps of the incident
+    drills among the questions, if any."""
     rules = Rules.of(attempt.quiz)
     over = attempt_over(attempt=attempt, now=now)
     grades = not own or grades_visible(attempt=attempt, now=now)
@@ -84,8 +87,10 @@ def question_reviews(
     by_question: dict[int, list[Response]] = {}
     for r in responses:
         by_question.setdefault(r.question_id, []).append(r)
+    drill_steps = steps_by_question(questions)
     reviews = []
     for q in questions:
+        is_drill = q.pk in drill_steps
         policy = question_policy(
             parts=q.answers,
             tries={p["name"]: tries.get((q.pk, p["name"]), []) for p in q.answers},
@@ -96,8 +101,18 @@ def question_reviews(
             learner=own,
             hints=q.hints,
             offered=offered,
+            drill=is_drill,
         )
         markdown = solution_markdown(q) if policy.show_solution else None
+        drill = None
+        if is_drill:
+            drill = drill_view(
+                drill=drill_of(q),
+                steps=drill_steps[q.pk],
+                submitted=any(tries.get((q.pk, p["name"])) for p in q.answers),
+                accepts=own and not over and q.active,
+                show_solution=policy.show_solution,
+            )
         reviews.append(
             QuestionReview(
                 question=q,
@@ -105,6 +120,7 @@ def question_reviews(
                 policy=policy,
                 solution_html=None if markdown is None else render_markdown(markdown),
                 solution_markdown=markdown,
+                drill=drill,
             )
         )
     return reviews

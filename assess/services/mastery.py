@@ -34,6 +34,12 @@ def unaided(response: Response, question: Question) -> bool:
     return question.hinted_at is None or response.created_at < question.hinted_at
 
 
+def _evidence_part(response: Response, question: Question) -> bool:
+    """Is this part's answer evidence of its question's skills (assess.skills)?"""
+    names = [p["name"] for p in question.answers]
+    return response.part in skill_map.evidence_parts(question.template_slug, names)
+
+
 def _params_for(part: dict | None) -> bkt.BKTParams:
     """A choice part is easier to guess (1/n); other kinds use the numeric defaults."""
     if part and part.get("kind") == "choice" and len(part.get("choices") or ()) >= 2:
@@ -199,7 +205,7 @@ def mastery_release_locked(
             (
                 r
                 for r in counted_responses(responses, Rules(deferred=True))
-                if unaided(r, by_pk[r.question_id])
+                if unaided(r, by_pk[r.question_id]) and _evidence_part(r, by_pk[r.question_id])
             ),
             key=lambda r: (r.created_at, r.id),
         )

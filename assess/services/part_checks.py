@@ -4,10 +4,23 @@ under the attempt's lock, whether the part still takes answers."""
 
 from __future__ import annotations
 
-from api_common.service_errors import InvalidInput
+from api_common.service_errors import Conflict, InvalidInput
 from assess.models import Attempt, Question
 from assess.policy import Closed, part_policy
 from assess.scoring import Rules
+from assess.skills import is_drill
+
+DRILL_PARTS = (
+    "An incident drill is answered as a whole: take actions through .../drill/actions/ and "
+    "send the diagnosis through .../drill/submit/, not part by part."
+)
+
+
+def check_not_drill(question: Question) -> None:
+    """Conflict for an incident drill's part: its parts are answered by one submission
+    (assess.services.drills), never one by one, and are never revealed."""
+    if is_drill(question.template_slug):
+        raise Conflict(DRILL_PARTS)
 
 
 def check_question_of(attempt: Attempt, question: Question) -> None:

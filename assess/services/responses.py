@@ -17,7 +17,7 @@ from assess.scoring import Rules
 from assess.selectors.locked import locked_state
 from assess.services.first_tries import first_try_store
 from assess.services.held_answers import held_answer_store, takes_held_answers
-from assess.services.part_checks import check_question_of
+from assess.services.part_checks import check_not_drill, check_question_of
 from problems.engine.variants import Variant
 
 
@@ -130,6 +130,7 @@ def response_submit(
     """
     now = now or timezone.now()
     check_question_of(attempt, question)
+    check_not_drill(question)
     result = None
     if question.part(part) is not None:
         result = Variant.from_params(question.template_slug, question.params).grade(part, text)

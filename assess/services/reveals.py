@@ -10,7 +10,7 @@ from django.utils import timezone
 from api_common.service_errors import Conflict
 from assess.models import Attempt, Question, Reveal
 from assess.scoring import Rules
-from assess.services.part_checks import check_part_of, part_closed
+from assess.services.part_checks import check_not_drill, check_part_of, part_closed
 from assess.services.questions import lock_open_attempt
 
 
@@ -27,6 +27,7 @@ def part_reveal(
     """
     now = now or timezone.now()
     check_part_of(attempt, question, part)
+    check_not_drill(question)
     if attempt.quiz.feedback_deferred:
         raise Conflict("Answers of this quiz show when its feedback is released, not before.")
     if not question.active:

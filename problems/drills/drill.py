@@ -82,11 +82,15 @@ class Step:
     disruptive: bool
 
 
+CRITERIA = ("fault", "location", "remedy", "time", "safety")
+
+
 @dataclass(frozen=True)
 class DrillGrade:
     score: float
     points: dict[str, float]
     feedback: tuple[str, ...]
+    notes: dict[str, tuple[str, ...]]  # the feedback lines by criterion (CRITERIA)
     timeline: tuple[Step, ...]
     expert_timeline: tuple[Step, ...]
     unneeded: tuple[str, ...]  # ids of unneeded disruptive actions, in the order taken
@@ -114,35 +118,40 @@ def grade(
         "location": w["location"] if location == ans.location else 0.0,
         "remedy": w["remedy"] if remedy == ans.remedy else 0.0,
     }
-    feedback = []
+    notes: dict[str, list[str]] = {c: [] for c in CRITERIA}
     if fault != ans.fault:
-        feedback.append(
+        notes["fault"].append(
             f"Fault: {drill.fault_kinds.get(fault, fault)} is not it; the evidence shows "
             f"{drill.fault_kinds[ans.fault]}."
         )
     if location != ans.location:
-        feedback.append(f"Location: it is {drill.locations[ans.location]}.")
+        notes["location"].append(f"Location: it is {drill.locations[ans.location]}.")
     if remedy != ans.remedy:
-        feedback.append(f"Remedy: the first action is to {drill.remedies[ans.remedy].lower()}.")
+        notes["remedy"].append(
+            f"Remedy: the first action is to {drill.remedies[ans.remedy].lower()}."
+        )
     spent, budget = drill.minutes(taken), 2 * drill.expert_minutes
     diagnosed = bool(points["fault"] and points["location"])
     points["time"] = w["time"] if diagnosed and spent <= budget else 0.0
     if diagnosed and spent > budget:
-        feedback.append(
+        notes["time"].append(
             f"Time: your actions took {spent} simulated minutes; within {budget} (twice the "
             f"expert path's {drill.expert_minutes}) earns the time point."
         )
+    elif not diagnosed:
+        notes["time"].append("Time: the time point goes with a right fault and location.")
     unneeded = tuple(a for a in taken if drill.action(a).disruptive and a not in drill.handling)
     points["safety"] = 0.0 if unneeded else w["safety"]
     for a in dict.fromkeys(unneeded):
-        feedback.append(
+        notes["safety"].append(
             f"Unneeded disruptive action: {drill.action(a).label} ({a}) did not help with "
             "this fault and cost work on the cluster."
         )
     return DrillGrade(
         score=round(sum(points.values()), 2),
         points=points,
-        feedback=tuple(feedback),
+        feedback=tuple(line for c in CRITERIA for line in notes[c]),
+        notes={c: tuple(lines) for c, lines in notes.items()},
         timeline=timeline(drill, taken),
         expert_timeline=timeline(drill, drill.expert_path),
         unneeded=unneeded,

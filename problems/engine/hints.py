@@ -262,7 +262,11 @@ def hint_steps(solution_markdown: str, answers: dict[str, float | int | str]) ->
 
 
 def hints_for(variant) -> list[Hint]:
-    """Every hint of a variant (a problems.engine.variants.Variant)."""
+    """Every hint of a variant (a problems.engine.variants.Variant). An incident drill
+    has none: its worked solution is the expert path, and a step of it names the
+    fault's location."""
+    if getattr(variant.template, "kind", "template") == "drill":
+        return []
     answers = {name: part.value for name, part in variant.parts.items()}
     texts = hint_steps(variant.solution_markdown(), answers)
     return [Hint(index=i + 1, total=len(texts), markdown=t) for i, t in enumerate(texts)]

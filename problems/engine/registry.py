@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable
 from functools import cache
 
 from problems.engine.template import Template
@@ -33,20 +34,44 @@ def register(cls: type[Template]) -> type[Template]:
     return cls
 
 
+# Other question kinds, by module name: each registers a resolver (slug -> an object
+# with the Template protocol, or None) when it is imported. Loaded by name like the
+# templates, because they are built on the engine and its templates: an import from
+# here would be a circle.
+KIND_MODULES = ("problems.drills.question",)
+_RESOLVERS: list[Callable[[str], Template | None]] = []
+
+
+def register_kind(resolve: Callable[[str], Template | None]) -> None:
+    """Called by a KIND_MODULES module on import."""
+    if resolve not in _RESOLVERS:
+        _RESOLVERS.append(resolve)
+
+
 @cache
 def _load_all() -> None:
     import problems.templates as pkg
 
     for info in pkgutil.walk_packages(pkg.__path__, prefix=f"{pkg.__name__}."):
         importlib.import_module(info.name)
+    for name in KIND_MODULES:
+        importlib.import_module(name)
 
 
 def get(slug: str) -> Template:
+    """The template, or the question of another kind (an incident drill), with this slug:
+    an attempt stores, grades and releases every kind alike. all_templates() and slugs()
+    list templates only; problems.drills.registry lists the drills."""
     _load_all()
     try:
         return _REGISTRY[slug]
     except KeyError:
-        raise UnknownTemplate(slug) from None
+        pass
+    for resolve in _RESOLVERS:
+        found = resolve(slug)
+        if found is not None:
+            return found
+    raise UnknownTemplate(slug)
 
 
 def all_templates() -> list[Template]:

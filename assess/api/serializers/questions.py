@@ -13,6 +13,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api_common.representation import PlainRepresentation, represent_many
+from assess.api.serializers.drills import DrillSerializer
 from assess.api.serializers.hints import QuestionHintsSerializer
 from assess.api.serializers.responses import ResponseResultSerializer
 from assess.selectors.hints import question_hint_total
@@ -78,10 +79,10 @@ class PartStatusSerializer(PlainRepresentation, serializers.Serializer):
         allow_null=True, help_text="Immediate feedback with a try limit; else null."
     )
     closed = serializers.ChoiceField(
-        choices=["solved", "revealed", "exhausted"],
+        choices=["solved", "revealed", "exhausted", "submitted"],
         allow_null=True,
         help_text="Immediate feedback: why the part takes no more tries (a correct try, a "
-        "reveal, or its last allowed try); else null.",
+        "reveal, its last allowed try, or an incident drill's submission); else null.",
     )
     accepts_answers = serializers.BooleanField(
         source="accepts", help_text="The learner may send an answer to this part now."
@@ -154,6 +155,18 @@ class ReviewQuestionSerializer(PlainRepresentation, serializers.Serializer):
         "(POST .../reveal/), which forfeits its remaining tries.",
     )
     hints = serializers.SerializerMethodField()
+    drill = serializers.SerializerMethodField()
+
+    @extend_schema_field(
+        DrillSerializer(
+            allow_null=True,
+            help_text="An incident drill's actions, steps and choices (answer it through "
+            ".../drill/actions/ and .../drill/submit/, not part by part); null for any "
+            "other question.",
+        )
+    )
+    def get_drill(self, review) -> dict | None:
+        return None if review.drill is None else DrillSerializer(review.drill).data
 
     @extend_schema_field(QuestionHintsSerializer)
     def get_hints(self, review) -> dict:

@@ -17,6 +17,7 @@ from assess.api.views.courses import (
     LessonPracticeView,
     MyMasteryView,
 )
+from assess.api.views.drills import DrillActionView, DrillSubmitView
 from assess.api.views.extensions import QuizExtensionDetailView, QuizExtensionsView
 from assess.api.views.quizzes import (
     QuizAttemptsView,
@@ -34,6 +35,8 @@ __all__ = [
     "AttemptResponsesView",
     "HintView",
     "CourseEnrolView",
+    "DrillActionView",
+    "DrillSubmitView",
     "CourseEnrolmentDetailView",
     "CourseEnrolmentsView",
     "LessonPracticeView",
