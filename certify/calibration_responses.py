@@ -12,6 +12,7 @@ contributes at most one response to it, chosen the same way everywhere:
   an attempt that has ended (an open attempt's answers may still change).
 
 A question whose part was never answered gives nothing (not reached is not wrong).
+Incident drills give nothing: they are scored by their own rubric, not as 2PL items.
 Reading goes a chunk of questions at a time, with their answers and reveals; the choice
 is made in pure Python (`pick_responses`) so it can be tested on plain rows.
 """
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from assess.models import Attempt, Question, Quiz, Response, Reveal
+from problems.drills import registry as drill_registry
 
 FIRST_TRY_MODES = frozenset({Quiz.Mode.PRACTICE, Quiz.Mode.HOMEWORK})
 COUNTED_MODES = frozenset({Quiz.Mode.EXAM, Quiz.Mode.CERTIFICATION})
@@ -128,15 +130,20 @@ def _chunks() -> Iterator[tuple[list[QuestionRow], list[AnswerRow]]]:
     """Questions in id order, CHUNK at a time, each chunk with its valid answers: memory
     stays bounded by a chunk however many answers there are. Replaced variants count
     (active or not): a first try on a variant later replaced is still the first try."""
-    rows = Question.objects.order_by("id").values_list(
-        "id",
-        "attempt__learner_id",
-        "template_slug",
-        "attempt__quiz__mode",
-        "attempt__status",
-        "answers",
-        "created_at",
-        "hinted_at",
+    drills = drill_registry.slugs()
+    rows = (
+        Question.objects.exclude(template_slug__in=drills)
+        .order_by("id")
+        .values_list(
+            "id",
+            "attempt__learner_id",
+            "template_slug",
+            "attempt__quiz__mode",
+            "attempt__status",
+            "answers",
+            "created_at",
+            "hinted_at",
+        )
     )
     chunk: list[tuple] = []
     for row in rows.iterator(CHUNK):

@@ -113,13 +113,15 @@ def prefixed_lesson_slug(course_slug: str, title: str) -> str:
 
 
 def known_template_slugs() -> frozenset[str]:
-    """Slugs the problem registry serves: the only templates a lesson may name.
+    """Slugs the problem registry serves, templates and incident drills: the only
+    questions a lesson may name.
 
     Imported late so that reading this module never pulls in every template module.
     """
+    from problems.drills import registry as drills
     from problems.engine import registry
 
-    return frozenset(registry.slugs())
+    return frozenset(registry.slugs()) | frozenset(drills.slugs())
 
 
 class FieldProblem(ValueError):

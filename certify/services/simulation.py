@@ -15,6 +15,9 @@ reused (PostgreSQL's sequences survive the rollback) a rerun may draw other temp
 from the pools and its figures move by sampling error, as a second cohort's would.
 A question's answers are all right or all wrong together (its first part is the item);
 a wrong answer is readable and wrong by a factor no misconception detector knows.
+Incident drills are not 2PL items (they are scored by their own rubric): a simulated
+learner submits a drill's right diagnosis with the chance of an average item (a = 1,
+b = 0) at their ability, a wrong fault kind otherwise, and drills stay out of the fit.
 Without a calibration or given parameters, each template gets a = 1 and b drawn from
 N(0, 1) with the seed (said in the result), which shows how the exam's length decides
 accuracy, not how hard today's templates are.
@@ -31,14 +34,18 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from assess.models import SkillMastery
+from assess.selectors.drills import drill_of
 from assess.services.attempts import attempt_finish, attempt_start
+from assess.services.drills import drill_submit
 from assess.services.responses import response_submit
+from assess.skills import is_drill
 from certify.models import Calibration, Track
 from certify.psychometrics import decisions
 from certify.psychometrics.calibrate import calibrate, uniform_items
 from certify.psychometrics.scoring import eap
 from certify.psychometrics.twopl import p_correct
 from certify.selectors import track_rules
+from problems.drills.faults.base import FAULT_KINDS
 
 MAX_LEARNERS = 5000
 
@@ -63,7 +70,8 @@ def _answer_text(part: dict, right: bool) -> str:
 
 
 def _pools(track: Track) -> list[str]:
-    return sorted({t for slot in track.exam.slots.all() for t in slot.templates})
+    """The templates of the exam's pools: its 2PL items (drills are not)."""
+    return sorted({t for slot in track.exam.slots.all() for t in slot.templates if not is_drill(t)})
 
 
 def parameters_for(track: Track, rng: random.Random, given: dict | None) -> tuple[dict, str]:
@@ -100,6 +108,10 @@ def _take(track: Track, user, theta: float, params: dict, key: str) -> Simulated
     attempt, _ = attempt_start(quiz=track.exam, learner=user)
     answers = {}
     for question in attempt.questions.filter(active=True).order_by("order"):
+        if is_drill(question.template_slug):
+            luck = random.Random(f"{key}:{question.template_slug}").random()
+            _submit_drill(attempt, question, luck < float(p_correct(theta, 1.0, 0.0)))
+            continue
         a, b = params[question.template_slug]
         luck = random.Random(f"{key}:{question.template_slug}").random()
         right = luck < float(p_correct(theta, a, b))
@@ -114,6 +126,19 @@ def _take(track: Track, user, theta: float, params: dict, key: str) -> Simulated
             )
     attempt = attempt_finish(attempt=attempt)
     return Simulated(theta, answers, bool(attempt.passed))
+
+
+def _submit_drill(attempt, question, right: bool) -> None:
+    answer = drill_of(question).answer
+    fault = answer.fault if right else next(k for k in FAULT_KINDS if k != answer.fault)
+    drill_submit(
+        attempt=attempt,
+        question=question,
+        fault=fault,
+        location=answer.location,
+        remedy=answer.remedy,
+        idempotency_key=f"sim-{question.pk}",
+    )
 
 
 def _agreement(truth: np.ndarray, decided: np.ndarray) -> float:

@@ -264,3 +264,34 @@ def age_memo_versions(memo_id: int | None = None) -> None:
         MemoVersion.objects.all() if memo_id is None else MemoVersion.objects.filter(memo=memo_id)
     )
     rows.update(created_at=F("created_at") - VERSION_INTERVAL)
+
+
+def answer_question(attempt, question, *, right: bool = True, key: str = "") -> None:
+    """Answer every part of a question through the services, right or readable-and-wrong:
+    part by part, or an incident drill's one submission (its fault kind wrong when not
+    right)."""
+    from assess.selectors.drills import drill_of
+    from assess.services.drills import drill_submit
+    from assess.services.responses import response_submit
+
+    drill = drill_of(question)
+    if drill is not None:
+        answer = drill.answer
+        fault = answer.fault if right else next(k for k in drill.fault_kinds if k != answer.fault)
+        drill_submit(
+            attempt=attempt,
+            question=question,
+            fault=fault,
+            location=answer.location,
+            remedy=answer.remedy,
+            idempotency_key=f"{key}{question.pk}-drill",
+        )
+        return
+    for part in question.answers:
+        response_submit(
+            attempt=attempt,
+            question=question,
+            part=part["name"],
+            text=correct_text(part) if right else wrong_text(part),
+            idempotency_key=f"{key}{question.pk}-{part['name']}",
+        )

@@ -34,7 +34,9 @@ def test_a_simulation_reports_its_decisions_and_leaves_nothing(tracks, tmp_path)
     report = _simulate("--track", track.slug, "--learners", "80", "--seed", "4",
                        "--parameters", str(path))  # fmt: skip
     assert report["parameters"] == "given" and report["learners"] == 80
-    assert report["items_per_form"] == track.exam.slots.count()
+    drills = [s for s in track.exam.slots.all() if s.templates[0].startswith("drill-")]
+    assert len(drills) == 1  # a drill is on the form, and is no 2PL item
+    assert report["items_per_form"] == track.exam.slots.count() - len(drills)
     assert 0.5 < report["classification_accuracy"] <= 1
     assert 0.5 < report["decision_consistency"] <= 1 and 0 < report["marginal_reliability"] < 1
     assert report["recovery"]["theta_correlation"] > 0.6
