@@ -42,6 +42,8 @@ REMEDIES: dict[str, str] = {
     "requeue-job": "Requeue the job",
     "add-replicas": "Add replicas (or cap max-num-seqs) so each server's KV cache holds its batch",
     "lift-power-cap": "Have the rack's power cap (BMC / PDU policy) lifted or raised",
+    "fix-binding": "Requeue the job with its CPU / NUMA binding corrected (srun --cpu-bind "
+    "or numactl), each rank on the socket of its GPU and HCA",
     "no-action": "No action: the cluster is healthy",
 }
 
