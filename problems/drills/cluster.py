@@ -229,8 +229,9 @@ class Cluster:
 def straggler(gpu: Gpu) -> Gpu:
     """A busy GPU whose rank is starved on the host (faults/numa_misbinding.py): kernels
     arrive late, so it idles between them and runs cooler, at about half the utilisation
-    and power of its peers, while its clocks stay up (nothing throttles it). Drawn from
-    the GPU's UUID, so a requeue that lands the rank on the same GPU shows the same."""
+    and power of its peers, while its clocks stay up (nothing throttles it); the ranges
+    are the drill's choice (faults/numa_misbinding.py says why). Drawn from the GPU's
+    UUID, so a requeue that lands the rank on the same GPU shows the same."""
     salt = zlib.crc32(gpu.uuid.encode())
     return replace(
         gpu,

@@ -10,7 +10,8 @@ import pytest
 from problems.drills import registry
 from problems.drills.drill import grade
 from problems.drills.evidence import cpu_set, read
-from problems.drills.faults.base import REMEDIES
+from problems.drills.faults import FAULTS
+from problems.drills.faults.base import FAULT_KINDS, REMEDIES
 from problems.drills.render import affinity
 from tests.problems.test_tool_output_tables import read_topo
 from tests.problems.tool_output import capture
@@ -244,3 +245,7 @@ def test_the_remedy_is_a_corrected_binding_and_the_expert_path_scores_ten():
         "reboot-node",
     )
     assert g.unneeded == (f"reboot@{host}",) and g.points["remedy"] == 0
+
+
+def test_every_fault_kind_issue_39_names_has_a_drill():
+    assert set(FAULTS) == set(FAULT_KINDS) and len(registry.slugs()) == 11
