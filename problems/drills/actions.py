@@ -19,7 +19,10 @@ How the acts change the cluster, and why:
   volatile ECC counts and activates a pending remap. A thermal or fabric problem is not
   touched by any reset.
 - Resume returns a drained node to service as it is; requeue restarts a job where the
-  scheduler puts it.
+  scheduler puts it. A job launched with a wrong CPU binding (Job.misbound) is launched
+  the same way again: the rank at the same place in it is misbound, and starved, on
+  whichever node now holds that place (only a corrected launch line fixes it, outside
+  the drill's actions).
 """
 
 from __future__ import annotations
@@ -27,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from problems.drills.cluster import Cluster, Gpu, Job, Node
-from problems.drills.render import fabric, logs, metrics, slurm, smi
+from problems.drills.cluster import Cluster, Gpu, Job, Node, straggler
+from problems.drills.render import affinity, fabric, logs, metrics, slurm, smi
 
 Run = Callable[[Cluster], tuple[str, Cluster]]
 
@@ -97,6 +100,9 @@ def requeue(state: Cluster, job: Job, without: set[str]) -> Cluster:
             n = state.node(h)
             state = state.with_node(_set_busy(replace(n, slurm_state="allocated"), True))
         new = replace(job, nodes=tuple(keep), state="R", elapsed_s=60, restarts=job.restarts + 1)
+        if new.misbound:
+            where, index = new.nodes[new.misbound[0]], new.misbound[1]
+            state = state.with_gpu(where, straggler(state.node(where).gpus[index]))
     else:
         new = replace(job, state="PD", reason="Resources", elapsed_s=0, restarts=job.restarts + 1)
     return state.with_job(new)
@@ -274,6 +280,13 @@ def _node_actions(state: Cluster, host: str, in_job: bool) -> list[Action]:
                     False, _look(q),
                 )
             )  # fmt: skip
+        acts += [
+            Action(f"topo@{host}", f"nvidia-smi topo -m on {host}", t, 1, False, on(affinity.topo)),
+            Action(
+                f"binding@{host}", f"CPU affinity of the GPU processes on {host} (taskset -cp)",
+                t, 1, False, on(affinity.binding),
+            ),
+        ]  # fmt: skip
     acts += [
         Action(f"drain@{host}", f"drain {host} (and requeue its job)", t, 1, True, drain(host)),
         Action(f"reboot@{host}", f"reboot {host}", t, 10, True, reboot(host)),

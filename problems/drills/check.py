@@ -6,7 +6,8 @@ Per seed and drill:
   8-4-4-4-12 lowercase hex;
 - every bus id in a node's Xid lines is a GPU that node's nvidia-smi lists;
 - nccl-tests' rank lines name GPUs of the nodes' nvidia-smi and nodes Slurm shows;
-  perfquery's HCAs are the node's ibstat's;
+  perfquery's HCAs are the node's ibstat's; the binding view's PIDs and bus ids are the
+  processes and GPUs of the node's nvidia-smi;
 - the evidence reader (evidence.py, text only) names the planted fault kind and its
   location from the expert path's outputs alone.
 Over all of them: no two fault kinds are read alike, so no evidence path leaves two
@@ -19,7 +20,7 @@ import re
 from collections.abc import Iterable
 
 from problems.drills import registry
-from problems.drills.evidence import XID, read
+from problems.drills.evidence import APP, SMI_PROC, TASKSET, XID, read
 from problems.drills.export import export
 
 UUID = re.compile(r"\bGPU-[0-9a-fA-F-]+")
@@ -60,6 +61,19 @@ def _ids_agree(outputs: dict[str, str]) -> list[str]:
                 f"{action_id}: {ca} is not in ibstat@{host}"
                 for ca in re.findall(r"perfquery -C (mlx5_\d+)", out)
                 if f"CA '{ca}'" not in ibstat
+            ]
+        smi = outputs.get(f"nvidia-smi@{host}", "")
+        if action_id.startswith("binding@") and "Processes:" in smi:
+            pids = {pid for _, pid in SMI_PROC.findall(smi)}
+            problems += [
+                f"{action_id}: PID {pid} is not a process nvidia-smi@{host} lists"
+                for pid in [p for p, _ in APP.findall(out)] + [p for p, _ in TASKSET.findall(out)]
+                if pid not in pids
+            ]
+            problems += [
+                f"{action_id}: bus {bus} is not a GPU of nvidia-smi@{host}"
+                for _, bus in APP.findall(out)
+                if f"00000000:{bus}:00.0" not in smi
             ]
         for rank_host, bus in RANK.findall(out):
             if f"00000000:{bus.upper()}:00.0" not in outputs.get(f"nvidia-smi@{rank_host}", ""):

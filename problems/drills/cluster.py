@@ -21,13 +21,14 @@ What is drawn, and where the facts come from:
   the fault.
 
 Hidden truth (what a fault module plants and actions consult, never printed as such)
-lives in `Gpu.fault` and `Node.ib_fault`: tools only show its symptoms.
+lives in `Gpu.fault`, `Node.ib_fault` and `Job.misbound`: tools only show its symptoms.
 """
 
 from __future__ import annotations
 
 import datetime
 import random
+import zlib
 from dataclasses import dataclass, replace
 
 from hardware_db import catalog
@@ -162,6 +163,10 @@ class Job:
     step_s: float = 0.0  # seconds per training step, as the job's log reports it
     log: tuple[str, ...] = ()  # the tail of slurm-<id>.out (faults add their lines)
     restarts: int = 0
+    # hidden: (position of the node in `nodes`, local rank) of the one rank the launch
+    # binds to the CPUs of the other socket than its GPU's; it follows the job when
+    # it is requeued, as a launch script does (faults/numa_misbinding.py)
+    misbound: tuple[int, int] = ()
 
     @property
     def progress_step(self) -> int:
@@ -219,6 +224,21 @@ class Cluster:
 
     def later(self, minutes: int) -> Cluster:
         return replace(self, now=self.now + datetime.timedelta(minutes=minutes))
+
+
+def straggler(gpu: Gpu) -> Gpu:
+    """A busy GPU whose rank is starved on the host (faults/numa_misbinding.py): kernels
+    arrive late, so it idles between them and runs cooler, at about half the utilisation
+    and power of its peers, while its clocks stay up (nothing throttles it); the ranges
+    are the drill's choice (faults/numa_misbinding.py says why). Drawn from the GPU's
+    UUID, so a requeue that lands the rank on the same GPU shows the same."""
+    salt = zlib.crc32(gpu.uuid.encode())
+    return replace(
+        gpu,
+        util=38 + salt % 23,
+        watts=int(gpu.cap * (0.3 + salt % 13 / 100)),
+        temp=min(gpu.temp, 43 + salt % 9),
+    )
 
 
 def serial(rng: random.Random) -> str:

@@ -22,6 +22,9 @@ CA = re.compile(r"^CA '(mlx5_\d+)'\n(?:\t.*\n)*?\t\tRate: (\d+)", re.M)
 DF_FULL = re.compile(r"^\S+ +\S+ +\S+ +\S+ +0 100% (\S+)$", re.M)
 SM_CLOCK = re.compile(r'^DCGM_FI_DEV_SM_CLOCK\{Hostname="([\w-]+)".*=> (\d+) @', re.M)
 PERF = re.compile(r"perfquery -C (mlx5_\d+) -P 1\n(?:.*\n)*?LinkDownedCounter:\.+(\d+)", re.M)
+SMI_PROC = re.compile(r"^\|\s+(\d+)\s+N/A\s+N/A\s+(\d+)\s+C\s", re.M)  # GPU index, PID
+APP = re.compile(r"^(\d+), 00000000:([0-9A-F]{2}):00\.0$", re.M)  # PID, bus
+TASKSET = re.compile(r"^pid (\d+)'s current affinity list: ([\d,-]+)$", re.M)
 
 
 def _host(output: str) -> str | None:
@@ -35,6 +38,44 @@ def _gpu_at(locations: dict[str, str], host: str, bus: str) -> str:
         k for k, label in locations.items() if label.startswith(f"{host} GPU ") and want in label
     ]
     return loc
+
+
+def cpu_set(cpu_list: str) -> set[int]:
+    """The CPUs of a Linux CPU list ("0-55,112-167")."""
+    out: set[int] = set()
+    for part in cpu_list.split(","):
+        first, _, last = part.partition("-")
+        out.update(range(int(first), int(last or first) + 1))
+    return out
+
+
+def _far_rank(outputs: list[str], locations: dict[str, str]) -> str | None:
+    """The GPU whose process runs on none of its own CPUs: taskset's list for the PID,
+    the GPU nvidia-smi runs that PID on, that GPU's CPU Affinity in topo -m (one node's
+    three outputs). Only one such rank is a misbinding to name."""
+    for out in outputs:
+        bound = dict(TASKSET.findall(out))
+        if not bound:
+            continue
+        host = _host(out)
+        mine = [o for o in outputs if _host(o) == host]
+        local = {
+            int(line.split()[0][3:]): cpu_set(line.split()[-3])
+            for o in mine
+            if "CPU Affinity" in o
+            for line in o.splitlines()
+            if re.match(r"GPU\d+ ", line)
+        }
+        gpu_of = {pid: int(i) for o in mine for i, pid in SMI_PROC.findall(o)}
+        far = [
+            pid
+            for pid, cpus in bound.items()
+            if gpu_of.get(pid) in local and not cpu_set(cpus) & local[gpu_of[pid]]
+        ]
+        bus = dict(APP.findall(out))
+        if len(far) == 1 and far[0] in bus:
+            return _gpu_at(locations, host, bus[far[0]])
+    return None
 
 
 def read(alert: str, outputs: list[str], locations: dict[str, str]) -> tuple[str, str]:
@@ -73,6 +114,9 @@ def read(alert: str, outputs: list[str], locations: dict[str, str]) -> tuple[str
             newest = max(rows, key=lambda r: r[2])
             if newest[0].strip() == "Kill task failed":
                 return "slurm-drain", newest[3]
+    far = _far_rank(outputs, locations)  # a rank bound to the other socket than its GPU's
+    if far:
+        return "numa-misbinding", far
     wrote_nothing = any("file write failed" in o or "No space left on device" in o for o in outputs)
     for out in outputs:  # df: a full volume, when the job's log says a write failed
         full = DF_FULL.findall(out)

@@ -10,6 +10,7 @@ from problems.drills.faults import (
     ecc,
     ib_link,
     kv_cache,
+    numa_misbinding,
     nvlink,
     off_bus,
     rack_power,
@@ -31,5 +32,6 @@ FAULTS: dict[str, ModuleType] = {
         volume_full,
         nvlink,
         rack_power,
+        numa_misbinding,
     )
 }

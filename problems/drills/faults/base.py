@@ -4,8 +4,8 @@ A fault module has KIND (a key of FAULT_KINDS) and `plant(state, rng) -> Planted
 state with the fault and its symptoms in it, the alert the pager sends, the answer
 (fault kind, location, first remedy), the expert path (the fewest looks that show the
 fault) and the disruptive actions that are part of handling it (never counted as
-unneeded). FAULT_KINDS lists every kind issue 39 names, including those no module
-plants yet, so the choice list does not shrink to the implemented ones.
+unneeded). FAULT_KINDS lists every kind issue 39 names (since numa-misbinding, each has a
+module), so the choice list is the same whichever kinds are implemented.
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ REMEDIES: dict[str, str] = {
     "requeue-job": "Requeue the job",
     "add-replicas": "Add replicas (or cap max-num-seqs) so each server's KV cache holds its batch",
     "lift-power-cap": "Have the rack's power cap (BMC / PDU policy) lifted or raised",
+    "fix-binding": "Requeue the job with its CPU / NUMA binding corrected (srun --cpu-bind "
+    "or numactl), each rank on the socket of its GPU and HCA",
     "no-action": "No action: the cluster is healthy",
 }
 

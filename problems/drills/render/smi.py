@@ -66,6 +66,11 @@ def _row(state: Cluster, g: Gpu) -> GpuRow:
     return GpuRow(state.gpu_name, g.bus_id, g.temp, g.watts, cap, g.used_mib, g.total_mib, g.util)
 
 
+def process_pid(node: Node, g: Gpu) -> int:
+    """The PID of the training process on GPU g (one a busy GPU), fixed by the node's boot."""
+    return 40_000 + 97 * g.index + node.boot.second
+
+
 def nvidia_smi(state: Cluster, node: Node) -> str:
     """The default table for the node's enumerated GPUs, or the handle error if one is lost."""
     prompt = f"root@{node.hostname}:~# nvidia-smi"
@@ -84,7 +89,7 @@ def nvidia_smi(state: Cluster, node: Node) -> str:
             block[0] = block[0][: -(ecc_w + 1)] + f"{g.ecc_unc} ".rjust(ecc_w) + "|"
         lines += block
     procs = [
-        Process(k, 40_000 + 97 * g.index + node.boot.second, "python3", g.used_mib - 520)
+        Process(k, process_pid(node, g), "python3", g.used_mib - 520)
         for k, g in enumerate(gpus)
         if g.used_mib
     ]

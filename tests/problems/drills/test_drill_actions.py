@@ -208,3 +208,13 @@ def test_any_sequence_of_actions_runs_and_every_step_prints(slug):
             taken = [rng.choice(acts if rng.random() < 0.6 else looks) for _ in range(12)]
             for action, output in drill.replay(taken):
                 assert output.strip(), (slug, seed, action.id)
+
+
+def test_topo_and_binding_are_one_minute_looks_on_the_job_nodes_that_change_nothing():
+    drill = registry.generate("drill-ib-link-degraded", 2)
+    for kind in ("topo", "binding"):
+        acts = [a for a in drill.actions if a.id.startswith(f"{kind}@")]
+        assert [a.id.split("@")[1] for a in acts] == list(drill.state.main_job.nodes)
+        for a in acts:
+            assert not a.disruptive and a.minutes == 1
+            assert a.run(drill.state)[1] == drill.state.later(1)

@@ -58,3 +58,21 @@ def test_a_malformed_uuid_is_reported(monkeypatch):
     monkeypatch.setattr(drill_check, "export", forged)
     _, failures = drill_check.check_drills(1, ["drill-gpu-off-bus"])
     assert any("malformed UUID GPU-abc-123" in f for f in failures)
+
+
+def test_a_binding_view_naming_a_process_or_gpu_nvidia_smi_lacks_is_reported(monkeypatch):
+    real = drill_check.export
+
+    def forged(drill):
+        data = real(drill)
+        for a in data["actions"]:
+            if a["id"].startswith("binding@"):
+                a["output"] = a["output"].replace(
+                    "pid, gpu_bus_id", "pid, gpu_bus_id\n99999, 00000000:0A:00.0"
+                )
+        return data
+
+    monkeypatch.setattr(drill_check, "export", forged)
+    _, failures = drill_check.check_drills(1, ["drill-numa-misbinding"])
+    assert any("PID 99999 is not a process nvidia-smi@" in f for f in failures)
+    assert any("bus 0A is not a GPU of nvidia-smi@" in f for f in failures)
