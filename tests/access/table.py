@@ -213,6 +213,12 @@ TABLE: dict[tuple[str, str], Row] = {
     ("assess:question-hints", "POST"): Row(
         "a hint on the learner's question, empty body", "401 400 404 404 404 404 404", QUESTION
     ),
+    ("assess:drill-actions", "POST"): Row(
+        "an action in the learner's drill, empty body", "401 400 404 404 404 404 404", QUESTION
+    ),
+    ("assess:drill-submit", "POST"): Row(
+        "submitting the learner's drill, empty body", "401 400 404 404 404 404 404", QUESTION
+    ),
     ("assess:my-mastery", "GET"): Row("the user's own mastery", "401 200 200 200 200 200 200"),
     ("assess:course-enrol", "POST"): Row(
         "enrolling in the learner's course", "401 200 200 201 201 201 201", COURSE

@@ -43,6 +43,7 @@ def _seed() -> dict:
         memo_submit,
     )
     from certify.models import Certificate, Track
+    from problems.engine import registry
     from curricula.models import Course, Lesson
     from hardware_db.models import Accelerator, Link, ModelArchitecture, Server
     from orgs.models import Membership
@@ -95,6 +96,22 @@ def _seed() -> dict:
     practice = {name: practice_question_add(learner=user, lesson=lesson) for name, user in fuzzers}
     to_reveal = {name: practice_question_add(learner=user, lesson=lesson) for name, user in fuzzers}
     to_finish = {name: attempt_start(quiz=open_quiz, learner=user)[0] for name, user in fuzzers}
+    # An incident drill for each fuzzing account, so the drill operations reach past 404
+    # and 400: actions taken (201, replayed 200, refused after the submission 409) and
+    # diagnoses submitted.
+    drill_quiz = quiz_create(
+        user=staff,
+        spec=QuizSpec(
+            title="Contract: an incident drill",
+            mode=Quiz.Mode.PRACTICE,
+            slots=[SlotSpec(["drill-gpu-off-bus"])],
+        ),
+    )
+    drills = {name: attempt_start(quiz=drill_quiz, learner=user)[0] for name, user in fuzzers}
+    drill_questions = {name: a.questions.get() for name, a in drills.items()}
+    some_drill = next(iter(drill_questions.values()))
+    drill_kind = registry.get(some_drill.template_slug)
+    drill = drill_kind.drill(drill_kind.parse_params(some_drill.params))
     # A reviewed capstone memo of the fuzzing learner, in a course the fuzzing instructor
     # teaches: the memo operations reach past 404 (versions, reads, decisions).
     capstone_course = Course.objects.get(slug=CAPSTONE_COURSE)
@@ -152,6 +169,14 @@ def _seed() -> dict:
             "attempts_to_finish": {name: a.pk for name, a in to_finish.items()},
             "questions": {name: p.question.pk for name, p in practice.items()},
             "questions_to_reveal": {name: p.question.pk for name, p in to_reveal.items()},
+            "drill_attempts": {name: a.pk for name, a in drills.items()},
+            "drill_questions": {name: q.pk for name, q in drill_questions.items()},
+            "drill_actions": ["squeue", "sinfo-R", drill.expert_path[-1]],
+            "drill_choices": {
+                "fault": sorted(drill.fault_kinds)[:3],
+                "location": sorted(drill.locations)[:3],
+                "remedy": sorted(drill.remedies)[:3],
+            },
             "parts": sorted(
                 {
                     a["name"]
