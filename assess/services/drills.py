@@ -203,6 +203,34 @@ def drill_submit(
     return DrillSubmission(stored, replayed=False)
 
 
+def drill_regraded(question: Question, responses: list[Response], variant: Variant) -> dict:
+    """{part: the fields of its response regraded}: the learner's three choices as they
+    were sent, the two findings read again from the steps against the drill as it is now
+    (an expert path or weights changed since change them), the feedback in the drill's
+    own words. For services.regrade; {} for a drill never submitted."""
+    chosen = {r.part: r.raw for r in responses if r.part in CHOSEN}
+    if set(chosen) != set(CHOSEN):
+        return {}
+    drill = drill_of(question)
+    taken = [s.action for s in steps_of(question)]
+    try:
+        g, raws = _findings(drill, taken, chosen["fault"], chosen["location"], chosen["remedy"])
+    except ValueError:  # a step's action is no longer offered
+        return {}
+    out = {}
+    for part in CRITERIA:
+        result = variant.grade(part, raws[part])
+        out[part] = {
+            "raw": raws[part],
+            "valid": result.valid,
+            "correct": result.correct if result.valid else False,
+            "score": result.score if result.valid else 0.0,
+            "misconception": "",
+            "feedback": " ".join(g.notes[part]) or result.feedback,
+        }
+    return out
+
+
 def _insert(values: dict) -> Response | None:
     """The response, or None when its key was used in this attempt already."""
     try:

@@ -13,8 +13,10 @@ from django.db import transaction
 
 from assess.models import Attempt, Question, Response
 from assess.scoring import Rules, attempt_score
+from assess.services.drills import drill_regraded
 from assess.services.questions import solved_parts
 from assess.signals import grade_released_on_commit
+from assess.skills import is_drill
 from audit.models import AuditEvent
 from audit.services import audit_record
 from problems.engine.variants import ParamError, Variant
@@ -76,7 +78,9 @@ def responses_regrade(*, template_slug: str, dry_run: bool = False, actor=None) 
                 question.template_version = variant.template.version
                 touched_questions.append(question)
                 report.answers_changed.append(question.id)
-            for response in responses_by_question.get(question.id, []):
+            responses = responses_by_question.get(question.id, [])
+            drill = drill_regraded(question, responses, variant) if is_drill(template_slug) else {}
+            for response in responses:
                 report.responses += 1
                 if response.part not in variant.parts:
                     report.errors.append(
@@ -84,7 +88,7 @@ def responses_regrade(*, template_slug: str, dry_run: bool = False, actor=None) 
                     )
                     continue
                 result = variant.grade(response.part, response.raw)
-                new = {
+                new = drill.get(response.part) or {
                     "valid": result.valid,
                     "correct": result.correct if result.valid else False,
                     "score": result.score if result.valid else 0.0,
@@ -110,7 +114,7 @@ def responses_regrade(*, template_slug: str, dry_run: bool = False, actor=None) 
             _rescore(closed, touched_responses, touched_questions, report, save=False)
             return report
         Response.objects.bulk_update(
-            touched_responses, ["valid", "correct", "score", "misconception", "feedback"]
+            touched_responses, ["raw", "valid", "correct", "score", "misconception", "feedback"]
         )
         Question.objects.bulk_update(touched_questions, ["answers", "template_version"])
         _rescore(closed, touched_responses, touched_questions, report, save=True)

@@ -251,3 +251,50 @@ def test_someone_elses_drill_is_a_404_whatever_the_body(api, client_for, other_l
     )
     assert r.status_code == 404
     assert not DrillStep.objects.exists()
+
+
+def test_a_drill_regrade_reads_its_findings_again_from_the_steps(api, learner, monkeypatch):
+    """The regrade keeps the learner's choices and reads time and safety again from the
+    steps against the drill as it is now: here the wrong act becomes part of handling."""
+    from assess.services.regrade import responses_regrade
+
+    aid, qid = start(api, drill_quiz(Quiz.Mode.EXAM))
+    drill = drill_for(qid)
+    wrong = f"resume@{other_host(drill)}"
+    act(api, aid, qid, wrong)
+    ans = drill.answer
+    submit(api, aid, qid, ans.fault, ans.location, ans.remedy)
+    api.post(f"/api/attempts/{aid}/finish/")
+    safety = Response.objects.get(question_id=qid, part="safety")
+    assert (safety.raw, safety.score) == ("unneeded-disruption", 0)
+
+    import dataclasses
+
+    from problems.drills import question as drill_question
+
+    handled = dataclasses.replace(drill, handling=drill.handling | {wrong})
+    monkeypatch.setattr(drill_question, "_drill", lambda slug, seed: handled)
+    report = responses_regrade(template_slug=SLUG)
+    safety.refresh_from_db()
+    assert (safety.raw, safety.score, safety.feedback) == ("safe", 1.0, "Correct.")
+    assert [c.part for c in report.changes] == ["safety"]
+    from assess.models import Attempt
+
+    assert Attempt.objects.get(pk=aid).score == pytest.approx(1.0)
+
+
+def test_reading_a_drill_costs_the_same_queries_however_many_steps(api):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    aid, qid = start(api, drill_quiz())
+    drill = drill_for(qid)
+    counts = []
+    for n in (1, 6):
+        while DrillStep.objects.filter(question_id=qid).count() < n:
+            k = DrillStep.objects.filter(question_id=qid).count()
+            assert act(api, aid, qid, drill.expert_path[0], key=f"q{k}").status_code == 201
+        with CaptureQueriesContext(connection) as ctx:
+            assert api.get(f"/api/attempts/{aid}/").status_code == 200
+        counts.append(len(ctx))
+    assert counts[0] == counts[1]
