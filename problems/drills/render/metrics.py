@@ -9,14 +9,16 @@
   its failure texts cited there), fed from the node's GPUs: a volatile DBE and a pending
   row remap fail the Memory test and the Page Retirement/Row Remap check; a thermally
   throttled GPU fails Targeted Power with its violation time. A GPU fallen off the bus
-  cannot be opened, so DCGM cannot run: the output is the handle error nvidia-smi prints
-  (TODO for the lead: DCGM's own wording for an inaccessible GPU).
+  is lost to NVML, so the diagnostic over the default all-GPUs group (DCGM_GROUP_ALL_GPUS,
+  0x7fffffff) does not run: dcgmi prints "Error: Unable to complete diagnostic for group
+  <id>. Return: (<code>) <errorString>." (NVIDIA/DCGM, dcgmi/Diag.cpp, 3.x) with
+  DCGM_ST_GPU_IS_LOST, -18, whose errorString is "GPU is lost" (dcgm_structs.h and
+  dcgm_errors.cpp). It names no GPU: nvidia-smi and the kernel log say which.
 """
 
 from __future__ import annotations
 
 from problems.drills.cluster import Cluster, Node
-from problems.drills.render.smi import lost_line
 from problems.drills.tools.dcgmi_diag import (
     DiagRun,
     nvlink_errors,
@@ -26,6 +28,8 @@ from problems.drills.tools.dcgmi_diag import (
     volatile_dbe,
 )
 
+ALL_GPUS = 0x7FFFFFFF  # DCGM_GROUP_ALL_GPUS, the group dcgmi diag runs on by default
+GPU_IS_LOST = -18  # DCGM_ST_GPU_IS_LOST
 DEVICE_ID = {"a100-sxm-80gb": "20b2", "h100-sxm": "2330", "b200": "2901"}
 
 
@@ -52,7 +56,10 @@ def dcgmi_diag(state: Cluster, node: Node) -> str:
     prompt = f"root@{node.hostname}:~# dcgmi diag -r 2"
     lost = [g for g in node.gpus if not g.on_bus and g.fault != "gone"]
     if lost:
-        return f"{prompt}\n{lost_line(lost[0])}"
+        return (
+            f"{prompt}\nError: Unable to complete diagnostic for group {ALL_GPUS}. "
+            f"Return: ({GPU_IS_LOST}) GPU is lost."
+        )
     gpus = [g for g in node.gpus if g.on_bus]
     findings, deployment = [], []
     for k, g in enumerate(gpus):

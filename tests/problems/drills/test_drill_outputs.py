@@ -136,3 +136,17 @@ def test_healthy_vllm_replicas_read_as_no_fault():
     calm = [out for a, out in drill.replay([x for x in looks if not x.endswith(hot)])]
     assert read(drill.alert, calm, dict(drill.locations)) == ("unknown", "")
     assert all(re.search(r"num_requests_waiting\{.*\} 0\.0$", o, re.M) for o in calm)
+
+
+def test_dcgmi_diag_on_a_node_with_a_lost_gpu_says_dcgm_cannot_run(exports):
+    """DCGM's own refusal (the default group, DCGM_ST_GPU_IS_LOST), on the off-bus node
+    only; it names no GPU, so nvidia-smi and the kernel log still have to."""
+    for seed in SEEDS:
+        d = exports[("drill-gpu-off-bus", seed)]
+        host = d["answer"]["location"].split(":")[0]
+        diags = {a["id"]: a["output"] for a in d["actions"] if a["id"].startswith("dcgmi-diag@")}
+        lost = diags.pop(f"dcgmi-diag@{host}")
+        assert lost.splitlines()[1] == (
+            "Error: Unable to complete diagnostic for group 2147483647. Return: (-18) GPU is lost."
+        )
+        assert not [o for o in diags.values() if "GPU is lost" in o]
