@@ -50,6 +50,7 @@ class AuditAction(models.TextChoices):
     ACCOUNT_REACTIVATE = "account.reactivate"
     ACCOUNT_EXPORT = "account.export"
     ACCOUNT_ANONYMISE = "account.anonymise"
+    STANDARD_SET = "standard.set"
 
 
 class AuditEvent(models.Model):

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from certify.models import Certificate, Track
+from certify.models import Certificate, ExamDecision, StandardSetting, Track
 
 
 @admin.register(Track)
@@ -22,4 +22,34 @@ class CertificateAdmin(admin.ModelAdmin):
     readonly_fields = [f.name for f in Certificate._meta.fields]
 
     def has_add_permission(self, request) -> bool:
+        return False
+
+
+@admin.register(StandardSetting)
+class StandardSettingAdmin(admin.ModelAdmin):
+    """Set with `manage.py certify standard-set` (staff, from Angoff ratings); read here."""
+
+    list_display = ["track", "version", "cut_theta", "borderline_score", "set_by", "created_at"]
+    list_filter = ["track"]
+    readonly_fields = [f.name for f in StandardSetting._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+@admin.register(ExamDecision)
+class ExamDecisionAdmin(admin.ModelAdmin):
+    """Recorded once per finished certification exam; never edited."""
+
+    list_display = ["attempt", "rule", "passed", "theta", "se", "cut", "created_at"]
+    list_filter = ["rule", "passed"]
+    readonly_fields = [f.name for f in ExamDecision._meta.fields]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
         return False

@@ -164,3 +164,71 @@ class ItemParameters(models.Model):
 
     def __str__(self) -> str:
         return f"{self.template_slug}: a={self.discrimination:.2f} b={self.difficulty:.2f}"
+
+
+class StandardSetting(models.Model):
+    """A track's cut on the ability scale, set by staff from modified Angoff ratings
+    (certify.psychometrics.standard_setting) on one calibration's scale. Versioned: a
+    new setting is a new row, and each exam decision names the one it used."""
+
+    # No index of its own: the unique (track, version) constraint leads with it.
+    track = models.ForeignKey(
+        Track, on_delete=models.CASCADE, related_name="standard_settings", db_index=False
+    )
+    version = models.PositiveIntegerField()
+    method = models.CharField(max_length=32, default="modified-angoff")
+    calibration = models.ForeignKey(
+        Calibration, on_delete=models.PROTECT, related_name="standard_settings"
+    )
+    ratings = models.JSONField()  # {template: [each rater's probability]}
+    cut_theta = models.FloatField()
+    borderline_score = models.FloatField()
+    set_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="standard_settings"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["track", "-version"]
+        constraints = [
+            models.UniqueConstraint(fields=["track", "version"], name="certify_standard_version")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.track} cut v{self.version}: theta {self.cut_theta:.2f}"
+
+
+class ExamRuleKind(models.TextChoices):
+    ABILITY = "ability", "Ability at or above the cut"
+    RAW_SCORE = "raw-score", "Raw score at or above the pass mark"
+
+
+class ExamDecision(models.Model):
+    """How one finished certification exam attempt was decided (ExamRule), recorded once
+    by certify.services.exam_decisions before any certificate reads it."""
+
+    Rule = ExamRuleKind
+
+    attempt = models.OneToOneField(
+        "assess.Attempt", on_delete=models.CASCADE, related_name="exam_decision"
+    )
+    rule = models.CharField(max_length=16, choices=Rule.choices)
+    passed = models.BooleanField()
+    reason = models.TextField()
+    theta = models.FloatField(null=True, blank=True)
+    se = models.FloatField(null=True, blank=True)
+    cut = models.FloatField(null=True, blank=True)
+    standard_setting = models.ForeignKey(
+        StandardSetting, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    drills_passed = models.BooleanField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            choice_check("rule", ExamRuleKind, name="certify_examdecision_rule_valid"),
+        ]
+
+    def __str__(self) -> str:
+        return f"attempt {self.attempt_id}: {'pass' if self.passed else 'fail'} ({self.rule})"

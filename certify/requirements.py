@@ -48,6 +48,18 @@ class ExamResult:
     attempt_id: int
     score: float  # 0..1
     finished_at: datetime
+    # Its recorded decision (certify.services.exam_decisions), when there is one: the
+    # rule ("ability" or "raw-score"), whether it passed and why, and on the ability
+    # rule the ability, its SE and the cut. None: decided on the raw score here.
+    passed: bool | None = None
+    rule: str = ""
+    reason: str = ""
+    theta: float | None = None
+    se: float | None = None
+    cut: float | None = None
+
+    def passes(self, pass_mark: float) -> bool:
+        return self.score >= pass_mark if self.passed is None else self.passed
 
 
 @dataclass(frozen=True)
@@ -152,10 +164,15 @@ def evaluate(rules: TrackRules, evidence: Evidence, *, now: datetime, p_init: fl
         f"{len(skills) - len(below)} of {len(skills)} skills mastered"
         + (f"; below the threshold: {_some(below)}" if below else ""),
     )
-    passed = [e for e in evidence.exams if e.score >= rules.pass_mark]
+    passed = [e for e in evidence.exams if e.passes(rules.pass_mark)]
     best_pass = max(passed, key=lambda e: (e.score, e.finished_at), default=None)
     retake = _retake_from(rules, evidence.exams)
-    if best_pass is not None:
+    if best_pass is not None and best_pass.rule == "ability":
+        exam_detail = (
+            f"passed on {_date(best_pass.finished_at)}: ability {best_pass.theta:.2f} "
+            f"(SE {best_pass.se:.2f}) at or above the cut {best_pass.cut:.2f}"
+        )
+    elif best_pass is not None:
         exam_detail = f"passed with {_percent(best_pass.score)} on {_date(best_pass.finished_at)}"
     elif evidence.exam_open:
         exam_detail = "certification exam in progress"
@@ -165,6 +182,10 @@ def evaluate(rules: TrackRules, evidence: Evidence, *, now: datetime, p_init: fl
             f"certification exam not passed: {_percent(last.score)} on "
             f"{_date(last.finished_at)}, pass mark {_percent(rules.pass_mark)}"
         )
+        if last.reason and (last.rule == "ability" or last.score >= rules.pass_mark):
+            exam_detail = (
+                f"certification exam not passed on {_date(last.finished_at)}: {last.reason}"
+            )
         if retake and retake > now:
             exam_detail += f"; next attempt from {_moment(retake)}"
     else:

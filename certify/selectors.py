@@ -116,9 +116,17 @@ def standings(
     exam_track = {t.exam_id: t.pk for t in tracks}
     exams: dict[tuple[int, int], list[req.ExamResult]] = defaultdict(list)
     open_exam: set[tuple[int, int]] = set()
-    for pk, user_id, quiz_id, status, score, finished_at, deadline in Attempt.objects.filter(
+    # Each exam's recorded decision comes in the same row (a LEFT JOIN to its one-to-one
+    # ExamDecision): no query of its own however many attempts.
+    decided = ("passed", "rule", "reason", "theta", "se", "cut")
+    for row in Attempt.objects.filter(
         learner_id__in=user_ids, quiz_id__in=list(exam_track)
-    ).values_list("pk", "learner_id", "quiz_id", "status", "score", "finished_at", "deadline"):
+    ).values_list(
+        "pk", "learner_id", "quiz_id", "status", "score", "finished_at", "deadline",
+        *(f"exam_decision__{f}" for f in decided),
+    ):  # fmt: skip
+        pk, user_id, quiz_id, status, score, finished_at, deadline = row[:7]
+        decision = dict(zip(decided, row[7:], strict=True))
         key = (user_id, exam_track[quiz_id])
         if status == Attempt.Status.OPEN:
             if deadline is None or deadline > now:
@@ -126,7 +134,19 @@ def standings(
             continue
         if score is None or finished_at is None or finished_at <= spent_until.get(key, _EPOCH):
             continue  # spent on an earlier certificate (or before its revocation)
-        exams[key].append(req.ExamResult(pk, score, finished_at))
+        exams[key].append(
+            req.ExamResult(
+                pk,
+                score,
+                finished_at,
+                passed=decision["passed"],
+                rule=decision["rule"] or "",
+                reason=decision["reason"] or "",
+                theta=decision["theta"],
+                se=decision["se"],
+                cut=decision["cut"],
+            )
+        )
     memos: dict[int, req.MemoApproval] = {}
     for decision in (
         MemoDecision.objects.filter(

@@ -24,6 +24,7 @@ from audit.services import audit_record
 from certify.models import Certificate, Track
 from certify.requirements import Readiness
 from certify.selectors import standings, tracks_all
+from certify.services.exam_decisions import exam_decisions_record
 from orgs.selectors import user_manages
 
 log = logging.getLogger(__name__)
@@ -43,6 +44,10 @@ def evidence_snapshot(readiness: Readiness) -> dict:
             "attempt": exam.attempt_id,
             "score": round(exam.score, 4),
             "pass_mark": readiness.track.pass_mark,
+            "rule": exam.rule or "raw-score",
+            "ability": exam.theta,
+            "se": exam.se,
+            "cut": exam.cut,
             "finished_at": exam.finished_at.isoformat(),
         }
         if exam
@@ -90,6 +95,7 @@ def certificates_issue_due(*, user_id: int, now: datetime | None = None) -> list
     """Issue every certificate the learner has earned and does not hold; returns the new
     ones. Safe to call any number of times and concurrently."""
     now = now or timezone.now()
+    exam_decisions_record(user_id=user_id)  # each finished exam decided once, first
     tracks = list(tracks_all())
     issued = []
     for (_, _track_id), cell in standings(user_ids=[user_id], tracks=tracks, now=now).items():
