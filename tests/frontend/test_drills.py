@@ -27,8 +27,9 @@ SLUG = "drill-gpu-off-bus"
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
-def drill_attempt(learner, mode=Quiz.Mode.PRACTICE):
-    attempt, _ = attempt_start(quiz=QuizFactory(mode=mode, slots=[[SLUG]]), learner=learner)
+def drill_attempt(learner, mode=Quiz.Mode.PRACTICE, **quiz):
+    quiz = QuizFactory(mode=mode, slots=[[SLUG]], **quiz)
+    attempt, _ = attempt_start(quiz=quiz, learner=learner)
     return attempt, attempt.questions.get()
 
 
@@ -114,7 +115,7 @@ def test_practice_drill_from_alert_to_verdicts_without_script(login, learner):
     for (_, output), n in zip(drill.replay(taken), range(1, len(taken) + 1), strict=True):
         assert f'id="drill-{q.pk}-step-{n}"' in html
         assert f"<code>{escape(output)}</code>" in html
-    assert not leaked(html, drill, taken)
+    assert untaken_outputs(drill, taken) and not leaked(html, drill, taken)
     minutes = sum(drill.action(a).minutes for a in taken)
     assert f"Simulated time so far: <strong>{minutes} minutes</strong>, 4 actions." in html
     assert "Expert path" not in html and "not needed" not in html  # nothing points yet
@@ -235,6 +236,24 @@ def test_someone_elses_drill_is_a_404_whatever_the_body(login, learner, other_le
     assert submit(client, attempt, q, ans.fault, ans.location, ans.remedy).status_code == 404
     assert client.get(base(attempt, q) + "act/").status_code in (404, 405)
     assert not DrillStep.objects.exists() and not Response.objects.exists()
+
+
+def test_an_instructor_reads_the_drill_but_takes_no_action(login, instructor, enrolled, course):
+    attempt, q = drill_attempt(enrolled, Quiz.Mode.EXAM, course=course)
+    drill = drill_for(q)
+    first = drill.expert_path[0]
+    drill_act(attempt=attempt, question=q, action=first, idempotency_key="k1")
+    client = login(instructor)
+    html = client.get(f"/attempts/{attempt.pk}/").content.decode()
+    ((_, output),) = drill.replay([first])
+    assert f"<code>{escape(output)}</code>" in html and "by learner" in html
+    assert 'name="action"' not in html and "Submit diagnosis" not in html
+    assert "No diagnosis was submitted" in html
+    assert "Your timeline beside the expert path" in html  # a reader who is not the learner
+    assert act(client, attempt, q, drill.expert_path[1]).status_code == 404
+    ans = drill.answer
+    assert submit(client, attempt, q, ans.fault, ans.location, ans.remedy).status_code == 404
+    assert DrillStep.objects.filter(question=q).count() == 1
 
 
 def refusal(client, response) -> str:
