@@ -8,6 +8,7 @@ from frontend.views import (
     capstone,
     certify,
     dashboard,
+    drills,
     gradebook,
     hardware,
     learn,
@@ -41,6 +42,16 @@ urlpatterns = [
     path("attempts/<int:pk>/q/<int:qid>/vary/", take.question_vary, name="question-vary"),
     path("attempts/<int:pk>/q/<int:qid>/reveal/", take.question_reveal, name="question-reveal"),
     path("attempts/<int:pk>/q/<int:qid>/hint/", take.question_hint, name="question-hint"),
+    path(
+        "attempts/<int:pk>/q/<int:qid>/drill/act/",
+        drills.drill_act_view,
+        name="question-drill-act",
+    ),
+    path(
+        "attempts/<int:pk>/q/<int:qid>/drill/submit/",
+        drills.drill_submit_view,
+        name="question-drill-submit",
+    ),
     # instructors
     path("teach/", teach.teach_index, name="teach"),
     path("teach/quizzes/new/", authoring.quiz_builder, name="quiz-builder"),

@@ -23,6 +23,7 @@ from assess.selectors.hints import question_hint_total, question_hints
 from curricula.models import Lesson
 from frontend.hints import unit_hint
 from frontend.queries.common import answer_text, template_title
+from frontend.queries.drills import DrillBlock, drill_block
 from problems.engine.skill_names import skill_name
 
 
@@ -66,6 +67,9 @@ class QuestionView:
     answered: bool
     solution_html: str | None  # only when the policy shows every part's answer
     saved_at: datetime | None
+    # An incident drill: its actions, steps and verdicts (frontend.queries.drills); its
+    # parts are its grading criteria, never answer boxes, so `open` is False.
+    drill: DrillBlock | None = None
 
     @property
     def can_reveal(self) -> bool:
@@ -243,18 +247,23 @@ def question_views(
             for p in q.answers
         ]
         saved = [r.created_at for r in review.responses]
+        drill = None
+        if review.drill is not None:
+            score = policy.score if policy.show_score else None
+            drill = drill_block(review.drill, parts, q.answers, score)
         views.append(
             QuestionView(
                 question=q,
                 title=template_title(q.template_slug),
                 parts=parts,
                 visible=policy.show_score,
-                open=any(p.accepts for p in parts),
+                open=drill is None and any(p.accepts for p in parts),
                 live=own and q.active and not over,
                 autosave=attempt.quiz.feedback_deferred,
                 answered=bool(review.responses),
                 solution_html=review.solution_html,
                 saved_at=max(saved) if saved else None,
+                drill=drill,
             )
         )
     return views
@@ -327,13 +336,16 @@ def blank_parts(page: AttemptPage) -> list[str]:
     """The parts of a (non-adaptive) attempt with no saved answer, as the finish
     confirmation names them: "Question 2, Memory per GPU". A draft still in the
     session is not an answer: only saved answers count at the finish."""
-    return [
-        f"Question {qv.question.order}, {p.label}"
-        for qv in page.questions
-        if qv.question.active
-        for p in qv.parts
-        if p.latest is None
-    ]
+    blanks = []
+    for qv in page.questions:
+        if not qv.question.active:
+            continue
+        if qv.drill is not None:  # one submission answers all its criteria, or none
+            if not qv.drill.submitted:
+                blanks.append(f"Question {qv.question.order}, the incident drill's diagnosis")
+            continue
+        blanks += [f"Question {qv.question.order}, {p.label}" for p in qv.parts if p.latest is None]
+    return blanks
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,14 @@
    answer". The feedback of the part just checked carries data-just-checked
    (take/_feedback.html); once the swap has settled, focus moves to it, so a keyboard or
    screen-reader user lands on the verdict and the named mistake, and the next Tab
-   reaches the hint and the reveal that follow it. A file, not an inline script: the
+   reaches the hint and the reveal that follow it. An incident drill's step just taken, or
+   its result just submitted (take/_drill.html), is marked the same way. A file, not an inline script: the
    content security policy refuses inline ones. */
 (function () {
   "use strict";
 
   function focusChecked() {
-    var feedback = document.querySelector(".feedback[data-just-checked]");
+    var feedback = document.querySelector("[data-just-checked]");
     if (!feedback) return;
     feedback.removeAttribute("data-just-checked");
     feedback.focus();
