@@ -513,6 +513,12 @@ TABLE: dict[tuple[str, str], Row] = {
     ("question-reveal", "POST"): Row(
         "revealing its answer, empty form", "login 302 404 404 404 404 404", QUESTION
     ),
+    ("question-drill-act", "POST"): Row(
+        "an action in its drill, empty form", "login 302 404 404 404 404 404", QUESTION
+    ),
+    ("question-drill-submit", "POST"): Row(
+        "submitting its drill, empty form", "login 302 404 404 404 404 404", QUESTION
+    ),
     ("question-hint", "POST"): Row(
         "a hint on it, empty form", "login 302 404 404 404 404 404", QUESTION
     ),
