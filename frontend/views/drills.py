@@ -22,7 +22,7 @@ from api_common.service_errors import Conflict, IdempotencyMismatch, InvalidInpu
 from assess import selectors
 from assess.services.drills import CHOSEN, drill_act, drill_submit
 from frontend import answers, queries
-from frontend.views.take import _question_url, _refused
+from frontend.views.take import question_url, refused
 
 # As the API's bodies (assess.api.serializers.drills): KEY:part fits the 100 of a key.
 MAX_KEY, MAX_ACTION = 90, 64
@@ -35,7 +35,7 @@ def _key(request) -> str | None:
 
 
 def _back(request, attempt, question, anchor: str):
-    url = _question_url(attempt, question).split("#")[0] + f"#{anchor}"
+    url = question_url(attempt, question).split("#")[0] + f"#{anchor}"
     return redirect(url)
 
 
@@ -64,13 +64,13 @@ def drill_act_view(request, pk: int, qid: int):
     key = _key(request)
     action = request.POST.get("action", "")
     if key is None:
-        return _refused(request, attempt, question, [STALE])
+        return refused(request, attempt, question, [STALE])
     if not 0 < len(action) <= MAX_ACTION:
-        return _refused(request, attempt, question, ["Choose one of the drill's actions."])
+        return refused(request, attempt, question, ["Choose one of the drill's actions."])
     try:
         result = drill_act(attempt=attempt, question=question, action=action, idempotency_key=key)
     except (Conflict, InvalidInput, IdempotencyMismatch) as err:
-        return _refused(request, attempt, question, [str(err)])
+        return refused(request, attempt, question, [str(err)])
     step = result.step
     if not request.htmx:
         return _back(request, attempt, question, f"drill-{qid}-step-{step.number}")
@@ -88,14 +88,14 @@ def drill_submit_view(request, pk: int, qid: int):
     chosen = {name: request.POST.get(name, "") for name in CHOSEN}
     missing = [name for name, value in chosen.items() if not value]
     if key is None:
-        return _refused(request, attempt, question, [STALE])
+        return refused(request, attempt, question, [STALE])
     if missing:
         reason = f"Choose the {', the '.join(missing)} before submitting; nothing was submitted."
-        return _refused(request, attempt, question, [reason])
+        return refused(request, attempt, question, [reason])
     try:
         drill_submit(attempt=attempt, question=question, idempotency_key=key, **chosen)
     except (Conflict, InvalidInput, IdempotencyMismatch) as err:
-        return _refused(request, attempt, question, [str(err)])
+        return refused(request, attempt, question, [str(err)])
     if not request.htmx:
         return _back(request, attempt, question, f"drill-{qid}-result")
     return _fragment(request, attempt, question, "Diagnosis submitted.", "just_submitted")

@@ -30,7 +30,7 @@ from frontend import answers, queries
 from frontend.queries import starting
 
 
-def _question_url(attempt, question) -> str:
+def question_url(attempt, question) -> str:
     """Lesson practice is one question at a time; a quiz is one page of questions."""
     if attempt.quiz.adaptive:
         return reverse("question-detail", args=[attempt.pk, question.pk])
@@ -44,12 +44,12 @@ def _checked_url(attempt, question, outcomes) -> str:
     Deferred feedback shows no grade: back to the question as before."""
     checked = next((o.part for o in outcomes if o.response is not None), None)
     if checked is None or attempt.quiz.feedback_deferred:
-        return _question_url(attempt, question)
-    url = _question_url(attempt, question).split("#")[0]
+        return question_url(attempt, question)
+    url = question_url(attempt, question).split("#")[0]
     return f"{url}#fb-{question.pk}-{checked}"
 
 
-def _refused(request, attempt, question, reasons: list[str]):
+def refused(request, attempt, question, reasons: list[str]):
     """Say why, and send the page back: to the attempt once it takes no more answers
     (its page says the saved answers were submitted), else to the question."""
     for reason in dict.fromkeys(reasons):
@@ -57,7 +57,7 @@ def _refused(request, attempt, question, reasons: list[str]):
     if attempt_over(attempt=attempt, now=timezone.now()):
         url = reverse("attempt-detail", args=[attempt.pk])
     else:
-        url = _question_url(attempt, question)
+        url = question_url(attempt, question)
     return HttpResponseClientRedirect(url) if request.htmx else redirect(url)
 
 
@@ -184,10 +184,10 @@ def question_answer(request, pk: int, qid: int):
     unreadable = [o for o in outcomes if o.error and not o.refused]
     answers.drafts_clear(request.session, qid, [o.part for o in outcomes if o not in unreadable])
     answers.drafts_save(request.session, qid, {o.part: texts[o.part] for o in unreadable})
-    refused = [o.error for o in outcomes if o.refused]
-    if refused:
+    reasons = [o.error for o in outcomes if o.refused]
+    if reasons:
         answers.errors_flash(request.session, qid, unreadable)
-        return _refused(request, attempt, question, refused)
+        return refused(request, attempt, question, reasons)
     if not request.htmx:
         answers.errors_flash(request.session, qid, outcomes)
         return redirect(_checked_url(attempt, question, outcomes))
@@ -207,11 +207,11 @@ def question_reveal(request, pk: int, qid: int):
     try:
         part_reveal(attempt=attempt, question=question, part=part)
     except (Conflict, InvalidInput) as err:
-        return _refused(request, attempt, question, [str(err)])
+        return refused(request, attempt, question, [str(err)])
     answers.drafts_clear(request.session, qid, [part])
     if request.htmx:
         return _question_fragment(request, attempt, question)
-    return redirect(_question_url(attempt, question))
+    return redirect(question_url(attempt, question))
 
 
 @require_POST
@@ -227,10 +227,10 @@ def question_hint(request, pk: int, qid: int):
     try:
         hint_request(attempt=attempt, question=question, part=request.POST.get("hint-part", ""))
     except (Conflict, InvalidInput) as err:
-        return _refused(request, attempt, question, [str(err)])
+        return refused(request, attempt, question, [str(err)])
     if request.htmx:
         return _question_fragment(request, attempt, question)
-    return redirect(_question_url(attempt, question))
+    return redirect(question_url(attempt, question))
 
 
 @require_POST
@@ -243,7 +243,7 @@ def question_draft(request, pk: int, qid: int):
     answers.drafts_save(request.session, question.pk, answers.posted_texts(question, request.POST))
     if request.htmx:
         return render(request, "frontend/take/_draft_status.html", {"at": timezone.now()})
-    return redirect(_question_url(attempt, question))
+    return redirect(question_url(attempt, question))
 
 
 @require_POST
@@ -256,4 +256,4 @@ def question_vary(request, pk: int, qid: int):
         question = question_new_variant(attempt=attempt, question=question)
     except Conflict as err:
         messages.error(request, str(err))
-    return redirect(_question_url(attempt, question))
+    return redirect(question_url(attempt, question))
