@@ -35,6 +35,7 @@ from assess.selectors.drills import drill_of, steps_of
 from assess.selectors.locked import locked_state
 from assess.services.first_tries import first_try_store
 from assess.services.part_checks import check_question_of
+from assess.services.responses import response_values
 from problems.drills.drill import CRITERIA, Drill, grade
 from problems.engine.variants import Variant
 
@@ -245,21 +246,8 @@ def drill_evidence_parts(question: Question) -> tuple[str, ...]:
 
 
 def _values(attempt, question, part, raw, variant, g, now, key) -> dict:
+    """The answer path's row for one criterion, with the drill's own words as feedback
+    and the submission's key suffixed by the part (one key, five rows)."""
     result = variant.grade(part, raw)
-    return {
-        "attempt_id": attempt.pk,
-        "question_id": question.pk,
-        "part": part,
-        "raw": raw,
-        "parsed_value": result.parsed_value,
-        "parsed_unit": "",
-        "valid": True,
-        "correct": result.correct,
-        "score": result.score,
-        "misconception": "",
-        "feedback": " ".join(g.notes[part]) or result.feedback,
-        "created_at": now,
-        "time_spent_ms": None,
-        "idempotency_key": f"{key}:{part}",
-        "evidence": False,
-    }
+    values = response_values(attempt, question, part, raw, result, now, None, f"{key}:{part}")
+    return {**values, "misconception": "", "feedback": " ".join(g.notes[part]) or result.feedback}

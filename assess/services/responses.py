@@ -70,7 +70,7 @@ def _check_part_open(
     return not earlier
 
 
-def _values(attempt, question, part, text, result, now, time_spent_ms, key) -> dict:
+def response_values(attempt, question, part, text, result, now, time_spent_ms, key) -> dict:
     """A valid answer's row, by attname, but for its `evidence`."""
     return {
         "attempt_id": attempt.pk,
@@ -135,7 +135,9 @@ def response_submit(
     if question.part(part) is not None:
         result = Variant.from_params(question.template_slug, question.params).grade(part, text)
     if result is not None and result.valid and takes_held_answers(attempt, question):
-        values = _values(attempt, question, part, text, result, now, time_spent_ms, idempotency_key)
+        values = response_values(
+            attempt, question, part, text, result, now, time_spent_ms, idempotency_key
+        )
         held = held_answer_store(attempt=attempt, values={**values, "evidence": False}, now=now)
         if held is not None:
             pk, earlier = held
@@ -173,7 +175,9 @@ def response_submit(
             if replay is not None:
                 return replay
             raise
-        values = _values(attempt, question, part, text, result, now, time_spent_ms, idempotency_key)
+        values = response_values(
+            attempt, question, part, text, result, now, time_spent_ms, idempotency_key
+        )
         if first_try:
             response = first_try_store(
                 learner_id=attempt.learner_id,

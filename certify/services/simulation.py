@@ -110,7 +110,7 @@ def _take(track: Track, user, theta: float, params: dict, key: str) -> Simulated
     for question in attempt.questions.filter(active=True).order_by("order"):
         if is_drill(question.template_slug):
             luck = random.Random(f"{key}:{question.template_slug}").random()
-            _submit_drill(attempt, question, luck < float(p_correct(theta, 1.0, 0.0)))
+            submit_drill(attempt, question, luck < float(p_correct(theta, 1.0, 0.0)))
             continue
         a, b = params[question.template_slug]
         luck = random.Random(f"{key}:{question.template_slug}").random()
@@ -128,7 +128,9 @@ def _take(track: Track, user, theta: float, params: dict, key: str) -> Simulated
     return Simulated(theta, answers, bool(attempt.passed))
 
 
-def _submit_drill(attempt, question, right: bool) -> None:
+def submit_drill(attempt, question, right: bool, key: str = "sim-") -> None:
+    """Submit a drill's right diagnosis and remedy, or the same with a wrong fault kind
+    (no action taken): how simulated learners, and the tests, answer a drill."""
     answer = drill_of(question).answer
     fault = answer.fault if right else next(k for k in FAULT_KINDS if k != answer.fault)
     drill_submit(
@@ -137,7 +139,7 @@ def _submit_drill(attempt, question, right: bool) -> None:
         fault=fault,
         location=answer.location,
         remedy=answer.remedy,
-        idempotency_key=f"sim-{question.pk}",
+        idempotency_key=f"{key}{question.pk}",
     )
 
 

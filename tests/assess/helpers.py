@@ -270,22 +270,12 @@ def answer_question(attempt, question, *, right: bool = True, key: str = "") -> 
     """Answer every part of a question through the services, right or readable-and-wrong:
     part by part, or an incident drill's one submission (its fault kind wrong when not
     right)."""
-    from assess.selectors.drills import drill_of
-    from assess.services.drills import drill_submit
     from assess.services.responses import response_submit
+    from assess.skills import is_drill
+    from certify.services.simulation import submit_drill
 
-    drill = drill_of(question)
-    if drill is not None:
-        answer = drill.answer
-        fault = answer.fault if right else next(k for k in drill.fault_kinds if k != answer.fault)
-        drill_submit(
-            attempt=attempt,
-            question=question,
-            fault=fault,
-            location=answer.location,
-            remedy=answer.remedy,
-            idempotency_key=f"{key}{question.pk}-drill",
-        )
+    if is_drill(question.template_slug):
+        submit_drill(attempt, question, right, key=f"{key}drill-")
         return
     for part in question.answers:
         response_submit(

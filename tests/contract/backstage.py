@@ -43,11 +43,11 @@ def _seed() -> dict:
         memo_submit,
     )
     from certify.models import Certificate, Track
-    from problems.engine import registry
     from curricula.models import Course, Lesson
     from hardware_db.models import Accelerator, Link, ModelArchitecture, Server
     from orgs.models import Membership
     from orgs.services import member_add, organization_create, team_create, team_member_add
+    from problems.engine import registry
 
     quiet = io.StringIO()
     call_command("migrate", "--noinput", verbosity=0)
