@@ -246,7 +246,12 @@ def _accept_field(node: ast.Attribute, scope: Scope, names: set[str]) -> None:
 def _accept_call(node: ast.Call, scope: Scope, names: set[str], depth: int) -> None:
     func = node.func
     if not isinstance(func, ast.Name) or func.id not in FUNCTIONS:
-        what = f"{func.id!r}" if isinstance(func, ast.Name) else "this"
+        if isinstance(func, ast.Name):
+            what = repr(func.id)
+        elif isinstance(func, ast.Attribute):
+            what = f"a method ({func.attr!r})"
+        else:
+            what = "this"
         raise ExprError(f"calling {what} is not allowed; functions: {', '.join(FUNCTIONS)}")
     if node.keywords:
         raise ExprError(f"{func.id}() takes no keyword arguments")
