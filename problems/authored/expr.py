@@ -141,7 +141,8 @@ class Expr:
     names: frozenset[str]
 
 
-# scope: parameter name -> None for a plain value, or the fields its catalog record has.
+# scope: parameter name -> None for a plain value, or the fields its catalog record has
+# (a mapping field -> whether every record the parameter may draw gives it a value).
 Scope = Mapping[str, Collection[str] | None]
 
 
@@ -241,6 +242,8 @@ def _accept_field(node: ast.Attribute, scope: Scope, names: set[str]) -> None:
         raise ExprError(f"{base.id!r} is not a catalog record, so it has no field {node.attr!r}")
     if node.attr not in fields:
         raise ExprError(f"{base.id!r} has no field {node.attr!r}")
+    if isinstance(fields, Mapping) and not fields[node.attr]:
+        raise ExprError(f"{base.id}.{node.attr} is not known for every record {base.id} may draw")
 
 
 def _accept_call(node: ast.Call, scope: Scope, names: set[str], depth: int) -> None:

@@ -113,7 +113,7 @@ def load_spec(data: Any) -> TemplateSpec:
 def compile_spec(spec: TemplateSpec) -> Compiled:
     """The parsed template, or AuthoringError with every problem found."""
     c = _Collector()
-    scope: dict[str, frozenset[str] | None] = {}
+    scope: dict[str, dict[str, bool] | None] = {}
     params = [_param(c, name, p, scope) for name, p in spec.params.items()]
     constraints = [c.expr(f"constraints[{i}]", s, scope) for i, s in enumerate(spec.constraints)]
     statement = c.text("statement", spec.statement, scope)
@@ -153,7 +153,7 @@ def _param(c: _Collector, name: str, p: ParamSpec, scope: dict) -> CParam | None
                 c.add(f"{path}.{kind}[{i}]", f"unknown {kind} {slug!r}")
         fields = [known[s] for s in slugs if s in known]
         names = catalog.field_names(kind)
-        scope[name] = frozenset(f for f in names if all(r.get(f) is not None for r in fields))
+        scope[name] = {f: all(r.get(f) is not None for r in fields) for f in names}
         return CParam(name, kind, options=slugs) if usable else None
     if kind == "choices":
         values = tuple(p.choices or ())

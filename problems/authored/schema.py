@@ -13,6 +13,7 @@ a check of it stays small: a statement or solution of 20,000 characters, 30 para
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -54,7 +55,16 @@ def _word(value: Any) -> str:
     return value
 
 
+def _choice(value: Any) -> int | float | str:
+    if isinstance(value, bool):
+        raise ValueError("is a YAML boolean (yes/no/on/off/true/false): quote it")
+    if not isinstance(value, int | float | str):
+        raise ValueError("must be a number or a quoted word")
+    return value
+
+
 Expression = Annotated[str, BeforeValidator(_expression)]
+Choice = Annotated[int | float | str, BeforeValidator(_choice)]
 Word = Annotated[str, BeforeValidator(_word), StringConstraints(max_length=80)]
 Number = StrictInt | StrictFloat
 
@@ -68,7 +78,7 @@ class ParamSpec(_Spec):
 
     range: tuple[Expression, Expression] | None = None
     step: Expression | None = None
-    choices: Annotated[list[Number | Word], Field(min_length=1, max_length=100)] | None = None
+    choices: Annotated[list[Choice], Field(min_length=1, max_length=100)] | None = None
     model: Annotated[list[RefSlug], Field(min_length=1, max_length=50)] | None = None
     accelerator: Annotated[list[RefSlug], Field(min_length=1, max_length=50)] | None = None
 
@@ -156,22 +166,41 @@ def field_path(loc: tuple[int | str, ...]) -> str:
 _BRANCHES = {"int", "float", "str", "list", "tuple", "dict", "function-before[_word()]"}
 
 
+# What each name pattern asks for, in words.
+_PATTERNS = {
+    Slug.__metadata__[0].pattern: "3-60 lowercase letters, digits and hyphens",
+    RefSlug.__metadata__[0].pattern: "a catalog slug (lowercase letters, digits, '.' and '-')",
+    ParamName.__metadata__[0].pattern: "a lowercase letter, then letters, digits or _",
+    PartName.__metadata__[0].pattern: "lowercase letters, digits and _",
+    Code.__metadata__[0].pattern: "2-60 lowercase letters, digits and hyphens",
+}
+
+
 def _message(err: dict[str, Any]) -> str:
     kind = err["type"]
     if kind == "missing":
         return "required"
     if kind == "extra_forbidden":
         return "unknown field"
-    msg = str(err["msg"])
-    return msg.removeprefix("Value error, ")
+    if kind == "string_pattern_mismatch":
+        pattern = err.get("ctx", {}).get("pattern", "")
+        return f"must be {_PATTERNS.get(pattern, f'text matching {pattern}')}"
+    if kind in ("dict_type", "model_type", "model_attributes_type"):
+        return "must be a mapping of fields (key: value)"
+    msg = str(err["msg"]).removeprefix("Value error, ")
+    return re.sub(r" or instance of \w+", "", msg)
 
 
 def describe(err: ValidationError) -> list[str]:
     """One `path: message` line per problem, without repeating a path's union branches."""
     lines: list[str] = []
     for e in err.errors(include_url=False):
-        loc = tuple(x for x in e["loc"] if not (isinstance(x, str) and x in _BRANCHES))
-        loc = tuple(x for x in loc if not (isinstance(x, str) and x.startswith(("function-",))))
+        loc = tuple(
+            x
+            for x in e["loc"]
+            if not (isinstance(x, str) and (x in _BRANCHES or x.startswith("function-")))
+            and x != "[key]"
+        )
         line = f"{field_path(loc)}: {_message(e)}"
         if line not in lines:
             lines.append(line)

@@ -84,7 +84,7 @@ def test_generate_from_an_invalid_file_is_exit_2(tmp_path):
     with pytest.raises(CommandError) as err:
         run("generate", str(bad), "--seed", "0")
     assert err.value.returncode == 2
-    assert "slug: String should match pattern" in str(err.value)
+    assert "slug: must be 3-60 lowercase letters, digits and hyphens" in str(err.value)
 
 
 def test_check_a_file_passes():

@@ -48,7 +48,10 @@ CASES = [
         _set("params", "gpu", "accelerator", ["h100-sxm", "h300"]),
         "params.gpu.accelerator[1]: unknown accelerator 'h300'",
     ),
-    (_set("slug", "Team KV!"), "slug: String should match pattern"),
+    (_set("slug", "Team KV!"), "slug: must be 3-60 lowercase letters, digits and hyphens"),
+    (_set("params", "tokens", 5), "params.tokens: must be a mapping of fields"),
+    (_set("params", "tokens", {"choices": [[1]]}), "params.tokens.choices[0]: must be a number"),
+    (_set("params", "Bad-Name", {"range": [1, 2]}), "params.Bad-Name: must be a lowercase"),
     (_set("difficulty", 7), "difficulty: Input should be less than or equal to 5"),
     (_set("lessons", []), "lessons: List should have at least 1 item"),
     (
@@ -81,11 +84,12 @@ CASES = [
     (_set("params", "lambda", {"range": [1, 2]}), "params.lambda: 'lambda' is a reserved word"),
     (_set("constraints", ["tokens > 10 ** 6"]), "constraints: no draw in 200 satisfied them all"),
     (_set("parts", 0, "answer", "tokens / (batch - batch)"), "parts[0].answer: division by zero"),
+    (_set("parts", 0, "answer", "gpu.sliding_window"), "parts[0].answer: 'gpu' has no field"),
     (_set("parts", 1, "answer", "'maybe'"), "parts[1].answer: gives 'maybe', not one of"),
     (_set("parts", 0, "answer", "'fits'"), "parts[0].answer: gives 'fits', not a number"),
     (
         _set("parts", 0, "answer", "model.sliding_window"),
-        "parts[0].answer: 'model' has no field 'sliding_window'",  # None for these models
+        "parts[0].answer: model.sliding_window is not known for every record model may draw",
     ),
 ]
 
