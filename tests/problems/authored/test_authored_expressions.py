@@ -180,3 +180,54 @@ def _parse_and_evaluate(source: str) -> None:
         assert value == value and abs(value) != float("inf")
     else:
         assert isinstance(value, bool | str)
+
+
+# The strings the answer reader is tested with (tests/problems/test_reader.py), and more.
+ADVERSARIAL = [
+    "__import__('os').system('touch /tmp/pwned')",
+    "exec('x=1')",
+    "eval('2+2')",
+    "compile('1','','eval')",
+    "().__class__.__base__.__subclasses__()",
+    "9**9**9",
+    "Integer(2)",
+    "S('2')",
+    "sympify('1')",
+    "lambda: 0",
+    "[x for x in ()]",
+    "1e3**9",
+    "80 GB; import os",
+    "1 GB\n__import__('os')",
+    "globals()",
+    "getattr(model, '__class__')",
+    "model.__dict__",
+    "(lambda: 0).__code__",
+    "tokens.__class__.__mro__",
+    "'%s' % tokens",
+    "'a' * 10 ** 9",
+    "10 ** 64 ** 64",
+    "\N{FULLWIDTH DIGIT ONE}",
+]
+
+
+def _refuse(*args, **kwargs):
+    raise AssertionError("author text must never be evaluated or compiled to code")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.sampled_from(ADVERSARIAL), st.text(max_size=80)))
+def test_never_evaluates_or_compiles_author_text(text):
+    import ast
+    import builtins
+
+    real_compile = builtins.compile
+
+    def syntax_tree_only(source, filename, mode, flags=0, *args, **kwargs):
+        assert flags & ast.PyCF_ONLY_AST, "compiled to code"
+        return real_compile(source, filename, mode, flags, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(builtins, "eval", _refuse)
+        mp.setattr(builtins, "exec", _refuse)
+        mp.setattr(builtins, "compile", syntax_tree_only)
+        _parse_and_evaluate(text)
