@@ -78,6 +78,7 @@ def _image_as_alt(renderer, tokens: list[Token], idx: int, options, env) -> str:
 
 
 _PARSER = _AuthorMarkdown()
+ET.register_namespace("", _NS[1:-1])  # MathML written back without a prefix
 
 
 def _brace_depth(tex: str) -> int:
@@ -149,7 +150,6 @@ def safe_mathml(tex: str, display: bool) -> str | None:
         return None
     if not _clean(tree):
         return None
-    ET.register_namespace("", _NS[1:-1])
     return ET.tostring(tree, encoding="unicode", short_empty_elements=False)
 
 

@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from problems.authored import catalog
 from problems.authored import expr as ex
 from problems.authored.markup import formulas, tex_problem
 from problems.authored.schema import ParamSpec, PartSpec, TemplateSpec, describe
 from problems.authored.text import Text, parse_text
-from problems.engine.template import Kind
+from problems.engine.template import Kind, Params
 from problems.engine.tolerance import Exact, RelAbs, SigFigs, Tolerance
 from problems.engine.units import parse_unit
 from problems.engine.variants import ParamError
@@ -142,7 +142,7 @@ def _param(c: _Collector, name: str, p: ParamSpec, scope: dict) -> CParam | None
     path = f"params.{name}"
     kind = p.kind
     usable = True
-    if keyword.iskeyword(name) or name in ex.FUNCTIONS or hasattr(BaseModel, name):
+    if keyword.iskeyword(name) or name in ex.FUNCTIONS or hasattr(Params, name):
         c.add(path, f"{name!r} is a reserved word; name the parameter otherwise")
         usable = False
     if kind in catalog.KINDS:

@@ -5,6 +5,7 @@ import copy
 import json
 import random
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,7 @@ CASES = [
         "parts[0].misconceptions[0].feedback: {{nope}}: unknown name 'nope'",
     ),
     (_set("params", "json", {"range": [1, 2]}), "params.json: 'json' is a reserved word"),
+    (_set("params", "stored_defaults", {"range": [1, 2]}), "params.stored_defaults: 'stored"),
     (_set("params", "lambda", {"range": [1, 2]}), "params.lambda: 'lambda' is a reserved word"),
     (_set("constraints", ["tokens > 10 ** 6"]), "constraints: no draw in 200 satisfied them all"),
     (_set("parts", 0, "answer", "tokens / (batch - batch)"), "parts[0].answer: division by zero"),
@@ -143,6 +145,19 @@ def test_unreadable_files(text, expected):
         template_from_data(parse_text(text))
     assert err.value.problems[0].startswith(expected), err.value.problems
     assert time.perf_counter() - started < 2
+
+
+def test_a_parameter_may_be_named_like_pydantic_s_namespace():
+    def change(data):
+        data["params"]["model_size"] = {"choices": [7, 70]}
+        data["statement"] += " {{model_size}}B parameters."
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        template = template_from_data(edited(change))
+        params = template.generate(random.Random(0))
+    assert params.model_size in (7, 70)
+    assert f"{params.model_size}B parameters." in template.statement(params)
 
 
 def test_a_stepped_decimal_range_stays_exact():
