@@ -12,18 +12,20 @@ import random
 from problems.authored.loader import is_template_path, load_file, read_file, validate
 from problems.authored.rules import AuthoringError
 from problems.authored.template import AuthoredTemplate
+from problems.engine import registry
 from problems.engine.variants import Variant
 
 __all__ = ["is_template_path", "validate_file", "variant_from_file"]
 
 
 def validate_file(path: str) -> tuple[str, list[str]]:
-    """(the one line to print when valid, every problem otherwise)."""
+    """(the one line to print when valid, every problem otherwise). A slug a built-in
+    template has is a problem here; the service also holds it to the course's others."""
     try:
         data = read_file(path)
     except AuthoringError as err:
         return "", err.problems
-    problems = validate(data)
+    problems = validate(data, taken=registry.slugs())
     if problems:
         return "", problems
     template = load_file(path)

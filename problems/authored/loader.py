@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -89,13 +90,17 @@ def trial(template: AuthoredTemplate, seeds: int = TRIAL_SEEDS) -> list[str]:
     return problems
 
 
-def validate(data: Any) -> list[str]:
-    """Every problem with the template's data, `path: message`; [] when it is valid."""
+def validate(data: Any, taken: Collection[str] = ()) -> list[str]:
+    """Every problem with the template's data, `path: message`; [] when it is valid.
+    `taken`: slugs another template already has (the built-in ones, a course's others)."""
     try:
         template = template_from_data(data)
     except AuthoringError as err:
         return err.problems
-    return trial(template)
+    clash = (
+        [f"slug: {template.slug!r} is taken by another template"] if template.slug in taken else []
+    )
+    return clash + trial(template)
 
 
 def is_template_path(arg: str) -> bool:

@@ -59,10 +59,24 @@ def test_validate_an_invalid_file_is_exit_2_and_one_line_per_problem(tmp_path):
     ]
 
 
+def test_validate_refuses_a_built_in_template_s_slug(tmp_path):
+    data = yaml.safe_load(EXAMPLE.read_text())
+    data["slug"] = "weights-memory"
+    path = tmp_path / "taken.yaml"
+    path.write_text(yaml.safe_dump(data))
+    err = io.StringIO()
+    with pytest.raises(SystemExit) as exit_:
+        call_command("problems", "validate", str(path), stderr=err)
+    assert exit_.value.code == 2
+    assert err.getvalue().splitlines() == ["slug: 'weights-memory' is taken by another template"]
+
+
 def test_validate_a_missing_file_names_it(tmp_path):
-    with pytest.raises(SystemExit) as err:
-        call_command("problems", "validate", str(tmp_path / "nope.yaml"), stderr=io.StringIO())
-    assert err.value.code == 2
+    err = io.StringIO()
+    with pytest.raises(SystemExit) as exit_:
+        call_command("problems", "validate", str(tmp_path / "nope.yaml"), stderr=err)
+    assert exit_.value.code == 2
+    assert err.getvalue().startswith("(file): cannot read ")
 
 
 def test_generate_from_a_file_prints_what_a_slug_would():
