@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import random
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import ConfigDict, create_model
+from pydantic import ConfigDict, Field, StrictFloat, StrictInt, create_model
 
 from problems.authored import catalog
 from problems.authored import expr as ex
 from problems.authored.markup import render_author_markdown
-from problems.authored.rules import AuthoringError, Compiled, CPart, range_values
+from problems.authored.rules import AuthoringError, Compiled, CParam, CPart, range_values
 from problems.authored.text import Text, render_text
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 
@@ -203,13 +203,24 @@ class AuthoredTemplate(Template):
 
 
 def _param_fields(compiled: Compiled) -> dict[str, Any]:
+    """Each parameter's type for the Params model: a catalog record or a list of words
+    as the words it may be, a range as a number within its bounds when they are fixed
+    (so stored parameters from elsewhere are held to what the generator could draw)."""
     fields: dict[str, Any] = {}
     for p in compiled.params:
         words = p.kind in catalog.KINDS or all(isinstance(v, str) for v in p.options)
         if p.kind != "range" and words:
             fields[p.name] = (Literal[tuple(p.options)], ...)
         elif p.kind == "choices":
-            fields[p.name] = (int | float | str, ...)
+            fields[p.name] = (StrictInt | StrictFloat | str, ...)
         else:
-            fields[p.name] = (int | float, ...)
+            fields[p.name] = (Annotated[StrictInt | StrictFloat, Field(**_limits(p))], ...)
     return fields
+
+
+def _limits(p: CParam) -> dict[str, float]:
+    low, high, _step = p.bounds  # type: ignore[misc]
+    if low.names or high.names:
+        return {}
+    lo, hi = ex.evaluate(low, {}), ex.evaluate(high, {})
+    return {"ge": float(lo), "le": float(hi)}  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ import pytest
 from problems.authored.loader import load_file, read_file, validate
 from problems.engine.check import check_template
 from problems.engine.hints import hints_for
-from problems.engine.variants import Variant
+from problems.engine.variants import ParamError, Variant, parse_params
 
 EXAMPLE = Path(__file__).parent / "data" / "team-kv-budget.yaml"
 
@@ -65,6 +65,23 @@ def test_same_seed_same_variant(template):
     stored = template.parse_params(a.model_dump())  # as an attempt stores and replays them
     assert stored == a
     assert Variant(template, a).parts == Variant(template, stored).parts
+
+
+@pytest.mark.parametrize(
+    "change, needle",
+    [
+        ({"tokens": 70000}, "tokens"),
+        ({"tokens": "4096"}, "tokens"),
+        ({"batch": True}, "batch"),
+        ({"gpu": "b200"}, "gpu"),
+        ({"model": "gpt-3-175b"}, "model"),
+        ({"extra": 1}, "extra"),
+    ],
+)
+def test_stored_parameters_are_held_to_what_could_be_drawn(template, change, needle):
+    good = template.generate(random.Random(0)).model_dump()
+    with pytest.raises(ParamError, match=needle):
+        parse_params(template, {**good, **change})
 
 
 def test_grading_right_answer_gib_slip_and_named_misconception(template):

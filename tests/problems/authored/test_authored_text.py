@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from problems.authored.loader import template_from_data, validate
 from problems.authored.markup import render_author_markdown
@@ -155,3 +157,20 @@ def test_inserted_values_and_units():
 )
 def test_number_format(value, shown):
     assert format_number(value) == shown
+
+
+_FRAGMENTS = st.sampled_from(
+    ["<script>", "</script>", "<img src=x onerror=alert(1)>", "<a href='javascript:x'>", "[a](",
+     "javascript:alert(1)", ")", "](", "![i](", "http://x", "$", "$$", "\\text{", "\\href{", "}",
+     "{", "<", ">", "&", '"', "'", "`", "```\n", "\n\n", "# ", "> ", "- ", "| a |\n|---|\n",
+     "x", " ", "AUTHMATH0Z", "AUTHMATH", "\\frac{1}{2}", "<svg onload=x>", "&lt;script&gt;"]
+)  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FRAGMENTS, max_size=60))
+def test_fuzz_author_text_always_renders_inert(pieces):
+    started = time.perf_counter()
+    html = render_author_markdown("".join(pieces))
+    assert time.perf_counter() - started < 2
+    assert_inert(html)
