@@ -34,6 +34,7 @@ and the service records which part asked.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from problems.engine.render import render_markdown
@@ -52,10 +53,12 @@ class Hint:
     index: int  # 1-based
     total: int
     markdown: str
+    # The template's own renderer for text that is not ours (problems/authored).
+    render: Callable[[str], str] | None = None
 
     @property
     def html(self) -> str:
-        return render_markdown(self.markdown)
+        return (self.render or render_markdown)(self.markdown)
 
 
 def _blocks(markdown: str) -> list[str]:
@@ -265,8 +268,16 @@ def hints_for(variant) -> list[Hint]:
     """Every hint of a variant (a problems.engine.variants.Variant). An incident drill
     has none: its worked solution is the expert path, and a step of it names the
     fault's location."""
-    if getattr(variant.template, "kind", "template") == "drill":
+    template = variant.template
+    if getattr(template, "kind", "template") == "drill":
         return []
-    answers = {name: part.value for name, part in variant.parts.items()}
-    texts = hint_steps(variant.solution_markdown(), answers)
-    return [Hint(index=i + 1, total=len(texts), markdown=t) for i, t in enumerate(texts)]
+    # An authored template may give its own hints; else they are cut from its solution.
+    own = getattr(template, "hints", None)
+    texts = own(variant.params) if callable(own) else None
+    if texts is None:
+        answers = {name: part.value for name, part in variant.parts.items()}
+        texts = hint_steps(variant.solution_markdown(), answers)
+    render = getattr(template, "render_html", None)
+    return [
+        Hint(index=i + 1, total=len(texts), markdown=t, render=render) for i, t in enumerate(texts)
+    ]

@@ -119,14 +119,21 @@ class Variant:
     def statement_markdown(self) -> str:
         return self.template.statement(self.params)
 
+    def render_html(self, markdown: str) -> str:
+        """The template's text as HTML. A template whose text is not ours (an instructor's,
+        problems/authored) brings its own renderer, which escapes raw HTML and bounds TeX;
+        the engine's render_markdown passes raw HTML through and is for our text only."""
+        own = getattr(self.template, "render_html", None)
+        return own(markdown) if own is not None else render_markdown(markdown)
+
     def statement_html(self) -> str:
-        return render_markdown(self.statement_markdown())
+        return self.render_html(self.statement_markdown())
 
     def solution_markdown(self) -> str:
         return self.template.solution(self.params)
 
     def solution_html(self) -> str:
-        return render_markdown(self.solution_markdown())
+        return self.render_html(self.solution_markdown())
 
     def grade(self, part_name: str, text: str) -> GradeResult:
         part = self.parts.get(part_name)

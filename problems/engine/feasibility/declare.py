@@ -86,6 +86,22 @@ class RedrawTally:
             for slug in sorted(self.variants)
         ]
 
+    def lines(self) -> list[str]:
+        """The redraw report `problems check` prints: per template that declares checks,
+        candidates its generator drew and threw away because they failed one, and which
+        checks failed them."""
+        lines = [
+            "Feasibility: redraws = candidates the generator threw away because they failed "
+            "a declared check (every variant checked passes them all)."
+        ]
+        for r in self.rows():
+            checks = ", ".join(f"{k} {v}" for k, v in r["by_check"].items()) or "none"
+            lines.append(
+                f"  {r['template']:<26} {r['redraws']:>6} redraws over {r['variants']} "
+                f"variants ({r['redraws_per_variant']:.2f} per variant; {checks})"
+            )
+        return lines
+
 
 _TALLY: ContextVar[RedrawTally | None] = ContextVar("feasibility_redraws", default=None)
 

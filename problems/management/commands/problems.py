@@ -1,5 +1,6 @@
 """The problems command-line contract (docs/developers/templates.md): list, generate,
-solve, grade, check, and drill (incident drills, issue 39).
+solve, grade, check, drill (incident drills, issue 39), and validate (a template file an
+instructor wrote, issue 42; generate and check also take such a file for a slug).
 
 Thin: parse arguments, call the engine through Variant, print. Errors in a single call
 exit with status 2 and one line on stderr; in batch mode each bad line becomes an
@@ -18,11 +19,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from problems.authored import cli as authored
 from problems.drills import registry as drill_registry
 from problems.drills.check import check_drills
 from problems.drills.export import export
 from problems.engine import registry
-from problems.engine.check import CheckReport, check_all
+from problems.engine.check import CheckReport, check_all, check_template
 from problems.engine.distinguish import format_table
 from problems.engine.variants import ParamError, Variant
 
@@ -77,9 +79,13 @@ def _parse_share(raw: str | None) -> float | None:
     return share
 
 
-def _generate(slug: str, seed: int, with_answers: bool) -> dict[str, Any]:
-    """The object `generate --json` prints for one seed, also one line of `--seeds`."""
-    variant = Variant.from_seed(slug, seed)
+def _generate(slug: str, seed: int, with_answers: bool, file=None) -> dict[str, Any]:
+    """The object `generate --json` prints for one seed, also one line of `--seeds`; `file`
+    is a template read from a file, drawn in place of the slug's."""
+    if file is not None:
+        variant = authored.variant_from_file(file, seed)
+    else:
+        variant = Variant.from_seed(slug, seed)
     data: dict[str, Any] = {
         "slug": variant.template.slug,
         "version": variant.template.version,
@@ -109,22 +115,6 @@ def _grade(record: dict[str, Any]) -> dict[str, Any]:
     return result.as_dict(slug=variant.template.slug, part=str(record["part"]))
 
 
-def _redraw_lines(rows: list[dict[str, Any]]) -> list[str]:
-    """The feasibility redraw report: per template that declares checks, candidates its
-    generator drew and threw away because they failed one, and which checks failed them."""
-    lines = [
-        "Feasibility: redraws = candidates the generator threw away because they failed a "
-        "declared check (every variant checked passes them all)."
-    ]
-    for r in rows:
-        checks = ", ".join(f"{k} {v}" for k, v in r["by_check"].items()) or "none"
-        lines.append(
-            f"  {r['template']:<26} {r['redraws']:>6} redraws over {r['variants']} variants "
-            f"({r['redraws_per_variant']:.2f} per variant; {checks})"
-        )
-    return lines
-
-
 class Command(BaseCommand):
     help = "List, generate, solve, grade and check problem templates."
 
@@ -132,8 +122,10 @@ class Command(BaseCommand):
         sub = parser.add_subparsers(dest="action", required=True)
         p = sub.add_parser("list")
         p.add_argument("--json", action="store_true")
+        p = sub.add_parser("validate")
+        p.add_argument("file", metavar="FILE.yaml")
         p = sub.add_parser("generate")
-        p.add_argument("slug")
+        p.add_argument("slug", help="a template's slug, or a template file (FILE.yaml)")
         p.add_argument("--seed", metavar="N", help="one variant")
         p.add_argument(
             "--seeds",
@@ -164,6 +156,7 @@ class Command(BaseCommand):
             "initial state, answer, expert_path",
         )
         p = sub.add_parser("check")
+        p.add_argument("file", nargs="?", metavar="FILE.yaml", help="check this template file")
         p.add_argument(
             "--variants", metavar="N", default="50", help="seeds 0..N-1 of every template and drill"
         )
@@ -226,8 +219,10 @@ class Command(BaseCommand):
         else:
             seeds = range(n := _parse_int(opts["seed"], "--seed"), n + 1)
         listing = opts["seeds"] is not None and not opts["json"]
+        slug = opts["slug"]
+        file = authored.template_from_file(slug) if authored.is_template_path(slug) else None
         for seed in seeds:
-            data = _generate(opts["slug"], seed, opts["with_answers"])
+            data = _generate(slug, seed, opts["with_answers"], file)
             if opts["json"]:
                 self.emit(data)
                 continue
@@ -239,6 +234,14 @@ class Command(BaseCommand):
                     self.stdout.write(f"{name} = {ans['value']} {ans['unit']}".rstrip())
             if listing:
                 self.stdout.write("")
+
+    def do_validate(self, opts):
+        ok, problems = authored.validate_file(opts["file"])
+        for line in problems:
+            self.stderr.write(line)
+        if problems:
+            raise SystemExit(2)  # one line per problem, and nothing else, on stderr
+        self.stdout.write(ok)
 
     def do_drill(self, opts):
         seeds = _parse_seeds(opts["seeds"])
@@ -322,6 +325,16 @@ class Command(BaseCommand):
         code = f" [{result['misconception']}]" if result["misconception"] else ""
         self.stdout.write(f"{verdict} (score {result['score']}){code}: {result['feedback']}")
 
+    @staticmethod
+    def _check_registered(slugs: list[str] | None, variants: int) -> tuple[CheckReport, int]:
+        drill_slugs = set(drill_registry.slugs())
+        templates = None if slugs is None else [x for x in slugs if x not in drill_slugs]
+        report = check_all(variants, templates) if templates != [] else CheckReport()
+        drills = None if slugs is None else [x for x in slugs if x in drill_slugs]
+        drilled, drill_failures = check_drills(variants, drills) if drills != [] else (0, [])
+        report.failures.extend(drill_failures)
+        return report, drilled
+
     def do_check(self, opts):
         threshold = _parse_share(opts["min_distinguishable"])
         min_applies = _parse_int(opts["min_applies"], "--min-applies")
@@ -329,13 +342,11 @@ class Command(BaseCommand):
         variants = _parse_int(opts["variants"], "--variants")
         if variants < 1 or min_applies < 1 or (worst is not None and worst < 1):
             raise ParamError("--variants, --min-applies and --worst must be at least 1")
-        slugs = opts.get("slugs")
-        drill_slugs = set(drill_registry.slugs())
-        templates = None if slugs is None else [x for x in slugs if x not in drill_slugs]
-        report = check_all(variants, templates) if templates != [] else CheckReport()
-        drills = None if slugs is None else [x for x in slugs if x in drill_slugs]
-        drilled, drill_failures = check_drills(variants, drills) if drills != [] else (0, [])
-        report.failures.extend(drill_failures)
+        if opts.get("file"):
+            report = check_template(authored.template_from_file(opts["file"]), variants)
+            drilled = 0
+        else:
+            report, drilled = self._check_registered(opts.get("slugs"), variants)
         slips = report.distinguish
         rows = slips.sorted_rows() if worst is None else slips.worst(worst)
         below = [] if threshold is None else slips.below(threshold, min_applies)
@@ -373,7 +384,7 @@ class Command(BaseCommand):
             )
             for line in format_table(rows):
                 self.stdout.write(line)
-            for line in _redraw_lines(report.redraws.rows()):
+            for line in report.redraws.lines():
                 self.stdout.write(line)
             for row in below:
                 self.stderr.write(
