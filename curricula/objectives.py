@@ -202,3 +202,31 @@ def asked_text(ref: str, seed: int) -> str:
     variant = Variant.from_seed(ref, seed)
     labels = [part.label for part in variant.parts.values()]
     return "\n".join((variant.statement_markdown(), *labels))
+
+
+# Seeds the link test reads each template at: enough to meet the variants a template
+# draws (models, precisions, which mechanism is asked about), few enough to stay fast.
+LINK_SEEDS: tuple[int, ...] = tuple(range(1, 9))
+
+
+def unsupported_links(
+    lesson: str, objective: ObjectiveRecord, seeds: Collection[int] = LINK_SEEDS
+) -> list[str]:
+    """Links of one objective whose referent does not ask about it, one message each.
+
+    A link without a reason needs, at every sampled seed, one of the objective's terms in
+    what the learner reads; the first seed that lacks them is named, so the message points
+    at a variant to look at.
+    """
+    problems = []
+    for link in objective.tested_by:
+        if link.reason is not None:
+            continue
+        for seed in seeds:
+            if not mentions(asked_text(link.ref, seed), objective.terms):
+                problems.append(
+                    f"{lesson}: {link.ref} (seed {seed}) mentions none of {objective.terms} "
+                    f"for {objective.text!r}"
+                )
+                break
+    return problems
