@@ -54,6 +54,8 @@ from pydantic import (
     model_validator,
 )
 
+from curricula.objectives import ObjectiveRecord, capstone_criteria, known_refs
+
 SCHEMA_VERSION = 1
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -151,7 +153,8 @@ class LessonRecord(_Strict):
     # Null where the outline gives no duration: an invented number would look like a fact.
     minutes: Annotated[StrictInt, Field(gt=0, le=240)] | None
     status: LessonStatus
-    objectives: Annotated[list[Text], Field(min_length=1)]
+    # What the learner can do afterwards, each naming what tests it (curricula/objectives.py).
+    objectives: Annotated[list[ObjectiveRecord], Field(min_length=1)]
     # Required: the page's "Key ideas" (Markdown with $LaTeX$), the two or three formulas
     # or facts the lesson's problems test. A lesson without them would open on a practice
     # box with nothing to read first, so the loader refuses it.
@@ -311,8 +314,14 @@ def _describe(error: dict[str, Any]) -> tuple[str | None, str]:
     return None, message[0].lower() + message[1:] if message else kind
 
 
-def load_course_file(path: Path, *, templates: Collection[str]) -> CourseRecord:
-    """Read and validate one course file; raise CurriculumDataError at the first problem."""
+def load_course_file(
+    path: Path, *, templates: Collection[str], capstone: Collection[str] | None = None
+) -> CourseRecord:
+    """Read and validate one course file; raise CurriculumDataError at the first problem.
+
+    `capstone` is the set of rubric codes an objective may name as `capstone:CODE`; by
+    default the rubric's own.
+    """
     name = path.name
     try:
         document = yaml.load(path.read_text(encoding="utf-8"), Loader=_SafeLoader)  # noqa: S506
@@ -345,6 +354,18 @@ def load_course_file(path: Path, *, templates: Collection[str]) -> CourseRecord:
                 raise CurriculumDataError(
                     name, f"unknown template '{slug}'", record=f"lesson '{lesson.slug}'"
                 )
+    refs = known_refs(templates, capstone_criteria() if capstone is None else capstone)
+    for _module, lesson in course.lessons():
+        for index, objective in enumerate(lesson.objectives):
+            for ref in objective.refs:
+                if ref not in refs:
+                    raise CurriculumDataError(
+                        name,
+                        f"tested_by names '{ref}', which is no template, drill or capstone "
+                        "criterion",
+                        record=f"lesson '{lesson.slug}'",
+                        field=f"objectives.{index}.tested_by",
+                    )
     return course
 
 
@@ -408,18 +429,22 @@ def _title_of(course: CourseRecord, lesson_slug: str) -> str:
 
 
 def load_catalog(
-    data_dir: Path | str | None = None, *, templates: Collection[str] | None = None
+    data_dir: Path | str | None = None,
+    *,
+    templates: Collection[str] | None = None,
+    capstone: Collection[str] | None = None,
 ) -> Catalog:
     """Validate every course file in `data_dir` (default: the packaged data).
 
     `templates` is the set of template slugs a lesson may name; by default the problem
     registry's, so a typo or a template that was renamed is caught before anything loads.
+    `capstone` is the rubric codes objectives may name (default: the memo rubric's).
     """
     directory = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
     known = known_template_slugs() if templates is None else frozenset(templates)
     paths = sorted(directory.glob("*.yaml"))
     if not paths:
         raise CurriculumDataError(str(directory), "no *.yaml course files found")
-    courses = [load_course_file(path, templates=known) for path in paths]
+    courses = [load_course_file(path, templates=known, capstone=capstone) for path in paths]
     files = {course.slug: path.name for course, path in zip(courses, paths, strict=True)}
     return validate_catalog(courses, files)

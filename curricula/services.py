@@ -138,7 +138,7 @@ def _load_course(rec: CourseRecord, tables: _Tables, counts: dict[str, KindCount
                     "title": lesson_rec.title,
                     "order": l_order,
                     "minutes": lesson_rec.minutes,
-                    "objectives": list(lesson_rec.objectives),
+                    "objectives": [objective.text for objective in lesson_rec.objectives],
                     "key_ideas": lesson_rec.key_ideas,
                     "skills": list(lesson_rec.skills),
                     "status": lesson_rec.status,

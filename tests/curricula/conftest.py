@@ -30,7 +30,7 @@ def lesson_doc(
         "title": title,
         "minutes": minutes,
         "status": status,
-        "objectives": ["Work out the number."],
+        "objectives": [{"text": "Work out the number.", "terms": ["number"], "tested_by": []}],
         "key_ideas": "- Weights take $P \\times b$ bytes.",
         "skills": ["a-skill"],
         "templates": list(templates),

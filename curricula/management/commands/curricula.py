@@ -1,4 +1,5 @@
-"""`manage.py curricula coverage`: which lessons have templates to test them."""
+"""`manage.py curricula coverage`: which lessons have templates to test them, and with
+`--by-objective`, which of the objectives that carry the outlines nothing tests."""
 
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from curricula.coverage import (
     coverage_report,
     rows_from_catalog,
 )
+from curricula.objective_coverage import ObjectiveReport, objective_report
 from curricula.schema import DEFAULT_DATA_DIR, CurriculumDataError, load_catalog
 
 
@@ -49,9 +51,19 @@ class Command(BaseCommand):
             metavar="N",
             help=f"Templates a ready lesson needs at least (default {MIN_TEMPLATES}).",
         )
+        coverage.add_argument(
+            "--by-objective",
+            action="store_true",
+            help="Report objectives instead of lessons: per course the objectives, how many "
+            "something tests and how many nothing does, listing the untested ones; exit 1 if "
+            "any objective is untested. Reads the data files only (the tables keep the "
+            "objectives' texts, not what tests them).",
+        )
 
     def handle(self, *args, action: str, **options):
-        if action == "coverage":
+        if action == "coverage" and options["by_objective"]:
+            self._by_objective(source=options["source"], data_dir=options["data_dir"])
+        elif action == "coverage":
             self._coverage(
                 source=options["source"],
                 data_dir=options["data_dir"],
@@ -87,6 +99,41 @@ class Command(BaseCommand):
                     "core template(s) used by no lesson: " + ", ".join(report.unused_core_templates)
                 )
             raise CommandError("; ".join(problems), returncode=1)
+
+    def _by_objective(self, *, source: str, data_dir: Path) -> None:
+        if source != "files":
+            raise CommandError(
+                "--by-objective reads the data files: the tables do not keep what tests an "
+                "objective",
+                returncode=2,
+            )
+        try:
+            report = objective_report(load_catalog(data_dir))
+        except CurriculumDataError as exc:
+            raise CommandError(str(exc), returncode=2) from exc
+        self._print_objectives(report)
+        if not report.ok:
+            total, _tested, untested = report.counts
+            raise CommandError(
+                f"{untested} of {total} objective(s) tested by nothing", returncode=1
+            )
+
+    def _print_objectives(self, report: ObjectiveReport) -> None:
+        for course in report.courses:
+            total, tested, untested = course.counts
+            self.stdout.write(
+                f"{course.course}: {total} objectives, {tested} tested, {untested} untested"
+            )
+            for row in course.untested:
+                self.stdout.write(f"  UNTESTED {row.lesson}: {row.text}")
+            for lesson, slug in course.idle_templates:
+                self.stdout.write(
+                    f"  note: {lesson} lists {slug}, which tests none of its objectives"
+                )
+        total, tested, untested = report.counts
+        self.stdout.write(f"All courses: {total} objectives, {tested} tested, {untested} untested")
+        if report.ok:
+            self.stdout.write(self.style.SUCCESS("Objective coverage OK"))
 
     def _print(self, report: CoverageReport) -> None:
         course = module = None
