@@ -54,7 +54,7 @@ from pydantic import (
     model_validator,
 )
 
-from curricula.objectives import ObjectiveRecord, capstone_criteria, known_refs
+from curricula.objectives import ObjectiveRecord, capstone_shaped, known_refs
 
 SCHEMA_VERSION = 1
 DEFAULT_DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -320,7 +320,8 @@ def load_course_file(
     """Read and validate one course file; raise CurriculumDataError at the first problem.
 
     `capstone` is the set of rubric codes an objective may name as `capstone:CODE`; by
-    default the rubric's own.
+    default any well-formed code (the capstone, a layer above, owns the rubric: a test
+    holds the data's codes to it).
     """
     name = path.name
     try:
@@ -354,11 +355,11 @@ def load_course_file(
                 raise CurriculumDataError(
                     name, f"unknown template '{slug}'", record=f"lesson '{lesson.slug}'"
                 )
-    refs = known_refs(templates, capstone_criteria() if capstone is None else capstone)
+    refs = known_refs(templates, capstone or ())
     for _module, lesson in course.lessons():
         for index, objective in enumerate(lesson.objectives):
             for ref in objective.refs:
-                if ref not in refs:
+                if ref not in refs and not (capstone is None and capstone_shaped(ref)):
                     raise CurriculumDataError(
                         name,
                         f"tested_by names '{ref}', which is no template, drill or capstone "
@@ -438,7 +439,7 @@ def load_catalog(
 
     `templates` is the set of template slugs a lesson may name; by default the problem
     registry's, so a typo or a template that was renamed is caught before anything loads.
-    `capstone` is the rubric codes objectives may name (default: the memo rubric's).
+    `capstone` is the rubric codes objectives may name (default: any well-formed code).
     """
     directory = Path(data_dir) if data_dir is not None else DEFAULT_DATA_DIR
     known = known_template_slugs() if templates is None else frozenset(templates)

@@ -11,6 +11,7 @@ import pytest
 
 from curricula.objectives import LINK_SEEDS, ObjectiveRecord, asked_text, unsupported_links
 from curricula.schema import load_catalog
+from tests.curricula.capstone_rubric import capstone_titles
 
 
 @pytest.fixture(scope="module")
@@ -23,7 +24,7 @@ def test_every_unreasoned_link_mentions_the_objectives_terms(catalog):
         problem
         for _c, _m, lesson in catalog.lessons()
         for objective in lesson.objectives
-        for problem in unsupported_links(lesson.slug, objective)
+        for problem in unsupported_links(lesson.slug, objective, capstone_titles=capstone_titles())
     ]
     assert problems == []
 
@@ -36,7 +37,9 @@ def test_the_link_test_catches_an_off_topic_link():
             "tested_by": ["weights-memory", "drill-gpu-off-bus", "capstone:replicas"],
         }
     )
-    problems = unsupported_links("a-lesson", objective, seeds=(1,))
+    problems = unsupported_links(
+        "a-lesson", objective, seeds=(1,), capstone_titles=capstone_titles()
+    )
     assert [p.split(" (seed")[0] for p in problems] == [
         "a-lesson: weights-memory",
         "a-lesson: drill-gpu-off-bus",
@@ -61,5 +64,8 @@ def test_a_reason_excuses_a_link_and_terms_match_across_case_and_line_breaks():
 def test_what_each_kind_of_reference_shows_the_link_test():
     assert "Weights memory" in asked_text("weights-memory", 1)  # a part label
     assert "GPU fallen off the bus" in asked_text("drill-gpu-off-bus", 1)  # the planted fault
-    assert asked_text("capstone:replicas", 1) == asked_text("capstone:replicas", 7)
+    titles = capstone_titles()
+    assert asked_text("capstone:replicas", 1, titles) == asked_text("capstone:replicas", 7, titles)
+    with pytest.raises(ValueError, match="rubric's titles"):
+        asked_text("capstone:replicas", 1)
     assert len(LINK_SEEDS) >= 5

@@ -9,8 +9,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from curricula.objective_coverage import objective_report
-from curricula.objectives import ObjectiveRecord, capstone_criteria
+from curricula.objectives import ObjectiveRecord
 from curricula.schema import CurriculumDataError, load_catalog
+from tests.curricula.capstone_rubric import capstone_titles
 from tests.curricula.conftest import course_doc, lesson_doc, write_courses
 
 TEMPLATES = frozenset({"weights-memory", "gb-gib", "drill-gpu-off-bus"})
@@ -110,10 +111,18 @@ def test_a_link_with_a_reason_needs_no_terms():
     assert objective.terms == [] and objective.tested_by[0].reason == "the conversion is the skill"
 
 
-def test_capstone_codes_are_the_rubrics_own():
-    codes = capstone_criteria()
+def test_capstone_codes_are_the_rubrics_own(catalog):
+    codes = set(capstone_titles())
     assert {"replicas", "measurement-plan", "failure-test", "monthly-cost"} <= codes
     assert len(codes) == 15
+    named = {
+        ref.removeprefix("capstone:")
+        for _c, _m, lesson in catalog.lessons()
+        for objective in lesson.objectives
+        for ref in objective.refs
+        if ref.startswith("capstone:")
+    }
+    assert named and named <= codes
 
 
 # --- the report and the command --------------------------------------------------------
