@@ -78,6 +78,19 @@ TARGETS: dict[tuple[str, str], Target] = {
     ("POST", "/api/attempts/{id}/questions/{qid}/new-variant/"): Target(
         "learner", lambda w: f"{_attempt(w)}questions/{w.question_to_reveal}/new-variant/"
     ),
+    ("POST", "/api/attempts/{id}/questions/{qid}/drill/actions/"): Target(
+        "learner",
+        lambda w: f"/api/attempts/{w.drill_attempt}/questions/{w.drill_question}/drill/actions/",
+        lambda w: {"action": "squeue", "idempotency_key": "badinput-step"},
+    ),
+    ("POST", "/api/attempts/{id}/questions/{qid}/drill/submit/"): Target(
+        "learner",
+        lambda w: f"/api/attempts/{w.drill_attempt}/questions/{w.drill_question}/drill/submit/",
+        lambda w: dict(
+            zip(("fault", "location", "remedy"), w.drill_answer, strict=True),
+            idempotency_key="badinput-diagnosis",
+        ),
+    ),
     ("POST", "/api/attempts/{id}/finish/"): Target(
         "learner", lambda w: f"/api/attempts/{w.attempt_to_finish}/finish/"
     ),

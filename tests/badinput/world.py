@@ -15,6 +15,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from assess.models import CourseRole, Enrolment, Quiz
+from assess.selectors.drills import drill_of
 from assess.services.attempts import attempt_start
 from assess.services.extensions import extension_grant
 from assess.services.questions import practice_question_add
@@ -57,6 +58,9 @@ class World:
     criterion: str
     certificate: int
     other_learner: object  # enrolled in the course, for enrolment and extension paths
+    drill_attempt: int = 0  # the learner's open practice attempt with an incident drill
+    drill_question: int = 0
+    drill_answer: tuple[str, str, str] = ("", "", "")  # fault, location, remedy
 
 
 def build_world() -> World:
@@ -113,6 +117,11 @@ def build_world() -> World:
         expires_at=timezone.now() + timedelta(days=365),
         evidence={"track": track.slug},
     )
+    drill_attempt, _ = attempt_start(
+        quiz=QuizFactory(slots=[["drill-gpu-off-bus"]]), learner=learner
+    )
+    drill_question = drill_attempt.questions.get()
+    answer = drill_of(drill_question).answer
     assert Enrolment.objects.filter(user=learner, course=course).exists()
     return World(
         learner=learner,
@@ -131,4 +140,7 @@ def build_world() -> World:
         criterion=review["criteria"][0]["code"],
         certificate=certificate.pk,
         other_learner=other,
+        drill_attempt=drill_attempt.pk,
+        drill_question=drill_question.pk,
+        drill_answer=(answer.fault, answer.location, answer.remedy),
     )
