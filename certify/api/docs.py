@@ -83,3 +83,14 @@ CERTIFICATE_ID = OpenApiParameter(
 TEAM_ID = OpenApiParameter(
     "id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The team's id."
 )
+PSYCHOMETRICS = (
+    "Staff only (anyone else: 404): the track's psychometrics report. Per template of its "
+    "exam's pools (incident drills are scored by their own rubric, not as items): the 2PL "
+    "parameters of the latest calibration with standard errors and sample size, their "
+    "history over every calibration, and the share of the exam's attempts that drew it. "
+    "Per track: the cut (the latest standard setting, else theta 0.5, said in "
+    "`cut_source`), the SEM at the cut, Rudner's expected accuracy and consistency of a "
+    "form of the calibrated items, the length a form needs for an accuracy of 0.9, and, "
+    "over the attempts decided on ability, the marginal reliability and observed accuracy "
+    "and consistency. A figure not computable yet is null."
+)

@@ -14,6 +14,11 @@ CERTIFICATE = r"^certificates/(?P<pk>[A-Za-z0-9_-]{1,32})"
 urlpatterns = [
     path("tracks/", views.TrackListView.as_view(), name="track-list"),
     path("tracks/<slug:slug>/progress/", views.TrackProgressView.as_view(), name="track-progress"),
+    path(
+        "tracks/<slug:slug>/psychometrics/",
+        views.TrackPsychometricsView.as_view(),
+        name="track-psychometrics",
+    ),
     path("certificates/", views.CertificateListView.as_view(), name="certificate-list"),
     re_path(
         CERTIFICATE + r"/verify/$",

@@ -19,6 +19,9 @@ from assess.api.views.base import AssessAPIView
 from certify import selectors
 from certify.api import docs
 from certify.api import serializers as s
+from certify.api.report_serializers import TrackReportSerializer
+from certify.models import Track
+from certify.report import track_report
 from certify.services.certificates import certificate_revoke, certificate_revoker_check
 from orgs import selectors as orgs
 
@@ -54,6 +57,20 @@ class TrackProgressView(AssessAPIView):
         track = selectors.track_get(slug=slug)
         cell = selectors.standing_for(user=request.user, track=track)
         return Response(s.ProgressSerializer(cell).data)
+
+
+class TrackPsychometricsView(AssessAPIView):
+    @extend_schema(
+        summary="A track's psychometrics report (staff)",
+        description=docs.PSYCHOMETRICS,
+        parameters=[docs.TRACK_SLUG],
+        responses=TrackReportSerializer,
+    )
+    def get(self, request, slug: str):
+        if not request.user.is_staff:
+            raise Track.DoesNotExist("No track report for you here.")
+        track = selectors.track_get(slug=slug)
+        return Response(TrackReportSerializer(track_report(track=track)).data)
 
 
 class CertificateListView(AssessAPIView):

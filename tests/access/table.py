@@ -261,6 +261,9 @@ TABLE: dict[tuple[str, str], Row] = {
     ("certify:track-progress", "GET"): Row(
         "the user's progress on a track", "401 200 200 200 200 200 200", TRACK
     ),
+    ("certify:track-psychometrics", "GET"): Row(
+        "a track's psychometrics report", "401 404 404 404 404 404 200", TRACK
+    ),
     ("certify:certificate-list", "GET"): Row(
         "the user's certificates", "401 200 200 200 200 200 200"
     ),

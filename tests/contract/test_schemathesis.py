@@ -181,7 +181,10 @@ def _bindings(seed: dict) -> list[tuple[list[str], dict[str, object]]]:
             ["/api/memos/{id}/", "/api/memos/{id}/versions/", "/api/memos/{id}/decision/"],
             {"path.id": "memos", "body.adjustments[*].criterion": "criteria"},
         ),
-        (["/api/tracks/{slug}/progress/"], {"path.slug": "tracks"}),
+        (
+            ["/api/tracks/{slug}/progress/", "/api/tracks/{slug}/psychometrics/"],
+            {"path.slug": "tracks"},
+        ),
         (["/api/teams/{id}/readiness/"], {"path.id": "teams"}),
         (
             ["/api/certificates/{id}/verify/", "/api/certificates/{id}/revoke/"],

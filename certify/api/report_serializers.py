@@ -1,0 +1,74 @@
+"""The psychometrics report of a track (certify.report), as its JSON API sends it."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from certify.api.serializers import TrackRefSerializer
+
+
+class ItemHistorySerializer(serializers.Serializer):
+    calibration = serializers.IntegerField()
+    fitted_at = serializers.DateTimeField()
+    discrimination = serializers.FloatField()
+    difficulty = serializers.FloatField()
+    n = serializers.IntegerField()
+
+
+class ItemRowSerializer(serializers.Serializer):
+    template = serializers.CharField()
+    discrimination = serializers.FloatField(
+        allow_null=True, help_text="2PL a in the latest calibration (logistic scale); null "
+        "when that calibration left the template out."
+    )  # fmt: skip
+    difficulty = serializers.FloatField(allow_null=True, help_text="2PL b, likewise.")
+    se_discrimination = serializers.FloatField(allow_null=True)
+    se_difficulty = serializers.FloatField(allow_null=True)
+    n = serializers.IntegerField(help_text="Responses the latest calibration fitted it on.")
+    exposure = serializers.FloatField(
+        allow_null=True,
+        help_text="Share of the exam's finished attempts whose form drew it; null before any.",
+    )
+    history = ItemHistorySerializer(many=True, help_text="Its parameters in every calibration.")
+
+
+class StandardSettingSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    cut_theta = serializers.FloatField()
+    borderline_score = serializers.FloatField()
+    calibration = serializers.IntegerField(source="calibration_id")
+    created_at = serializers.DateTimeField()
+
+
+class TrackReportSerializer(serializers.Serializer):
+    track = TrackRefSerializer()
+    calibration = serializers.IntegerField(
+        source="calibration.pk",
+        allow_null=True,
+        help_text="The latest calibration; null before any.",
+    )
+    calibrated_at = serializers.DateTimeField(allow_null=True)
+    standard_setting = StandardSettingSerializer(allow_null=True)
+    cut = serializers.FloatField(help_text="The cut on theta the figures are computed at.")
+    cut_source = serializers.CharField()
+    items = ItemRowSerializer(many=True)
+    attempts = serializers.IntegerField(help_text="Finished attempts of the track's exam.")
+    sem_at_cut = serializers.FloatField(
+        allow_null=True,
+        help_text="1/sqrt(test information) at the cut of a form of the calibrated items.",
+    )
+    expected_accuracy = serializers.FloatField(
+        allow_null=True, help_text="Rudner's expected classification accuracy of that form."
+    )
+    expected_consistency = serializers.FloatField(
+        allow_null=True, help_text="Rudner's expected decision consistency of that form."
+    )
+    required_length = serializers.IntegerField(
+        allow_null=True,
+        help_text="Items a form of this pool needs for an expected accuracy of 0.9; null when "
+        "60 do not reach it or nothing is calibrated.",
+    )
+    decided_on_ability = serializers.IntegerField()
+    marginal_reliability = serializers.FloatField(allow_null=True)
+    observed_accuracy = serializers.FloatField(allow_null=True)
+    observed_consistency = serializers.FloatField(allow_null=True)

@@ -1,0 +1,147 @@
+"""The psychometrics report of a track (issue 41): what the latest calibration says about
+its exam's templates, and how well its forms decide at the cut.
+
+Per template of the exam's pools (incident drills are scored by their own rubric and
+are not items): the 2PL discrimination and difficulty with their standard errors and
+sample size in the latest calibration, its history over every calibration, and its
+exposure (the share of the track's exam attempts whose form drew it). Per track: the
+cut (the latest standard setting, else the default theta 0.5 the simulation uses, said
+so), the standard error of measurement at the cut of a form of the pool's calibrated
+items, Rudner's expected classification accuracy and consistency of that form over
+theta ~ N(0, 1), the length a form needs for an accuracy of 0.9, and, over the
+attempts decided on ability, the marginal reliability and the observed accuracy and
+consistency of their estimates. A figure that cannot be computed yet is None.
+Seven queries however many templates, calibrations and attempts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.db.models import Count
+
+from assess.models import Attempt, Question
+from assess.skills import is_drill
+from certify.models import Calibration, ExamDecision, ItemParameters, StandardSetting, Track
+from certify.psychometrics import decisions
+
+DEFAULT_CUT = 0.5
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    template: str
+    discrimination: float | None
+    difficulty: float | None
+    se_discrimination: float | None
+    se_difficulty: float | None
+    n: int
+    exposure: float | None  # share of the exam's attempts that drew it
+    history: list[dict] = field(default_factory=list)  # [{calibration, fitted_at, a, b, n}]
+
+
+@dataclass(frozen=True)
+class TrackReport:
+    track: Track
+    calibration: Calibration | None
+    standard_setting: StandardSetting | None
+    cut: float
+    cut_source: str
+    items: list[ItemRow]
+    attempts: int
+    sem_at_cut: float | None
+    expected_accuracy: float | None
+    expected_consistency: float | None
+    required_length: int | None
+    decided_on_ability: int
+    marginal_reliability: float | None
+    observed_accuracy: float | None
+    observed_consistency: float | None
+    calibrated_at: datetime | None = None
+
+
+def _pools(track: Track) -> list[str]:
+    return sorted({t for s in track.exam.slots.all() for t in s.templates if not is_drill(t)})
+
+
+def track_report(*, track: Track) -> TrackReport:
+    templates = _pools(track)
+    setting = track.standard_settings.order_by("-version").first()
+    cut, source = (
+        (setting.cut_theta, f"standard setting v{setting.version}")
+        if setting
+        else (DEFAULT_CUT, "no standard setting yet: theta 0.5, the simulation's default")
+    )
+    rows = list(
+        ItemParameters.objects.filter(template_slug__in=templates)
+        .select_related("calibration")
+        .order_by("calibration__fitted_at", "calibration_id")
+    )
+    latest = Calibration.objects.order_by("-fitted_at", "-id").first() if rows else None
+    history: dict[str, list[dict]] = {t: [] for t in templates}
+    current: dict[str, ItemParameters] = {}
+    for p in rows:
+        history[p.template_slug].append(
+            {"calibration": p.calibration_id, "fitted_at": p.calibration.fitted_at,
+             "discrimination": p.discrimination, "difficulty": p.difficulty, "n": p.n}
+        )  # fmt: skip
+        if latest is not None and p.calibration_id == latest.pk:
+            current[p.template_slug] = p
+    attempts = Attempt.objects.filter(quiz=track.exam).exclude(status=Attempt.Status.OPEN).count()
+    drawn = dict(
+        Question.objects.filter(attempt__quiz=track.exam, active=True, template_slug__in=templates)
+        .exclude(attempt__status=Attempt.Status.OPEN)
+        .values_list("template_slug")
+        .annotate(n=Count("attempt", distinct=True))
+    )
+    items = [
+        ItemRow(
+            template=t,
+            discrimination=getattr(current.get(t), "discrimination", None),
+            difficulty=getattr(current.get(t), "difficulty", None),
+            se_discrimination=getattr(current.get(t), "se_discrimination", None),
+            se_difficulty=getattr(current.get(t), "se_difficulty", None),
+            n=getattr(current.get(t), "n", 0),
+            exposure=round(drawn.get(t, 0) / attempts, 4) if attempts else None,
+            history=history[t],
+        )
+        for t in templates
+    ]
+    a = [current[t].discrimination for t in templates if t in current]
+    b = [current[t].difficulty for t in templates if t in current]
+    decided = list(
+        ExamDecision.objects.filter(
+            attempt__quiz=track.exam, rule=ExamDecision.Rule.ABILITY
+        ).values_list("theta", "se")
+    )
+    thetas = [t for t, _ in decided]
+    ses = [s for _, s in decided]
+    return TrackReport(
+        track=track,
+        calibration=latest,
+        standard_setting=setting,
+        cut=cut,
+        cut_source=source,
+        items=items,
+        attempts=attempts,
+        sem_at_cut=_round(decisions.sem_at(cut, a, b)) if a else None,
+        expected_accuracy=_round(decisions.expected_accuracy(cut, a, b)) if a else None,
+        expected_consistency=_round(decisions.expected_consistency(cut, a, b)) if a else None,
+        required_length=decisions.required_length(cut, a, b) if a else None,
+        decided_on_ability=len(decided),
+        marginal_reliability=_round(decisions.marginal_reliability(thetas, ses))
+        if len(decided) >= 2
+        else None,
+        observed_accuracy=_round(decisions.classification_accuracy(thetas, ses, cut))
+        if decided
+        else None,
+        observed_consistency=_round(decisions.decision_consistency(thetas, ses, cut))
+        if decided
+        else None,
+        calibrated_at=latest.fitted_at if latest else None,
+    )
+
+
+def _round(x: float) -> float:
+    return round(float(x), 4)
