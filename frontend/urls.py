@@ -15,6 +15,7 @@ from frontend.views import (
     organizations,
     pages,
     people,
+    psychometrics,
     take,
     teach,
 )
@@ -116,6 +117,11 @@ urlpatterns = [
     # certification
     path("certify/", certify.certify_home, name="certify"),
     path("certify/<slug:slug>/", certify.certify_track, name="certify-track"),
+    path(
+        "certify/<slug:slug>/psychometrics/",
+        psychometrics.track_psychometrics,
+        name="certify-track-psychometrics",
+    ),
     path("certificates/<str:pk>/", certify.certificate_verify, name="certificate-verify-page"),
     path(
         "certificates/<str:pk>/revoke/",

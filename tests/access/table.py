@@ -595,6 +595,9 @@ TABLE: dict[tuple[str, str], Row] = {
     ("certify-track", "GET"): Row(
         "the user's progress on a track", "login 200 200 200 200 200 200", TRACK
     ),
+    ("certify-track-psychometrics", "GET"): Row(
+        "a track's psychometrics report", "login 404 404 404 404 404 200", TRACK
+    ),
     ("certificate-verify-page", "GET"): Row(
         "the learner's certificate (public verification)", "200 200 200 200 200 200 200", CERT
     ),

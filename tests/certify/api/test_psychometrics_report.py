@@ -125,3 +125,18 @@ def test_the_report_figures_are_their_formulas(loaded_tracks):
     )
     observed = sum(_phi(abs(t - cut) / s) for t, s in decided) / 2
     assert body["observed_accuracy"] == pytest.approx(observed, abs=1e-4)
+
+
+def test_the_staff_page_shows_the_same_figures(loaded_tracks, client):
+    track = loaded_tracks[SERVING]
+    params = _calibrate(track)
+    staff = UserFactory(is_staff=True)
+    client.force_login(staff)
+    page = client.get(f"/certify/{SERVING}/psychometrics/")
+    assert page.status_code == 200
+    text = page.content.decode()
+    some = next(iter(params))
+    assert f"<code>{some}</code>" in text and "SEM at the cut" in text
+    assert "theta 0.5" in text  # no standard setting yet, and the page says so
+    client.force_login(UserFactory())
+    assert client.get(f"/certify/{SERVING}/psychometrics/").status_code == 404
