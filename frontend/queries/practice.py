@@ -21,6 +21,8 @@ from assess.mastery import bkt
 from assess.models import Attempt, MasteryEvent, Question, Response, Reveal
 from assess.policy import QuestionPolicy, attempt_over, grades_visible, question_policy
 from assess.scoring import Rules, tries_by_part
+from assess.services.drills import CHOSEN
+from assess.skills import is_drill
 from curricula import selectors as curricula_selectors
 from curricula.models import Lesson
 from frontend.queries.attempts import rules_note
@@ -238,12 +240,16 @@ def _outcomes(attempt: Attempt, own: bool, now) -> tuple[list[QuestionOutcome], 
             grades=grades,
             learner=own,
             hints=q.hints,
+            drill=is_drill(q.template_slug),
         )
         slips: tuple[str, ...] = ()
         if policy.show_score:
             told = (misconception_name(r.misconception) for n in names for r in its[n])
             slips = tuple(dict.fromkeys(s for s in told if s))
-        verdict = outcome_verdict(names, its, revealed.get(q.pk, set()), policy)
+        # A drill is right on what its learner chose (fault, location, remedy); time and
+        # safety are findings read from the steps, shown in its own block.
+        chosen = [n for n in names if n in CHOSEN] if is_drill(q.template_slug) else names
+        verdict = outcome_verdict(chosen, its, revealed.get(q.pk, set()), policy)
         outcomes.append(QuestionOutcome(q, template_title(q.template_slug), verdict, slips))
     # What question_policy decides per part, for the whole attempt: grades show with
     # immediate feedback, once released, or to a reader who is not the learner.

@@ -316,3 +316,25 @@ def test_the_page_reads_do_not_grow_with_the_steps(login, learner):
         drill_act(attempt=attempt, question=q, action=action, idempotency_key=f"s{i}")
     assert count(client, f"/attempts/{attempt.pk}/") == one <= 10
     assert DrillStep.objects.filter(question=q).count() == 8
+
+
+def test_a_practice_summary_counts_a_drill_right_on_what_its_learner_chose(learner):
+    """Fault, location and remedy right, the time point lost to a slow path: right."""
+    from assess.services.drills import drill_submit
+    from frontend.queries.practice import practice_page
+
+    lesson = LessonFactory(templates=[SLUG])
+    practice = practice_question_add(learner=learner, lesson=lesson)
+    attempt, question = practice.attempt, practice.question
+    drill = drill_for(question)
+    host = drill.answer.location.split(":")[0]
+    for n in range(4):  # 4 x 15 simulated minutes of dcgmi diag: far past the budget
+        drill_act(attempt=attempt, question=question, action=f"dcgmi-diag@{host}",
+                  idempotency_key=f"slow-{n}")  # fmt: skip
+    ans = drill.answer
+    drill_submit(attempt=attempt, question=question, fault=ans.fault, location=ans.location,
+                 remedy=ans.remedy, idempotency_key="k")  # fmt: skip
+    assert Response.objects.get(question=question, part="time").raw == "late"
+    page = practice_page(user=learner, attempt=attempt)
+    (outcome,) = page.outcomes
+    assert outcome.verdict == "right"
