@@ -410,6 +410,8 @@ CELERY_TASK_ROUTES = {"capstone.tasks.review_memo_version": {"queue": "reviews"}
 # case is about 2 x (timeout + timeout) and the row stays pending for its beat requeue.
 # Workers read with BRPOP on their event loop (1 s polls), untouched by the timeout.
 BROKER_SOCKET_TIMEOUT = float(os.environ.get("CELERY_BROKER_SOCKET_TIMEOUT", "1.5"))
+# /readyz: seconds each of its checks (database, cache, broker) may take.
+READINESS_TIMEOUT = float(os.environ.get("READINESS_TIMEOUT", "2"))
 CELERY_BROKER_CONNECTION_TIMEOUT = BROKER_SOCKET_TIMEOUT
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 1,

@@ -24,6 +24,7 @@ from frontend.views.lms_grades import quiz_lms_grades
 urlpatterns = [
     path("", pages.home, name="home"),
     path("healthz", pages.healthz, name="healthz"),
+    path("readyz", pages.readyz, name="readyz"),
     # learning
     path("courses/", learn.course_list, name="course-list"),
     path("courses/<slug:slug>/", learn.course_detail, name="course-detail"),

@@ -4,6 +4,7 @@ from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 
+from frontend.readiness import readiness
 from hardware_db import catalog
 
 
@@ -25,3 +26,13 @@ def healthz(request: HttpRequest) -> JsonResponse:
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
     return JsonResponse({"status": "ok"})
+
+
+def readyz(request: HttpRequest) -> JsonResponse:
+    """Readiness: the database, the cache and the broker each answer within a bound
+    (frontend.readiness); 503 names what did not."""
+    ready, checks = readiness()
+    body = {"status": "ready" if ready else "not ready", "checks": checks}
+    if not ready:
+        body["failed"] = [name for name, r in checks.items() if not r["ok"]]
+    return JsonResponse(body, status=200 if ready else 503)

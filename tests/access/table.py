@@ -304,6 +304,7 @@ TABLE: dict[tuple[str, str], Row] = {
     ),
     ("home", "GET"): Row("the home page", "200 200 200 200 200 200 200"),
     ("healthz", "GET"): Row("the health check", "200 200 200 200 200 200 200"),
+    ("readyz", "GET"): Row("the readiness check", "200 200 200 200 200 200 200"),
     # accounts (allauth's pages, ours, and the addresses before allauth)
     ("account_login", "GET"): Row("the sign-in page", "200 302 302 302 302 302 302"),
     ("account_login", "POST"): Row(
