@@ -45,3 +45,6 @@ class AuthoredVersion(models.Model):
             models.UniqueConstraint(fields=["template", "number"], name="authored_version_unique")
         ]
         ordering = ["template", "number"]
+
+    def __str__(self) -> str:
+        return f"{self.template_id} v{self.number}"

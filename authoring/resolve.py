@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+
 from problems.authored.loader import template_from_data
 from problems.authored.template import AuthoredTemplate
 
