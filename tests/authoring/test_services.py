@@ -11,8 +11,13 @@ from assess.models import Quiz
 from assess.services.attempts import attempt_start
 from assess.services.responses import response_submit
 from authoring.models import AuthoredTemplate, AuthoredVersion
-from authoring.services import template_create, template_publish, version_save
-from problems.engine.variants import Variant
+from authoring.services import (
+    template_archive,
+    template_create,
+    template_publish,
+    version_save,
+)
+from problems.engine.variants import ParamError, Variant
 from tests.factories import CourseFactory, CourseRoleFactory, QuizFactory, UserFactory
 
 EXAMPLE = Path(__file__).parents[1] / "problems" / "authored" / "data" / "team-kv-budget.yaml"
@@ -98,3 +103,24 @@ def test_published_template_is_drawn_graded_and_pinned_to_its_version(author, da
     assert (
         not Variant.from_params(row.slug, question.params).grade("kv", _answer(drawn, "kv")).correct
     )
+
+
+def test_only_published_templates_are_drawn(author, data):
+    row = template_create(user=author.user, course=author.course, data=data)
+    with pytest.raises(ParamError):
+        Variant.from_params(row.slug, {})  # a draft is not resolvable by slug
+    template_publish(user=author.user, template=row)
+    assert Variant.from_seed(row.slug, 0).template.version == 1
+    template_archive(user=author.user, template=row)
+    with pytest.raises(ParamError):
+        Variant.from_seed(row.slug, 0)
+    # An archived template still rebuilds the questions that drew it.
+    assert Variant.from_params(row.slug, _params(data), 1).template.version == 1
+
+
+def _params(data):
+    import random
+
+    from authoring.resolve import template_at
+
+    return template_at(data["slug"], 1).generate(random.Random(0)).model_dump()
