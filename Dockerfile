@@ -23,6 +23,7 @@ COPY audit audit
 COPY invitations invitations
 COPY privacy privacy
 COPY capstone capstone
+COPY authoring authoring
 COPY manage.py ./
 # Editable: the code runs from /app; pyproject.toml is the one list of pinned packages.
 RUN pip install -e .

@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "problems",
     "curricula",
     "assess",
+    "authoring",
     "capstone",
     "orgs",
     "certify",

@@ -10,9 +10,9 @@ from problems.engine.variants import ParamError, Variant
 
 
 @lru_cache(maxsize=2048)
-def _hints(slug: str, params: str) -> tuple[Hint, ...]:
+def _hints(slug: str, params: str, version: int | None = None) -> tuple[Hint, ...]:
     try:
-        return tuple(hints_for(Variant.from_params(slug, json.loads(params))))
+        return tuple(hints_for(Variant.from_params(slug, json.loads(params), version)))
     except (ParamError, KeyError):
         return ()  # a template gone since: no hints rather than an error
 
@@ -20,7 +20,8 @@ def _hints(slug: str, params: str) -> tuple[Hint, ...]:
 def question_hints(question) -> tuple[Hint, ...]:
     """Every hint of the question in order (a pure function of its slug and parameters,
     cached: a class's homework draws the same variants)."""
-    return _hints(question.template_slug, json.dumps(question.params, sort_keys=True))
+    params = json.dumps(question.params, sort_keys=True)
+    return _hints(question.template_slug, params, question.template_version)
 
 
 def question_hint_total(question) -> int:

@@ -53,7 +53,9 @@ def solution_markdown(question: Question) -> str | None:
     """The worked solution as Markdown with LaTeX, regenerated from the stored variant;
     None where its template is gone. Callers ask the feedback policy first."""
     try:
-        return Variant.from_params(question.template_slug, question.params).solution_markdown()
+        return Variant.from_params(
+            question.template_slug, question.params, question.template_version
+        ).solution_markdown()
     except (ParamError, KeyError):
         return None
 

@@ -133,7 +133,10 @@ def response_submit(
     check_not_drill(question)
     result = None
     if question.part(part) is not None:
-        result = Variant.from_params(question.template_slug, question.params).grade(part, text)
+        variant = Variant.from_params(
+            question.template_slug, question.params, question.template_version
+        )
+        result = variant.grade(part, text)
     if result is not None and result.valid and takes_held_answers(attempt, question):
         values = response_values(
             attempt, question, part, text, result, now, time_spent_ms, idempotency_key

@@ -40,12 +40,22 @@ def register(cls: type[Template]) -> type[Template]:
 # here would be a circle.
 KIND_MODULES = ("problems.drills.question",)
 _RESOLVERS: list[Callable[[str], Template | None]] = []
+# Kinds whose templates change under one slug (authored templates, stored in the
+# database by the authoring app, which registers itself from its AppConfig.ready()):
+# (slug, version) -> that version, or None. A stored question names the version it drew.
+_VERSIONED: list[Callable[[str, int], Template | None]] = []
 
 
 def register_kind(resolve: Callable[[str], Template | None]) -> None:
     """Called by a KIND_MODULES module on import."""
     if resolve not in _RESOLVERS:
         _RESOLVERS.append(resolve)
+
+
+def register_versioned(resolve: Callable[[str, int], Template | None]) -> None:
+    """A resolver of one version of a slug, for rebuilding a stored question as drawn."""
+    if resolve not in _VERSIONED:
+        _VERSIONED.append(resolve)
 
 
 @cache
@@ -58,11 +68,20 @@ def _load_all() -> None:
         importlib.import_module(name)
 
 
-def get(slug: str) -> Template:
+def get(slug: str, version: int | None = None) -> Template:
     """The template, or the question of another kind (an incident drill), with this slug:
     an attempt stores, grades and releases every kind alike. all_templates() and slugs()
-    list templates only; problems.drills.registry lists the drills."""
+    list templates only; problems.drills.registry lists the drills.
+
+    With `version` (a stored question's template_version), a versioned kind answers with
+    that version rather than its current one; a built-in template has one version, the
+    code's, and is returned as ever."""
     _load_all()
+    if version is not None and slug not in _REGISTRY:
+        for resolve_at in _VERSIONED:
+            found = resolve_at(slug, version)
+            if found is not None:
+                return found
     try:
         return _REGISTRY[slug]
     except KeyError:

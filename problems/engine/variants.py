@@ -35,9 +35,9 @@ def _describe(slug: str, err: ValidationError) -> str:
     return f"{slug}: parameter '{name}': {first['msg']} (got {first.get('input')!r})"
 
 
-def template_for(slug: str) -> Template:
+def template_for(slug: str, version: int | None = None) -> Template:
     try:
-        return registry.get(slug)
+        return registry.get(slug, version)
     except KeyError:
         raise ParamError(f"unknown template slug {slug!r}") from None
 
@@ -84,8 +84,10 @@ class Variant:
         return cls(template, template.generate(random.Random(seed)))
 
     @classmethod
-    def from_params(cls, slug: str, data: Any) -> Variant:
-        template = template_for(slug)
+    def from_params(cls, slug: str, data: Any, version: int | None = None) -> Variant:
+        """`version`: the stored question's template_version, so an authored template
+        edited since rebuilds as the learner saw it (registry.get)."""
+        template = template_for(slug, version)
         return cls(template, parse_params(template, data))
 
     @cached_property

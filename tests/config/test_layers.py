@@ -16,7 +16,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = [
-    "frontend", "privacy", "lti", "certify", "invitations", "capstone", "assess", "accounts",
+    "frontend", "privacy", "lti", "certify", "invitations", "capstone", "authoring", "assess",
+    "accounts",
     "orgs", "audit", "curricula", "problems", "hardware_db", "api_common", "config",
 ]  # fmt: skip
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
