@@ -16,5 +16,4 @@ class AuthoringConfig(AppConfig):
         from authoring.resolve import authored_resolver, template_at
         from problems.engine import registry
 
-        registry.register_kind(authored_resolver)
-        registry.register_versioned(template_at)
+        registry.register_stored(authored_resolver, template_at)

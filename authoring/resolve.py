@@ -7,7 +7,7 @@ spec's text, so an unchanged version is compiled once per process.
 
 A stored question must be rebuilt with the version it drew, not the current one:
 template_at(slug, version) builds that version, and is registered with
-registry.register_versioned, so assess's Variant.from_params(slug, params, version)
+registry.register_stored, so assess's Variant.from_params(slug, params, version)
 (grading, the worked solution, hints) reaches it without importing this app.
 """
 

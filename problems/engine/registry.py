@@ -40,9 +40,11 @@ def register(cls: type[Template]) -> type[Template]:
 # here would be a circle.
 KIND_MODULES = ("problems.drills.question",)
 _RESOLVERS: list[Callable[[str], Template | None]] = []
-# Kinds whose templates change under one slug (authored templates, stored in the
-# database by the authoring app, which registers itself from its AppConfig.ready()):
-# (slug, version) -> that version, or None. A stored question names the version it drew.
+# Kinds stored in the database (authored templates: the authoring app registers itself
+# from its AppConfig.ready()), asked only after the pure kinds, so that resolving a
+# drill or an unknown slug's pure kinds never costs a query: slug -> its current version,
+# and (slug, version) -> that version (a stored question names the version it drew).
+_STORED: list[Callable[[str], Template | None]] = []
 _VERSIONED: list[Callable[[str, int], Template | None]] = []
 
 
@@ -52,10 +54,15 @@ def register_kind(resolve: Callable[[str], Template | None]) -> None:
         _RESOLVERS.append(resolve)
 
 
-def register_versioned(resolve: Callable[[str, int], Template | None]) -> None:
-    """A resolver of one version of a slug, for rebuilding a stored question as drawn."""
-    if resolve not in _VERSIONED:
-        _VERSIONED.append(resolve)
+def register_stored(
+    current: Callable[[str], Template | None], at: Callable[[str, int], Template | None]
+) -> None:
+    """A kind kept in the database: `current(slug)` its current version, `at(slug,
+    version)` one version, for rebuilding a stored question as drawn."""
+    if current not in _STORED:
+        _STORED.append(current)
+    if at not in _VERSIONED:
+        _VERSIONED.append(at)
 
 
 @cache
@@ -77,16 +84,20 @@ def get(slug: str, version: int | None = None) -> Template:
     that version rather than its current one; a built-in template has one version, the
     code's, and is returned as ever."""
     _load_all()
-    if version is not None and slug not in _REGISTRY:
-        for resolve_at in _VERSIONED:
-            found = resolve_at(slug, version)
-            if found is not None:
-                return found
     try:
         return _REGISTRY[slug]
     except KeyError:
         pass
-    for resolve in _RESOLVERS:
+    for resolve in _RESOLVERS:  # the pure kinds: no query
+        found = resolve(slug)
+        if found is not None:
+            return found
+    if version is not None:
+        for resolve_at in _VERSIONED:
+            found = resolve_at(slug, version)
+            if found is not None:
+                return found
+    for resolve in _STORED:
         found = resolve(slug)
         if found is not None:
             return found

@@ -124,3 +124,13 @@ def _params(data):
     from authoring.resolve import template_at
 
     return template_at(data["slug"], 1).generate(random.Random(0)).model_dump()
+
+
+def test_a_drill_or_a_built_in_slug_costs_no_query(django_assert_num_queries):
+    """The pure kinds answer before the database is asked: an exam full of drills reads
+    no authored-template row."""
+    from problems.engine import registry
+
+    with django_assert_num_queries(0):
+        assert registry.get("drill-gpu-off-bus", version=1).slug == "drill-gpu-off-bus"
+        assert registry.get("weights-memory", version=3).slug == "weights-memory"
