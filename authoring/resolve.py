@@ -71,12 +71,18 @@ def _stored() -> bool:
 def authored_resolver(slug: str) -> AuthoredTemplate | None:
     if not _stored():
         return None
-    number = current_number(slug)
-    return None if number is None else _build(slug, number)
+    try:
+        number = current_number(slug)
+        return None if number is None else _build(slug, number)
+    except RuntimeError:  # no database access on this path (pytest-django's guard around
+        return None  # a test of the pure engine, after another test found the tables)
 
 
 def template_at(slug: str, version: int) -> AuthoredTemplate | None:
     """Version `version` of the authored template (whatever its status now), or None."""
     if not _stored():
         return None
-    return _build(slug, version)
+    try:
+        return _build(slug, version)
+    except RuntimeError:  # as above
+        return None
