@@ -27,6 +27,21 @@ grade_released = Signal()
 # its tracks' exams raises MasteryRequired. Signal.send lets the exception through.
 attempt_starting = Signal()
 
+# Sent with quiz inside attempt_start of a certification exam, before its questions are
+# drawn. Each receiver returns a set of template slugs to leave out of the slots' pools
+# (certify: templates whose variants differ in difficulty, until fixed). A slot whose
+# every template is withheld keeps its pool, since the exam must still be drawable; the
+# psychometrics report names such templates.
+certification_withholding = Signal()
+
+
+def certification_withheld(*, quiz) -> frozenset[str]:
+    """The union of what the receivers of certification_withholding withhold."""
+    found: set[str] = set()
+    for _, slugs in certification_withholding.send(sender="assess", quiz=quiz):
+        found.update(slugs or ())
+    return frozenset(found)
+
 
 def progress_recorded_on_commit(
     *,

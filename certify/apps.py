@@ -18,3 +18,9 @@ class CertifyConfig(AppConfig):
         from certify.gates import exam_mastery_gate
 
         attempt_starting.connect(exam_mastery_gate, dispatch_uid="certify-exam-mastery-gate")
+
+        # Leave templates whose variants differ in difficulty out of the exam pools.
+        from assess.signals import certification_withholding
+        from certify.pools import withhold_flagged
+
+        certification_withholding.connect(withhold_flagged, dispatch_uid="certify-withhold-flagged")

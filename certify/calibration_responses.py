@@ -165,7 +165,13 @@ def _with_answers(chunk: list[tuple]) -> tuple[list[QuestionRow], list[AnswerRow
 
 def calibration_responses() -> list[tuple[int, str, int]]:
     """Every learner's response per template, for calibration (the rule above)."""
+    return [row[:3] for row in calibration_responses_with_questions()]
+
+
+def calibration_responses_with_questions() -> list[tuple[int, str, int, int]]:
+    """The same responses, each with the id of the question it came from: the variant
+    the learner answered, whose parameters say whether variants differ in difficulty."""
     chosen: dict[tuple[int, str], tuple[datetime, int, int]] = {}
     for questions, answers in _chunks():
         _choose(chosen, questions, answers)
-    return _listed(chosen)
+    return sorted((learner, template, c[2], c[1]) for (learner, template), c in chosen.items())

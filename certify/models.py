@@ -148,6 +148,13 @@ class ItemParameters(models.Model):
     se_discrimination = models.FloatField()
     se_difficulty = models.FloatField()
     n = models.PositiveIntegerField()
+    # Do its variants differ in difficulty? (certify.psychometrics.variants: the SD of
+    # the variant's difficulty shift over the answers, in logits, with its standard
+    # error; None: too few answers or no numeric parameter to test.) A flagged template
+    # leaves the certification pools until a calibration finds it even again.
+    variant_spread = models.FloatField(null=True, blank=True)
+    variant_spread_se = models.FloatField(null=True, blank=True)
+    variants_flagged = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["calibration", "template_slug"]

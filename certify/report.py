@@ -4,7 +4,8 @@ its exam's templates, and how well its forms decide at the cut.
 Per template of the exam's pools (incident drills are scored by their own rubric and
 are not items): the 2PL discrimination and difficulty with their standard errors and
 sample size in the latest calibration, its history over every calibration, and its
-exposure (the share of the track's exam attempts whose form drew it). Per track: the
+exposure (the share of the track's exam attempts whose form drew it), and whether its
+variants differ in difficulty (flagged: withheld from its slots' pools). Per track: the
 cut (the latest standard setting, else the default theta 0.5 the simulation uses, said
 so), the standard error of measurement at the cut of a form of the pool's calibrated
 items, Rudner's expected classification accuracy and consistency of that form over
@@ -39,6 +40,12 @@ class ItemRow:
     n: int
     exposure: float | None  # share of the exam's attempts that drew it
     history: list[dict] = field(default_factory=list)  # [{calibration, fitted_at, a, b, n}]
+    variant_spread: float | None = None  # SD of its variants' difficulty shift, logits
+    variant_spread_se: float | None = None
+    variants_flagged: bool = False
+    # "drawn", "withheld" (flagged: left out of its slots' pools) or "kept" (flagged, but
+    # the only template of a slot, so the exam still draws it: widen that pool).
+    pool_status: str = "drawn"
 
 
 @dataclass(frozen=True)
@@ -63,6 +70,21 @@ class TrackReport:
 
 def _pools(track: Track) -> list[str]:
     return sorted({t for s in track.exam.slots.all() for t in s.templates if not is_drill(t)})
+
+
+def _pool_status(track: Track, flagged: set[str]) -> dict[str, str]:
+    """As assess.services.questions.question_draw treats a withheld template."""
+    status: dict[str, str] = {}
+    for slot in track.exam.slots.all():
+        alone = all(t in flagged for t in slot.templates)
+        for t in slot.templates:
+            if t not in flagged:
+                status[t] = "drawn"
+            elif alone:
+                status[t] = "kept"
+            else:
+                status.setdefault(t, "withheld")
+    return status
 
 
 def track_report(*, track: Track) -> TrackReport:
@@ -95,6 +117,8 @@ def track_report(*, track: Track) -> TrackReport:
         .values_list("template_slug")
         .annotate(n=Count("attempt", distinct=True))
     )
+    flagged = {t for t, p in current.items() if p.variants_flagged}
+    status = _pool_status(track, flagged)
     items = [
         ItemRow(
             template=t,
@@ -105,6 +129,10 @@ def track_report(*, track: Track) -> TrackReport:
             n=getattr(current.get(t), "n", 0),
             exposure=round(drawn.get(t, 0) / attempts, 4) if attempts else None,
             history=history[t],
+            variant_spread=getattr(current.get(t), "variant_spread", None),
+            variant_spread_se=getattr(current.get(t), "variant_spread_se", None),
+            variants_flagged=t in flagged,
+            pool_status=status.get(t, "drawn"),
         )
         for t in templates
     ]

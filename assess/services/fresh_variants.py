@@ -8,7 +8,8 @@ question of the same attempt. A question whose draw was seen is redrawn with the
 and the variant; after MAX_DRAWS draws the slot's pool is taken as used up.
 
 What the learner has seen is read in one query, whatever the number of questions, and
-only for the templates the quiz can draw.
+only for the templates the quiz can draw. Templates the certify app withholds (their
+variants differ in difficulty) are left out of the pools that hold others.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from api_common.service_errors import Conflict
 from assess import skills as skill_map
 from assess.models import Attempt, Question, Slot
 from assess.services.questions import question_draw, question_from_variant
+from assess.signals import certification_withheld
 
 # Redraws per slot before giving up. A pool with a few dozen unseen variants is almost
 # surely found well within this; a pool the learner has all but exhausted is refused
@@ -67,11 +69,17 @@ def fresh_questions(*, attempt: Attempt, slots: Sequence[Slot]) -> list[Question
     variant the learner has not seen. Raises Conflict when a slot's draws run out."""
     pools = {slug for slot in slots for slug in skill_map.known_templates(slot.templates)}
     seen = seen_pairs(learner=attempt.learner, template_slugs=pools)
+    withheld = certification_withheld(quiz=attempt.quiz)
     questions = []
     for order, slot in enumerate(slots, start=1):
         for draw in range(MAX_DRAWS):
             seed, variant = question_draw(
-                attempt_id=attempt.pk, slot=slot, order=order, variant_number=0, draw=draw
+                attempt_id=attempt.pk,
+                slot=slot,
+                order=order,
+                variant_number=0,
+                draw=draw,
+                withheld=withheld,
             )
             params = variant.params.model_dump(mode="json")
             if is_fresh(variant.template.slug, params, seen):

@@ -76,6 +76,7 @@ def question_draw(
     variant_number: int,
     template_slug: str | None = None,
     draw: int = 0,
+    withheld: frozenset[str] = frozenset(),
 ) -> tuple[int, Variant]:
     """(seed, variant): the template drawn from the slot's pool with the seed's own rng
     (unless one is imposed, as adaptive practice does), then the variant. Cheap next to
@@ -83,12 +84,15 @@ def question_draw(
 
     A draw that lands on the template's public worked example (problems.engine.examples:
     its solution is on the lesson page) is drawn again from a seed of its own, up to
-    EXAMPLE_REDRAWS times (a template with hardly any variants keeps the last)."""
+    EXAMPLE_REDRAWS times (a template with hardly any variants keeps the last).
+    `withheld` templates are left out of the pool unless they are all it holds
+    (assess.signals.certification_withholding)."""
     if template_slug is None:
         # The pool was validated at creation; a template removed since is skipped.
         pool = skill_map.known_templates(slot.templates)
         if not pool:
             raise Conflict(f"Question {order} has no template available any more.")
+        pool = [t for t in pool if t not in withheld] or pool
     for again in range(EXAMPLE_REDRAWS):
         seed = question_seed(
             attempt_id=attempt_id,

@@ -30,6 +30,22 @@ class ItemRowSerializer(serializers.Serializer):
         help_text="Share of the exam's finished attempts whose form drew it; null before any.",
     )
     history = ItemHistorySerializer(many=True, help_text="Its parameters in every calibration.")
+    variant_spread = serializers.FloatField(
+        allow_null=True,
+        help_text="How much its variants differ in difficulty: the standard deviation, in "
+        "logits of ability, of the difficulty shift the variant's parameters explain; null "
+        "when the latest calibration could not test it (too few answers, nothing varies).",
+    )
+    variant_spread_se = serializers.FloatField(allow_null=True)
+    variants_flagged = serializers.BooleanField(
+        help_text="Its variants differ in difficulty beyond the stated amount (spread over "
+        "0.5 logits and over twice its standard error): it leaves the certification pools."
+    )
+    pool_status = serializers.ChoiceField(
+        choices=["drawn", "withheld", "kept"],
+        help_text="drawn; withheld (flagged, left out of its slots' pools); kept (flagged, "
+        "but the only template of a slot, so still drawn until the pool is widened).",
+    )
 
 
 class StandardSettingSerializer(serializers.Serializer):

@@ -21,8 +21,9 @@ scored by their own rubric and are not items.
   sparse data (each learner answers a few templates), with standard errors;
 - scoring.py: an ability estimate per attempt (EAP with its posterior SD; MLE with
   1 / sqrt(information) where the pattern is mixed);
-- variants.py: whether a template's variants differ in difficulty (flagged templates
-  are to leave the certification pools);
+- variants.py: whether a template's variants differ in difficulty, and the features a
+  variant's parameters give (flagged templates leave the certification pools:
+  certify.pools);
 - decisions.py: reliability, the SEM at a cut and Rudner's classification accuracy and
   consistency, from scored attempts or from a form's items alone over theta ~ N(0, 1).
 """

@@ -79,3 +79,33 @@ def variant_spread(
     grad_spread = (x - x.mean(axis=0)).T @ centred / (n * spread) if spread > 0 else beta * 0
     se = float(np.sqrt(max(grad_spread @ cov_beta @ grad_spread, 0.0)))
     return VariantSpread(spread, se, n, spread > threshold and spread > 2 * se)
+
+
+MAX_LEVELS = 12  # a text parameter with more distinct values is not a variant's kind
+
+
+def variant_features(params: Sequence[dict]) -> list[list[float]]:
+    """One row of features per answered variant, from its parameters: each number as
+    itself (variant_spread takes its logarithm), each text parameter with at most
+    MAX_LEVELS values (a GPU, a model, a workload) as indicators of its values but the
+    first, so a template whose hard variants are one accelerator's is seen too. Nested
+    values and booleans are left out; a missing number counts as 0."""
+    numbers: set[str] = set()
+    levels: dict[str, set[str]] = {}
+    for p in params:
+        for key, value in p.items():
+            if isinstance(value, bool):
+                continue
+            if isinstance(value, int | float):
+                numbers.add(key)
+            elif isinstance(value, str):
+                levels.setdefault(key, set()).add(value)
+    kinds = {k: sorted(v)[1:] for k, v in levels.items() if 1 < len(v) <= MAX_LEVELS}
+    columns = sorted(numbers - set(kinds))
+    rows = []
+    for p in params:
+        row = [float(p.get(k, 0) or 0) if not isinstance(p.get(k), str) else 0.0 for k in columns]
+        for key in sorted(kinds):
+            row.extend(1.0 if p.get(key) == level else 0.0 for level in kinds[key])
+        rows.append(row)
+    return rows

@@ -5,6 +5,12 @@ A template every learner answered alike so far cannot be fitted and is left out 
 calibration (named in the result), as is any template under MIN_RESPONSES answers:
 a handful of answers would give parameters whose errors swamp them. Each run is a new
 Calibration row; earlier ones stay for the report's history.
+
+Each fitted template is then asked whether its variants differ in difficulty
+(certify.psychometrics.variants): every learner's ability is estimated (EAP) from their
+responses under the new parameters, and the difficulty of the template is let to move
+with the parameters of the variant each learner answered. A flagged template leaves the
+certification pools (certify.pools) until a later calibration finds its variants even.
 """
 
 from __future__ import annotations
@@ -13,11 +19,20 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from certify.calibration_responses import calibration_responses
+from assess.models import Question
+from certify.calibration_responses import calibration_responses_with_questions
 from certify.models import Calibration, ItemParameters
-from certify.psychometrics.calibrate import calibrate, uniform_items
+from certify.psychometrics.calibrate import Fit, calibrate, uniform_items
+from certify.psychometrics.scoring import eap
+from certify.psychometrics.variants import (
+    MIN_ANSWERS,
+    VariantSpread,
+    variant_features,
+    variant_spread,
+)
 
 MIN_RESPONSES = 30
+CHUNK = 2000
 
 
 @dataclass(frozen=True)
@@ -27,7 +42,8 @@ class CalibrationResult:
 
 
 def calibration_run(*, min_responses: int = MIN_RESPONSES) -> CalibrationResult:
-    rows = [(str(learner), template, c) for learner, template, c in calibration_responses()]
+    detailed = calibration_responses_with_questions()
+    rows = [(str(learner), template, c) for learner, template, c, _ in detailed]
     counts: dict[str, int] = {}
     for _, template, _ in rows:
         counts[template] = counts.get(template, 0) + 1
@@ -42,6 +58,7 @@ def calibration_run(*, min_responses: int = MIN_RESPONSES) -> CalibrationResult:
     if not kept:
         return CalibrationResult(None, left_out)
     fit = calibrate(kept)
+    spreads = _variant_spreads(fit, [d for d in detailed if d[1] not in left_out])
     with transaction.atomic():
         calibration = Calibration.objects.create(
             learners=fit.persons,
@@ -59,7 +76,66 @@ def calibration_run(*, min_responses: int = MIN_RESPONSES) -> CalibrationResult:
                 se_discrimination=f.se_discrimination,
                 se_difficulty=f.se_difficulty,
                 n=f.n,
+                **_spread_fields(spreads.get(f.item)),
             )
             for f in fit.items
         )
     return CalibrationResult(calibration, left_out)
+
+
+def _spread_fields(spread: VariantSpread | None) -> dict:
+    if spread is None:
+        return {"variant_spread": None, "variant_spread_se": None, "variants_flagged": False}
+    return {
+        "variant_spread": round(spread.spread, 4),
+        "variant_spread_se": round(spread.se, 4),
+        "variants_flagged": spread.flagged,
+    }
+
+
+def _question_params(ids: list[int]) -> dict[int, dict]:
+    found: dict[int, dict] = {}
+    for start in range(0, len(ids), CHUNK):
+        found.update(
+            Question.objects.filter(id__in=ids[start : start + CHUNK]).values_list("id", "params")
+        )
+    return found
+
+
+def _variant_spreads(fit: Fit, detailed: list[tuple[int, str, int, int]]) -> dict:
+    """{template: VariantSpread} for the templates whose answers can test it (enough of
+    them, and a parameter that varies); the others are left out (None when stored)."""
+    params = {f.item: (f.discrimination, f.difficulty) for f in fit.items}
+    by_learner: dict[int, list[tuple[str, int]]] = {}
+    for learner, template, correct, _ in detailed:
+        if template in params:
+            by_learner.setdefault(learner, []).append((template, correct))
+    theta = {
+        learner: eap(
+            [c for _, c in answers],
+            [params[t][0] for t, _ in answers],
+            [params[t][1] for t, _ in answers],
+        ).theta
+        for learner, answers in by_learner.items()
+    }
+    variants = _question_params(sorted({q for *_, q in detailed}))
+    per_template: dict[str, list[tuple[float, dict, int]]] = {}
+    for learner, template, correct, question in detailed:
+        if template in params and question in variants:
+            per_template.setdefault(template, []).append(
+                (theta[learner], variants[question], correct)
+            )
+    spreads = {}
+    for template, answers in per_template.items():
+        features = variant_features([p for _, p, _ in answers])
+        if len(answers) < MIN_ANSWERS or not any(
+            len(set(col)) > 1 for col in zip(*features, strict=True)
+        ):
+            continue
+        spreads[template] = variant_spread(
+            [t for t, _, _ in answers],
+            features,
+            [c for _, _, c in answers],
+            a=params[template][0],
+        )
+    return spreads

@@ -70,9 +70,9 @@ def test_the_database_is_calibrated_and_stored(monkeypatch):
         theta = rng.gauss(0, 1)
         for t, (a, b) in {"t-easy": (1.2, -1.0), "t-hard": (1.0, 1.0), "t-mid": (1.5, 0)}.items():
             p = 1 / (1 + 2.718281828 ** (-a * (theta - b)))
-            rng_rows.append((person, t, int(rng.random() < p)))
-    rng_rows.append((0, "t-rare", 1))  # under the minimum: left out, named
-    monkeypatch.setattr(service, "calibration_responses", lambda: rng_rows)
+            rng_rows.append((person, t, int(rng.random() < p), len(rng_rows) + 1))
+    rng_rows.append((0, "t-rare", 1, 0))  # under the minimum: left out, named
+    monkeypatch.setattr(service, "calibration_responses_with_questions", lambda: rng_rows)
     out = _run()
     calibration = Calibration.objects.get()
     assert out["calibration"] == calibration.pk and out["items"] == 3

@@ -140,3 +140,25 @@ def test_the_staff_page_shows_the_same_figures(loaded_tracks, client):
     assert "theta 0.5" in text  # no standard setting yet, and the page says so
     client.force_login(UserFactory())
     assert client.get(f"/certify/{SERVING}/psychometrics/").status_code == 404
+
+
+def test_flagged_variants_show_withheld_or_kept_by_their_slot(loaded_tracks, client):
+    track = loaded_tracks["fleet-bringup-health"]
+    _calibrate(track)
+    pair = next(s.templates for s in track.exam.slots.all() if len(s.templates) == 2)
+    alone = next(s.templates[0] for s in track.exam.slots.all() if len(s.templates) == 1)
+    ItemParameters.objects.filter(template_slug__in=[pair[0], alone]).update(
+        variants_flagged=True, variant_spread=0.8, variant_spread_se=0.1
+    )
+    ItemParameters.objects.filter(template_slug=pair[1]).update(
+        variant_spread=0.1, variant_spread_se=0.05
+    )
+    staff = UserFactory(is_staff=True)
+    body = _client(staff).get(f"/api/tracks/{track.slug}/psychometrics/").json()
+    rows = {r["template"]: r for r in body["items"]}
+    assert rows[pair[0]]["variants_flagged"] and rows[pair[0]]["pool_status"] == "withheld"
+    assert rows[alone]["pool_status"] == "kept" and rows[alone]["variant_spread"] == 0.8
+    assert rows[pair[1]]["pool_status"] == "drawn" and not rows[pair[1]]["variants_flagged"]
+    client.force_login(staff)
+    text = client.get(f"/certify/{track.slug}/psychometrics/").content.decode()
+    assert "withheld from the pools" in text and "widen the pool" in text
