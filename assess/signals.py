@@ -35,6 +35,24 @@ attempt_starting = Signal()
 certification_withholding = Signal()
 
 
+# Sent with quiz, attempt_id, slots (in order) and withheld (the set above) inside
+# attempt_start of a certification exam, before its questions are drawn. A receiver
+# returns the form, one template slug per slot, or None to leave each slot's draw to its
+# pool (certify assembles forms to the calibrated items' information at the cut, with
+# exposure control, once the pools are calibrated). The first form returned is used.
+certification_form = Signal()
+
+
+def certification_form_for(*, quiz, attempt_id: int, slots, withheld) -> list[str] | None:
+    """The form a receiver of certification_form assembled, if any."""
+    for _, form in certification_form.send(
+        sender="assess", quiz=quiz, attempt_id=attempt_id, slots=slots, withheld=withheld
+    ):
+        if form:
+            return list(form)
+    return None
+
+
 def certification_withheld(*, quiz) -> frozenset[str]:
     """The union of what the receivers of certification_withholding withhold."""
     found: set[str] = set()

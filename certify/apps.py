@@ -24,3 +24,9 @@ class CertifyConfig(AppConfig):
         from certify.pools import withhold_flagged
 
         certification_withholding.connect(withhold_flagged, dispatch_uid="certify-withhold-flagged")
+
+        # Assemble each certification form from the calibrated pools.
+        from assess.signals import certification_form
+        from certify.forms import assemble_form
+
+        certification_form.connect(assemble_form, dispatch_uid="certify-assemble-form")

@@ -7,12 +7,14 @@ sample size in the latest calibration, its history over every calibration, and i
 exposure (the share of the track's exam attempts whose form drew it), and whether its
 variants differ in difficulty (flagged: withheld from its slots' pools). Per track: the
 cut (the latest standard setting, else the default theta 0.5 the simulation uses, said
-so), the standard error of measurement at the cut of a form of the pool's calibrated
-items, Rudner's expected classification accuracy and consistency of that form over
-theta ~ N(0, 1), the length a form needs for an accuracy of 0.9, and, over the
-attempts decided on ability, the marginal reliability and the observed accuracy and
-consistency of their estimates. A figure that cannot be computed yet is None.
-Seven queries however many templates, calibrations and attempts.
+so), the reference form (the calibrated templates assembled to the most information at
+the cut, one per slot: certify.psychometrics.assembly), the standard error of
+measurement at the cut of that form, Rudner's expected classification accuracy and
+consistency of that form over theta ~ N(0, 1), the length a form needs for an accuracy
+of 0.9, the spread of the finished attempts' forms' expected scores at the cut around
+the reference's, and, over the attempts decided on ability, the marginal reliability
+and the observed accuracy and consistency of their estimates. A figure that cannot be
+computed yet is None. Eight queries however many templates, calibrations and attempts.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from assess.models import Attempt, Question
 from assess.skills import is_drill
 from certify.models import Calibration, ExamDecision, ItemParameters, StandardSetting, Track
 from certify.psychometrics import decisions
+from certify.psychometrics.assembly import reference_form
+from certify.psychometrics.twopl import expected_score
 
 DEFAULT_CUT = 0.5
 
@@ -66,6 +70,12 @@ class TrackReport:
     observed_accuracy: float | None
     observed_consistency: float | None
     calibrated_at: datetime | None = None
+    # The form assembled to the most information at the cut (certify.psychometrics.
+    # assembly), on which the per-track figures above are computed, its expected score at
+    # the cut, and how the forms actually drawn spread around it.
+    reference_form: list[str] = field(default_factory=list)
+    reference_expected_score: float | None = None
+    form_expected_scores: dict | None = None
 
 
 def _pools(track: Track) -> list[str]:
@@ -136,8 +146,16 @@ def track_report(*, track: Track) -> TrackReport:
         )
         for t in templates
     ]
-    a = [current[t].discrimination for t in templates if t in current]
-    b = [current[t].difficulty for t in templates if t in current]
+    pools = [
+        [t for t in slot.templates if t in current]
+        for slot in track.exam.slots.all()
+        if any(t in current for t in slot.templates)
+    ]
+    ab = {t: (p.discrimination, p.difficulty) for t, p in current.items()}
+    reference = reference_form(pools, ab, cut) if pools else ()
+    a = [ab[t][0] for t in reference]
+    b = [ab[t][1] for t in reference]
+    spread = _form_spread(track, ab, cut) if ab else None
     decided = list(
         ExamDecision.objects.filter(
             attempt__quiz=track.exam, rule=ExamDecision.Rule.ABILITY
@@ -168,7 +186,35 @@ def track_report(*, track: Track) -> TrackReport:
         if decided
         else None,
         calibrated_at=latest.fitted_at if latest else None,
+        reference_form=list(reference),
+        reference_expected_score=_round(expected_score(cut, a, b)[0]) if a else None,
+        form_expected_scores=spread,
     )
+
+
+def _form_spread(track: Track, ab: dict, cut: float) -> dict | None:
+    """The expected score at the cut of every finished attempt's form (its scored
+    templates under the latest calibration): min, max and SD, over the forms whose
+    templates are all calibrated; None before any."""
+    forms: dict[int, list[str]] = {}
+    for attempt, template in (
+        Question.objects.filter(attempt__quiz=track.exam, active=True)
+        .exclude(attempt__status=Attempt.Status.OPEN)
+        .values_list("attempt_id", "template_slug")
+    ):
+        if not is_drill(template):
+            forms.setdefault(attempt, []).append(template)
+    scores = [
+        float(expected_score(cut, [ab[t][0] for t in f], [ab[t][1] for t in f])[0])
+        for f in forms.values()
+        if f and all(t in ab for t in f)
+    ]
+    if not scores:
+        return None
+    mean = sum(scores) / len(scores)
+    sd = (sum((x - mean) ** 2 for x in scores) / len(scores)) ** 0.5
+    return {"forms": len(scores), "min": _round(min(scores)), "max": _round(max(scores)),
+            "sd": _round(sd)}  # fmt: skip
 
 
 def _round(x: float) -> float:

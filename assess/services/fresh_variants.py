@@ -9,7 +9,9 @@ and the variant; after MAX_DRAWS draws the slot's pool is taken as used up.
 
 What the learner has seen is read in one query, whatever the number of questions, and
 only for the templates the quiz can draw. Templates the certify app withholds (their
-variants differ in difficulty) are left out of the pools that hold others.
+variants differ in difficulty) are left out of the pools that hold others, and once
+the pools are calibrated certify assembles the form (which template each slot draws);
+the fresh-variant rule then picks the variant of that template.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from api_common.service_errors import Conflict
 from assess import skills as skill_map
 from assess.models import Attempt, Question, Slot
 from assess.services.questions import question_draw, question_from_variant
-from assess.signals import certification_withheld
+from assess.signals import certification_form_for, certification_withheld
 
 # Redraws per slot before giving up. A pool with a few dozen unseen variants is almost
 # surely found well within this; a pool the learner has all but exhausted is refused
@@ -70,14 +72,22 @@ def fresh_questions(*, attempt: Attempt, slots: Sequence[Slot]) -> list[Question
     pools = {slug for slot in slots for slug in skill_map.known_templates(slot.templates)}
     seen = seen_pairs(learner=attempt.learner, template_slugs=pools)
     withheld = certification_withheld(quiz=attempt.quiz)
+    form = certification_form_for(
+        quiz=attempt.quiz, attempt_id=attempt.pk, slots=list(slots), withheld=withheld
+    )
+    if form is not None and len(form) != len(slots):
+        form = None  # not a form of this exam: draw from the pools
     questions = []
     for order, slot in enumerate(slots, start=1):
         for draw in range(MAX_DRAWS):
+            # The assembled form's template, while its variants last; then the pool.
+            imposed = form[order - 1] if form and draw < MAX_DRAWS // 2 else None
             seed, variant = question_draw(
                 attempt_id=attempt.pk,
                 slot=slot,
                 order=order,
                 variant_number=0,
+                template_slug=imposed,
                 draw=draw,
                 withheld=withheld,
             )

@@ -56,6 +56,13 @@ class StandardSettingSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+class FormSpreadSerializer(serializers.Serializer):
+    forms = serializers.IntegerField(help_text="Finished attempts whose forms are calibrated.")
+    min = serializers.FloatField()
+    max = serializers.FloatField()
+    sd = serializers.FloatField()
+
+
 class TrackReportSerializer(serializers.Serializer):
     track = TrackRefSerializer()
     calibration = serializers.IntegerField(
@@ -71,7 +78,21 @@ class TrackReportSerializer(serializers.Serializer):
     attempts = serializers.IntegerField(help_text="Finished attempts of the track's exam.")
     sem_at_cut = serializers.FloatField(
         allow_null=True,
-        help_text="1/sqrt(test information) at the cut of a form of the calibrated items.",
+        help_text="1/sqrt(test information) at the cut of the reference form.",
+    )
+    reference_form = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="The calibrated templates assembled to the most information at the cut, "
+        "one per slot (drills and uncalibrated slots left out); empty before any "
+        "calibration. The per-track figures are this form's.",
+    )
+    reference_expected_score = serializers.FloatField(
+        allow_null=True, help_text="The reference form's expected score at the cut, in items."
+    )
+    form_expected_scores = FormSpreadSerializer(
+        allow_null=True,
+        help_text="The expected score at the cut of the forms finished attempts drew (their "
+        "difficulty spread); null before any calibrated form.",
     )
     expected_accuracy = serializers.FloatField(
         allow_null=True, help_text="Rudner's expected classification accuracy of that form."

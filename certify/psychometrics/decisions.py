@@ -15,8 +15,8 @@
 - The same two figures before anyone sits the test, from the items alone (Rudner 2005,
   "Expected classification accuracy", PARE 10(13), its equations for a known ability
   distribution): over true abilities theta ~ N(0, 1) (the calibration's scale, on a
-  Gauss-Hermite quadrature), the estimate is taken as normal around theta with the
-  standard error 1 / sqrt(I(theta)) of the test's information, so
+  fine even grid: the integrand has a kink at the cut), the estimate is taken as normal
+  around theta with the standard error 1 / sqrt(I(theta)) of the test's information, so
       accuracy    = E_theta[ Phi(|theta - cut| / se(theta)) ]
       consistency = E_theta[ p^2 + (1 - p)^2 ],  p = Phi((theta - cut) / se(theta)).
   This is what a track's exam length is chosen by (issue 41, item 7).
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from certify.psychometrics.twopl import quadrature, test_information
+from certify.psychometrics.twopl import test_information
 
 
 def _phi(x: np.ndarray) -> np.ndarray:
@@ -57,18 +57,25 @@ def decision_consistency(theta: Sequence[float], se: Sequence[float], cut: float
 
 
 def _population_side(cut: float, a: Sequence[float], b: Sequence[float], points: int):
-    nodes, weights = quadrature(points)
+    """P(classified above the cut) over a fine even grid of theta with N(0, 1) weights:
+    max(p, 1 - p) has a kink at the cut, which Gauss-Hermite nodes integrate poorly
+    (0.003 off for a sharp form with 81 nodes); the grid's error is under 1e-5."""
+    nodes = np.linspace(-8.0, 8.0, points)
+    weights = np.exp(-0.5 * nodes**2)
+    weights /= weights.sum()
     se = 1.0 / np.sqrt(test_information(nodes, a, b))
     return _phi((nodes - cut) / se), weights
 
 
-def expected_accuracy(cut: float, a: Sequence[float], b: Sequence[float], *, points=81) -> float:
+def expected_accuracy(cut: float, a: Sequence[float], b: Sequence[float], *, points=1601) -> float:
     """Rudner's accuracy of a form (items a, b) at the cut over theta ~ N(0, 1)."""
     p, weights = _population_side(cut, a, b, points)
     return float(weights @ np.maximum(p, 1 - p))
 
 
-def expected_consistency(cut: float, a: Sequence[float], b: Sequence[float], *, points=81) -> float:
+def expected_consistency(
+    cut: float, a: Sequence[float], b: Sequence[float], *, points=1601
+) -> float:
     """Rudner's chance that two parallel forms (items a, b) classify a learner alike."""
     p, weights = _population_side(cut, a, b, points)
     return float(weights @ (p**2 + (1 - p) ** 2))

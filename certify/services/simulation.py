@@ -20,7 +20,10 @@ learner submits a drill's right diagnosis with the chance of an average item (a 
 b = 0) at their ability, a wrong fault kind otherwise, and drills stay out of the fit.
 Without a calibration or given parameters, each template gets a = 1 and b drawn from
 N(0, 1) with the seed (said in the result), which shows how the exam's length decides
-accuracy, not how hard today's templates are.
+accuracy, not how hard today's templates are. Given or drawn parameters are stored as
+the latest calibration inside the transaction, so the forms are assembled on them as a
+calibrated track's are (certify.forms); the result says how exposed the most drawn
+template was and how far the forms' expected scores at the cut spread.
 """
 
 from __future__ import annotations
@@ -39,12 +42,14 @@ from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.drills import drill_submit
 from assess.services.responses import response_submit
 from assess.skills import is_drill
-from certify.models import Calibration, Track
+from certify.models import Calibration, ItemParameters, Track
 from certify.psychometrics import decisions
+from certify.psychometrics.assembly import BAND_PER_ITEM, EXPOSURE_LIMIT, reference_form
 from certify.psychometrics.calibrate import calibrate, uniform_items
 from certify.psychometrics.scoring import eap
-from certify.psychometrics.twopl import p_correct
+from certify.psychometrics.twopl import expected_score, p_correct
 from certify.selectors import track_rules
+from certify.services.exam_decisions import MIN_ITEM_RESPONSES
 from problems.drills.faults.base import FAULT_KINDS
 
 MAX_LEARNERS = 5000
@@ -143,6 +148,66 @@ def submit_drill(attempt, question, right: bool, key: str = "sim-") -> None:
     )
 
 
+def _as_calibration(params: dict, source: str) -> None:
+    """Given or drawn parameters become the latest calibration, on enough answers for
+    the forms to be assembled on them (inside the simulation's rolled-back transaction)."""
+    if source.startswith("calibration"):
+        return
+    calibration = Calibration.objects.create(
+        learners=0, responses=0, log_likelihood=0.0, iterations=0, converged=True
+    )
+    ItemParameters.objects.bulk_create(
+        ItemParameters(
+            calibration=calibration,
+            template_slug=t,
+            discrimination=a,
+            difficulty=b,
+            se_discrimination=0.0,
+            se_difficulty=0.0,
+            n=MIN_ITEM_RESPONSES,
+        )  # fmt: skip
+        for t, (a, b) in params.items()
+    )
+
+
+def _forms(track: Track, taken: list[Simulated], params: dict, cut: float) -> dict:
+    """How the forms came out: each template's exposure (share of forms) against the
+    limit, where its slot's pool lets the limit hold, and the spread of the forms'
+    expected scores at the cut around the reference form's."""
+    pools = [
+        [t for t in slot.templates if not is_drill(t)]
+        for slot in track.exam.slots.order_by("order")
+        if not all(is_drill(t) for t in slot.templates)
+    ]
+    width = math.ceil(1 / EXPOSURE_LIMIT - 1e-9)
+    limited = {t for pool in pools if len(pool) >= width for t in pool}
+    counts: dict[str, int] = {}
+    for s in taken:
+        for t in s.answers:
+            counts[t] = counts.get(t, 0) + 1
+    exposure = {t: counts.get(t, 0) / len(taken) for t in limited}
+    top = max(exposure, key=exposure.get) if exposure else None
+    ab = {t: params[t] for t in params}
+    reference = reference_form(pools, ab, cut)
+    ref_score = float(expected_score(cut, *zip(*(ab[t] for t in reference), strict=True))[0])
+    scores = [
+        float(expected_score(cut, *zip(*(ab[t] for t in s.answers), strict=True))[0])
+        for s in taken
+        if s.answers
+    ]
+    return {
+        "exposure_limit": EXPOSURE_LIMIT,
+        "max_exposure": round(exposure[top], 4) if top else None,
+        "most_exposed": top,
+        "reference_expected_score_at_cut": round(ref_score, 3),
+        "expected_score_at_cut": {
+            "min": round(min(scores), 3) if scores else None,
+            "max": round(max(scores), 3) if scores else None,
+        },
+        "band_points": round(BAND_PER_ITEM * len(pools), 3),
+    }
+
+
 def _agreement(truth: np.ndarray, decided: np.ndarray) -> float:
     return float((truth == decided).mean())
 
@@ -155,6 +220,7 @@ def simulate(
     rng = random.Random(seed)
     params, source = parameters_for(track, rng, given)
     with transaction.atomic():
+        _as_calibration(params, source)
         users = _learners(learners, seed, track)
         thetas = [rng.gauss(0, 1) for _ in users]
         taken = [
@@ -162,6 +228,7 @@ def simulate(
             for i, (u, theta) in enumerate(zip(users, thetas, strict=True))
         ]
         result = _report(taken, params, source, cut)
+        result["forms"] = _forms(track, taken, params, cut)
         transaction.set_rollback(True)  # nothing simulated is kept
     return {"track": track.slug, "learners": learners, "seed": seed, **result}
 

@@ -12,7 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from assess.models import Attempt, Response, SkillMastery
-from certify.models import Track
+from certify.models import Calibration, Track
 
 pytestmark = pytest.mark.django_db
 
@@ -25,9 +25,14 @@ def _simulate(*args) -> dict:
 
 def test_a_simulation_reports_its_decisions_and_leaves_nothing(tracks, tmp_path):
     track = tracks["inference-serving-oncall"]
-    templates = sorted({t for slot in track.exam.slots.all() for t in slot.templates})
-    # Sharp, spread items: the exam should then sort learners well.
-    given = {t: [2.5, -1.0 + 2.0 * i / len(templates)] for i, t in enumerate(templates)}
+    slots = list(track.exam.slots.order_by("order"))
+    # Sharp, spread items, the templates of a slot's pool parallel (as a well-built pool
+    # is): the exam should then sort learners well.
+    given = {
+        t: [2.5 - 0.1 * k, -1.0 + 2.0 * i / len(slots)]
+        for i, slot in enumerate(slots)
+        for k, t in enumerate(slot.templates)
+    }
     path = tmp_path / "params.json"
     path.write_text(json.dumps(given))
     users_before = get_user_model().objects.count()
@@ -40,6 +45,20 @@ def test_a_simulation_reports_its_decisions_and_leaves_nothing(tracks, tmp_path)
     assert 0.5 < report["classification_accuracy"] <= 1
     assert 0.5 < report["decision_consistency"] <= 1 and 0 < report["marginal_reliability"] < 1
     assert report["recovery"]["theta_correlation"] > 0.6
+    # The forms were assembled on the given parameters (stored as the latest calibration
+    # inside the rolled-back transaction): exposure and difficulty spread as promised.
+    forms = report["forms"]
+    # 80 forms: a template's share is 0.5 +- 0.06 under the 0.6 limit (the limit itself
+    # is held over 2000 forms in psychometrics/test_assembly.py); without exposure
+    # control the most informative template of each pool would be on every form.
+    assert forms["exposure_limit"] == 0.6 and forms["max_exposure"] < 0.75
+    ref = forms["reference_expected_score_at_cut"]
+    spread = forms["expected_score_at_cut"]
+    assert (
+        ref - forms["band_points"] <= spread["min"] <= spread["max"] <= ref + forms["band_points"]
+    )
+    assert spread["min"] < spread["max"]  # the forms differ
+    assert not Calibration.objects.exists()
     assert get_user_model().objects.count() == users_before
     assert not Attempt.objects.exists() and not Response.objects.exists()
     assert not SkillMastery.objects.exists()

@@ -149,8 +149,8 @@ def test_only_staff_set_a_cut_and_bad_ratings_are_named(tracks, staff):
     _calibrate(track)
     with pytest.raises(NotPermitted):
         standard_set(user=UserFactory(), track=track, ratings=_ratings(track, 0.7))
-    with pytest.raises(InvalidInput, match="weights-memory: not a scored template"):
-        standard_set(user=staff, track=track, ratings={"weights-memory": [0.5]})
+    with pytest.raises(InvalidInput, match="training-time: not a scored template"):
+        standard_set(user=staff, track=track, ratings={"training-time": [0.5]})
     bad = {**_ratings(track, 0.7), "kv-cache-total": [1.5]}
     with pytest.raises(InvalidInput, match="kv-cache-total: rating 1.5"):
         standard_set(user=staff, track=track, ratings=bad)

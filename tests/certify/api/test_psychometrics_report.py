@@ -82,7 +82,12 @@ def test_before_any_calibration_the_figures_are_null(loaded_tracks):
     body = body.json()
     assert body["calibration"] is None and body["sem_at_cut"] is None
     assert body["cut"] == 0.5 and "no standard setting" in body["cut_source"]
-    assert len(body["items"]) == 20 and all(i["discrimination"] is None for i in body["items"])
+    pools = {t for s in loaded_tracks[SERVING].exam.slots.all() for t in s.templates}
+    scored = {t for t in pools if not t.startswith("drill-")}
+    assert len(body["items"]) == len(scored) and all(
+        i["discrimination"] is None for i in body["items"]
+    )
+    assert body["reference_form"] == [] and body["form_expected_scores"] is None
 
 
 def test_the_report_figures_are_their_formulas(loaded_tracks):
@@ -105,12 +110,30 @@ def test_the_report_figures_are_their_formulas(loaded_tracks):
 
     body = _client(staff).get(f"/api/tracks/{SERVING}/psychometrics/").json()
     cut = setting.cut_theta
+    # The reference form, worked here: the slots' pools are disjoint, so it is each
+    # slot's most informative template at the cut.
+    best = [
+        max(s.templates, key=lambda t: _info(cut, {t: params[t]}))
+        for s in track.exam.slots.order_by("order")
+        if not s.templates[0].startswith("drill-")
+    ]
+    assert sorted(body["reference_form"]) == sorted(best)
+    form = {t: params[t] for t in best}
     assert body["cut"] == pytest.approx(cut) and body["standard_setting"]["version"] == 1
-    assert body["sem_at_cut"] == pytest.approx(1 / math.sqrt(_info(cut, params)), abs=1e-4)
-    acc, cons = _rudner(cut, params)
+    assert body["sem_at_cut"] == pytest.approx(1 / math.sqrt(_info(cut, form)), abs=1e-4)
+    expected = sum(1 / (1 + math.exp(-a * (cut - b))) for a, b in form.values())
+    assert body["reference_expected_score"] == pytest.approx(expected, abs=1e-3)
+    spread = body["form_expected_scores"]
+    assert spread["forms"] == 2 and spread["min"] <= spread["max"]
+    acc, cons = _rudner(cut, form)
     assert body["expected_accuracy"] == pytest.approx(acc, abs=2e-3)
     assert body["expected_consistency"] == pytest.approx(cons, abs=2e-3)
-    assert body["attempts"] == 2 and all(i["exposure"] == 1.0 for i in body["items"])
+    assert body["attempts"] == 2
+    # Each form took one template per slot: the exposures of a slot's pool sum to 1.
+    exposure = {i["template"]: i["exposure"] for i in body["items"]}
+    for s in track.exam.slots.all():
+        if not s.templates[0].startswith("drill-"):
+            assert sum(exposure[t] for t in s.templates) == pytest.approx(1.0)
     by_slug = {i["template"]: i for i in body["items"]}
     some = next(iter(params))
     assert by_slug[some]["discrimination"] == pytest.approx(params[some][0])
