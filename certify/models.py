@@ -155,6 +155,10 @@ class ItemParameters(models.Model):
     variant_spread = models.FloatField(null=True, blank=True)
     variant_spread_se = models.FloatField(null=True, blank=True)
     variants_flagged = models.BooleanField(default=False)
+    # Infit and outfit mean squares of its answers (certify.psychometrics.fit); None in
+    # calibrations made before they were computed.
+    infit = models.FloatField(null=True, blank=True)
+    outfit = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["calibration", "template_slug"]

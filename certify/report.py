@@ -1,20 +1,21 @@
 """The psychometrics report of a track (issue 41): what the latest calibration says about
 its exam's templates, and how well its forms decide at the cut.
 
-Per template of the exam's pools (incident drills are scored by their own rubric and
-are not items): the 2PL discrimination and difficulty with their standard errors and
-sample size in the latest calibration, its history over every calibration, and its
-exposure (the share of the track's exam attempts whose form drew it), and whether its
-variants differ in difficulty (flagged: withheld from its slots' pools). Per track: the
-cut (the latest standard setting, else the default theta 0.5 the simulation uses, said
-so), the reference form (the calibrated templates assembled to the most information at
-the cut, one per slot: certify.psychometrics.assembly), the standard error of
-measurement at the cut of that form, Rudner's expected classification accuracy and
-consistency of that form over theta ~ N(0, 1), the length a form needs for an accuracy
-of 0.9, the spread of the finished attempts' forms' expected scores at the cut around
-the reference's, and, over the attempts decided on ability, the marginal reliability
-and the observed accuracy and consistency of their estimates. A figure that cannot be
-computed yet is None. Eight queries however many templates, calibrations and attempts.
+Per template of the exam's pools (incident drills are scored by their own rubric and are
+not items): the 2PL discrimination and difficulty with their standard errors and sample
+size in the latest calibration, its infit and outfit, its history over every
+calibration, its exposure (the share of the track's exam attempts whose form drew it),
+and whether its variants differ in difficulty (flagged: withheld from its slots' pools).
+Per track: the cut (the latest standard setting, else the default theta 0.5 the
+simulation uses, said so), the reference form (the calibrated templates assembled to the
+most information at the cut, one per slot: certify.psychometrics.assembly), the standard
+error of measurement at the cut of that form, Rudner's expected classification accuracy
+and consistency of that form over theta ~ N(0, 1), the length a form needs for an
+accuracy of 0.9, the spread of the finished attempts' forms' expected scores at the cut
+around the reference's, and, over the attempts decided on ability, the marginal
+reliability and the observed accuracy and consistency of their estimates. A figure that
+cannot be computed yet is None. Eight queries however many templates, calibrations and
+attempts.
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ class ItemRow:
     # "drawn", "withheld" (flagged: left out of its slots' pools) or "kept" (flagged, but
     # the only template of a slot, so the exam still draws it: widen that pool).
     pool_status: str = "drawn"
+    infit: float | None = None  # mean squares (certify.psychometrics.fit): about 1 fits
+    outfit: float | None = None
 
 
 @dataclass(frozen=True)
@@ -143,6 +146,8 @@ def track_report(*, track: Track) -> TrackReport:
             variant_spread_se=getattr(current.get(t), "variant_spread_se", None),
             variants_flagged=t in flagged,
             pool_status=status.get(t, "drawn"),
+            infit=getattr(current.get(t), "infit", None),
+            outfit=getattr(current.get(t), "outfit", None),
         )
         for t in templates
     ]

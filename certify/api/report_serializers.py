@@ -37,6 +37,14 @@ class ItemRowSerializer(serializers.Serializer):
         "when the latest calibration could not test it (too few answers, nothing varies).",
     )
     variant_spread_se = serializers.FloatField(allow_null=True)
+    infit = serializers.FloatField(
+        allow_null=True,
+        help_text="Infit mean square of its answers under the latest calibration (about 1 "
+        "when the model fits; above 1.3 noisier than it allows); null when not computed.",
+    )
+    outfit = serializers.FloatField(
+        allow_null=True, help_text="Outfit mean square, likewise (sensitive to outliers)."
+    )
     variants_flagged = serializers.BooleanField(
         help_text="Its variants differ in difficulty beyond the stated amount (spread over "
         "0.5 logits and over twice its standard error): it leaves the certification pools."

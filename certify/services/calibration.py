@@ -11,6 +11,8 @@ Each fitted template is then asked whether its variants differ in difficulty
 responses under the new parameters, and the difficulty of the template is let to move
 with the parameters of the variant each learner answered. A flagged template leaves the
 certification pools (certify.pools) until a later calibration finds its variants even.
+With the same abilities each template's infit and outfit mean squares are kept
+(certify.psychometrics.fit): how well the model fits its answers.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from assess.models import Question
 from certify.calibration_responses import calibration_responses_with_questions
 from certify.models import Calibration, ItemParameters
 from certify.psychometrics.calibrate import Fit, calibrate, uniform_items
+from certify.psychometrics.fit import mean_squares, predicted
 from certify.psychometrics.scoring import eap
 from certify.psychometrics.variants import (
     MIN_ANSWERS,
@@ -58,7 +61,7 @@ def calibration_run(*, min_responses: int = MIN_RESPONSES) -> CalibrationResult:
     if not kept:
         return CalibrationResult(None, left_out)
     fit = calibrate(kept)
-    spreads = _variant_spreads(fit, [d for d in detailed if d[1] not in left_out])
+    spreads, fits = _item_checks(fit, [d for d in detailed if d[1] not in left_out])
     with transaction.atomic():
         calibration = Calibration.objects.create(
             learners=fit.persons,
@@ -77,6 +80,8 @@ def calibration_run(*, min_responses: int = MIN_RESPONSES) -> CalibrationResult:
                 se_difficulty=f.se_difficulty,
                 n=f.n,
                 **_spread_fields(spreads.get(f.item)),
+                infit=round(fits[f.item].infit, 4) if f.item in fits else None,
+                outfit=round(fits[f.item].outfit, 4) if f.item in fits else None,
             )
             for f in fit.items
         )
@@ -102,9 +107,10 @@ def _question_params(ids: list[int]) -> dict[int, dict]:
     return found
 
 
-def _variant_spreads(fit: Fit, detailed: list[tuple[int, str, int, int]]) -> dict:
-    """{template: VariantSpread} for the templates whose answers can test it (enough of
-    them, and a parameter that varies); the others are left out (None when stored)."""
+def _item_checks(fit: Fit, detailed: list[tuple[int, str, int, int]]) -> tuple[dict, dict]:
+    """({template: VariantSpread} for the templates whose answers can test it (enough of
+    them, and a parameter that varies; the others are left out, None when stored),
+    {template: ItemFitStats} for every fitted template)."""
     params = {f.item: (f.discrimination, f.difficulty) for f in fit.items}
     by_learner: dict[int, list[tuple[str, int]]] = {}
     for learner, template, correct, _ in detailed:
@@ -117,6 +123,14 @@ def _variant_spreads(fit: Fit, detailed: list[tuple[int, str, int, int]]) -> dic
             [params[t][1] for t, _ in answers],
         ).theta
         for learner, answers in by_learner.items()
+    }
+    answered: dict[str, list[tuple[float, int]]] = {}
+    for answers in by_learner.values():
+        chances = predicted([(c, *params[t]) for t, c in answers])
+        for (template, correct), chance in zip(answers, chances, strict=True):
+            answered.setdefault(template, []).append((chance, correct))
+    fits = {
+        t: mean_squares([p for p, _ in rows], [c for _, c in rows]) for t, rows in answered.items()
     }
     variants = _question_params(sorted({q for *_, q in detailed}))
     per_template: dict[str, list[tuple[float, dict, int]]] = {}
@@ -138,4 +152,4 @@ def _variant_spreads(fit: Fit, detailed: list[tuple[int, str, int, int]]) -> dic
             [c for _, _, c in answers],
             a=params[template][0],
         )
-    return spreads
+    return spreads, fits

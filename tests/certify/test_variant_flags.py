@@ -59,6 +59,8 @@ def test_a_template_with_variants_of_two_difficulties_is_flagged_and_stored(monk
     anchor = items["t-anchor"]
     assert anchor.variant_spread is None and not anchor.variants_flagged
     assert flagged_templates() == {"t-planted"}
+    # The same abilities give each template's fit: model data fits.
+    assert all(0.9 < i.infit < 1.1 and 0.9 < i.outfit < 1.1 for i in items.values())
 
 
 def test_features_take_numbers_as_they_are_and_text_as_indicators():

@@ -135,3 +135,36 @@ def test_the_exam_length_a_pool_needs():
     assert decisions.expected_accuracy(0.5, [1.2] * (n - 1), [0.5] * (n - 1)) < 0.9
     assert decisions.required_length(0.5, [2.5], [0.5]) < n
     assert decisions.required_length(0.5, [0.1], [0.5], most=30) is None
+
+
+def test_item_fit_is_about_one_for_model_data_and_high_for_noise():
+    from certify.psychometrics.fit import item_fit
+
+    rng = np.random.default_rng(11)
+    theta = rng.normal(0, 1, 4000)
+    p = 1 / (1 + np.exp(-1.5 * (theta - 0.2)))
+    fits = item_fit(theta, (rng.random(4000) < p).astype(int), 1.5, 0.2)
+    assert 0.9 < fits.infit < 1.1 and 0.85 < fits.outfit < 1.15 and not fits.misfits
+    # Answers unrelated to ability (a template that grades at random) misfit.
+    noise = item_fit(theta, (rng.random(4000) < 0.5).astype(int), 1.5, 0.2)
+    assert noise.infit > 1.3 and noise.misfits
+    # Worked by hand: one answer right at P = 0.5 and one wrong at P = 0.5: z^2 = 1 each.
+    one = item_fit([0.0, 0.0], [1, 0], 1.0, 0.0)
+    assert one.infit == pytest.approx(1.0) and one.outfit == pytest.approx(1.0)
+
+
+def test_fit_from_the_other_answers_finds_the_template_that_grades_at_random():
+    from certify.psychometrics.fit import mean_squares, predicted
+
+    rng = np.random.default_rng(12)
+    a, b = rng.uniform(0.8, 2.0, 8), rng.normal(0, 1, 8)
+    rows: dict[int, list] = {j: [] for j in range(8)}
+    for theta in rng.normal(0, 1, 1500):
+        p = 1 / (1 + np.exp(-a * (theta - b)))
+        y = (rng.random(8) < p).astype(int)
+        y[7] = int(rng.random() < 0.5)  # the last one ignores ability
+        for j, chance in enumerate(predicted([(int(y[k]), a[k], b[k]) for k in range(8)])):
+            rows[j].append((chance, int(y[j])))
+    fits = {j: mean_squares([p for p, _ in r], [c for _, c in r]) for j, r in rows.items()}
+    assert all(0.85 < fits[j].infit < 1.15 for j in range(7))  # seed 12: 0.94 to 1.11
+    assert fits[7].infit > 1.5 and fits[7].misfits  # 2.5
