@@ -33,6 +33,9 @@ RUN pip install -e .
 RUN DEBUG=0 SECRET_KEY=collectstatic-build-step-only EMAIL_URL=console:// python manage.py collectstatic --noinput
 
 RUN useradd --create-home burnin
+# The metrics volume (docker-compose.yml) starts as a copy of this directory, owned by the
+# user the processes run as.
+RUN mkdir /metrics && chown burnin /metrics
 USER burnin
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3", "--no-control-socket", "--access-logfile", "-"]
+CMD ["gunicorn", "config.wsgi:application", "--config", "python:config.gunicorn", "--bind", "0.0.0.0:8000", "--workers", "3", "--no-control-socket", "--access-logfile", "-"]

@@ -31,6 +31,7 @@ from capstone.memo_review.memo_markdown import memo_html
 from capstone.models import Capstone, Memo, MemoDecision, MemoVersion
 from capstone.selectors import memo_is_taught_by
 from config.celery import queue
+from config.metrics import MEMO_REVIEW_LAG
 from curricula.models import Course
 
 log = logging.getLogger(__name__)
@@ -245,6 +246,7 @@ def memo_review_run(*, version_id: int, now: datetime | None = None) -> str:
                 "review", "score", "max_score", "review_status", "review_error", "reviewed_at"
             ]
         )  # fmt: skip
+    MEMO_REVIEW_LAG.observe((version.reviewed_at - version.created_at).total_seconds())
     return "done"
 
 

@@ -18,6 +18,7 @@ from capstone.schedule import BEAT_SCHEDULE as CAPSTONE_BEAT_SCHEDULE
 from certify.schedule import BEAT_SCHEDULE as CERTIFY_BEAT_SCHEDULE
 from config.account_settings import *  # noqa: F403 - ACCOUNT_*, SOCIALACCOUNT_*, SIGNUP_OPEN
 from config.mail import email_settings
+from config.metrics_dir import configure_process as configure_metrics_process
 from lti.schedule import BEAT_SCHEDULE as LTI_BEAT_SCHEDULE
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -84,6 +85,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: times the whole request and counts its queries (config/metrics.py).
+    "config.metrics_middleware.MetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Before the session: it rewrites the cookies and framing headers set further in.
@@ -413,6 +416,19 @@ CELERY_TASK_ROUTES = {"capstone.tasks.review_memo_version": {"queue": "reviews"}
 BROKER_SOCKET_TIMEOUT = float(os.environ.get("CELERY_BROKER_SOCKET_TIMEOUT", "1.5"))
 # /readyz: seconds each of its checks (database, cache, broker) may take.
 READINESS_TIMEOUT = float(os.environ.get("READINESS_TIMEOUT", "2"))
+
+# Who may read /metrics (frontend/views/metrics.py): a client address in one of these
+# networks (comma-separated CIDRs; loopback by default), or any client sending
+# `Authorization: Bearer <METRICS_TOKEN>` when that is set. Everyone else: 403.
+METRICS_ALLOWED_NETWORKS = [
+    n.strip()
+    for n in os.environ.get("METRICS_ALLOWED_NETWORKS", "127.0.0.1/32,::1/128").split(",")
+    if n.strip()
+]
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+# METRICS_DIR (a directory all the service's processes share, e.g. a compose volume):
+# gunicorn workers and Celery children record into files there, merged by /metrics.
+configure_metrics_process()
 CELERY_BROKER_CONNECTION_TIMEOUT = BROKER_SOCKET_TIMEOUT
 CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "max_retries": 1,

@@ -12,6 +12,7 @@ from frontend.views import (
     gradebook,
     hardware,
     learn,
+    metrics,
     organizations,
     pages,
     people,
@@ -25,6 +26,7 @@ urlpatterns = [
     path("", pages.home, name="home"),
     path("healthz", pages.healthz, name="healthz"),
     path("readyz", pages.readyz, name="readyz"),
+    path("metrics", metrics.metrics, name="metrics"),
     # learning
     path("courses/", learn.course_list, name="course-list"),
     path("courses/<slug:slug>/", learn.course_detail, name="course-detail"),

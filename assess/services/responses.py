@@ -18,6 +18,7 @@ from assess.selectors.locked import locked_state
 from assess.services.first_tries import first_try_store
 from assess.services.held_answers import held_answer_store, takes_held_answers
 from assess.services.part_checks import check_not_drill, check_question_of
+from config.metrics import answer_saved
 from problems.engine.variants import Variant
 
 
@@ -146,6 +147,7 @@ def response_submit(
             pk, earlier = held
             response = _stored(pk, values, evidence=False)
             tries = sorted([*earlier, response], key=lambda r: (r.created_at, r.pk))
+            answer_saved(valid=True, correct=response.correct)
             return Submission(response, replayed=False, responses=tries, reveals=[])
         # Nothing stored (the attempt is over or held by another writer, or the key was
         # used): the general path below stores, refuses, replays or reports the mismatch.
@@ -168,6 +170,7 @@ def response_submit(
                     f"Unknown part {part!r}; this question's parts are: {names}.", field="part"
                 )
             if not result.valid:
+                answer_saved(valid=False, correct=False)
                 raise UnreadableAnswer(result.error or result.feedback)
             # A hint on the question (under the lock, so before this try) showed part of
             # its solution: the first try after it is no evidence (services.mastery).
@@ -196,4 +199,5 @@ def response_submit(
             if replay is None:  # its row was rolled back since: nothing stands
                 raise Conflict("This answer crossed another sent with its key; send it again.")
             return replay
+    answer_saved(valid=True, correct=response.correct)
     return Submission(response, replayed=False, responses=[*state.tries, response], reveals=reveals)

@@ -305,6 +305,9 @@ TABLE: dict[tuple[str, str], Row] = {
     ("home", "GET"): Row("the home page", "200 200 200 200 200 200 200"),
     ("healthz", "GET"): Row("the health check", "200 200 200 200 200 200 200"),
     ("readyz", "GET"): Row("the readiness check", "200 200 200 200 200 200 200"),
+    # The test client comes from 127.0.0.1, in METRICS_ALLOWED_NETWORKS by default; other
+    # addresses and tokens: tests/frontend/test_metrics.py.
+    ("metrics", "GET"): Row("the Prometheus metrics", "200 200 200 200 200 200 200"),
     # accounts (allauth's pages, ours, and the addresses before allauth)
     ("account_login", "GET"): Row("the sign-in page", "200 302 302 302 302 302 302"),
     ("account_login", "POST"): Row(

@@ -1,11 +1,12 @@
-"""docs/operators/settings.md names every environment variable the settings read, with
-the default the code gives it.
+"""docs/operators/settings.md names every environment variable the settings read, with the
+default the code gives it.
 
 The variables are found by parsing the settings modules (config/settings.py,
-config/account_settings.py, and config/wsgi.py's WARM_UP) for environment reads:
-`os.environ.get("NAME", ...)`, `os.environ["NAME"]`, `env_bool`/`_env_bool`/`env_list`
-("NAME", ...), and dj-database-url's `config()`, which reads DATABASE_URL. A new setting
-read from the environment fails here until the page has its row.
+config/account_settings.py, config/wsgi.py's WARM_UP and config/metrics_dir.py's
+METRICS_DIR) for environment reads: `os.environ.get("NAME", ...)`, `os.environ["NAME"]`,
+`env_bool`/`_env_bool`/`env_list` ("NAME", ...), and dj-database-url's `config()`, which
+reads DATABASE_URL. A new setting read from the environment fails here until the page
+has its row.
 """
 
 import ast
@@ -15,7 +16,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SOURCES = ["config/settings.py", "config/account_settings.py", "config/wsgi.py"]
+SOURCES = [
+    "config/settings.py",
+    "config/account_settings.py",
+    "config/wsgi.py",
+    "config/metrics_dir.py",
+]
 PAGE = ROOT / "docs" / "operators" / "settings.md"
 HELPERS = {"env_bool", "_env_bool", "env_list"}
 
