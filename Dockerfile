@@ -38,4 +38,4 @@ RUN useradd --create-home burnin
 RUN mkdir /metrics && chown burnin /metrics
 USER burnin
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--config", "python:config.gunicorn", "--bind", "0.0.0.0:8000", "--workers", "3", "--no-control-socket", "--access-logfile", "-"]
+CMD ["gunicorn", "config.wsgi:application", "--config", "python:config.gunicorn", "--bind", "0.0.0.0:8000", "--workers", "3", "--no-control-socket"]

@@ -1,9 +1,8 @@
 import importlib
 import logging
 import os
-import time
 
-from celery import Celery, signals
+from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
@@ -36,35 +35,6 @@ def queue(task_path: str, *args, what: str) -> bool:
     return try_delay(getattr(importlib.import_module(module), name), *args, what=what)
 
 
-# Task metrics (config.metrics): run time by task and outcome, failures by task. The
-# worker's main process wipes this container's metric files before it forks children.
-_started: dict[str, float] = {}
-
-
-@signals.worker_init.connect
-def _wipe_metrics(**_kwargs) -> None:
-    from config.metrics_dir import wipe_process_dir
-
-    wipe_process_dir()
-
-
-@signals.task_prerun.connect
-def _task_started(task_id=None, **_kwargs) -> None:
-    if task_id:
-        _started[task_id] = time.perf_counter()
-
-
-@signals.task_postrun.connect
-def _task_finished(task_id=None, task=None, state=None, **_kwargs) -> None:
-    """Counted here, not on task_failure: that signal is not sent for a task run in
-    process (the embedded default) whose exception propagates; postrun always is."""
-    from config.metrics import TASK_FAILURES, TASK_SECONDS
-
-    began = _started.pop(task_id, None)
-    if task is None:
-        return
-    outcome = {"SUCCESS": "success", "RETRY": "retry"}.get(state or "", "failure")
-    if began is not None:
-        TASK_SECONDS.labels(task.name, outcome).observe(time.perf_counter() - began)
-    if outcome == "failure":
-        TASK_FAILURES.labels(task.name).inc()
+# Task metrics and one log line per task, with the request id of the request that queued
+# it (config.task_signals): connected when the app is.
+import config.task_signals  # noqa: E402, F401

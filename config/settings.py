@@ -17,6 +17,7 @@ from assess.schedule import BEAT_SCHEDULE as ASSESS_BEAT_SCHEDULE
 from capstone.schedule import BEAT_SCHEDULE as CAPSTONE_BEAT_SCHEDULE
 from certify.schedule import BEAT_SCHEDULE as CERTIFY_BEAT_SCHEDULE
 from config.account_settings import *  # noqa: F403 - ACCOUNT_*, SOCIALACCOUNT_*, SIGNUP_OPEN
+from config.logging import logging_config
 from config.mail import email_settings
 from config.metrics_dir import configure_process as configure_metrics_process
 from lti.schedule import BEAT_SCHEDULE as LTI_BEAT_SCHEDULE
@@ -87,6 +88,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # Outermost: times the whole request and counts its queries (config/metrics.py).
     "config.metrics_middleware.MetricsMiddleware",
+    # One log line per request, and the request id every line meanwhile carries.
+    "config.request_log.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Before the session: it rewrites the cookies and framing headers set further in.
@@ -492,12 +495,10 @@ if not DEBUG:
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", True)
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-}
+# Structured logs (config/logging.py): one JSON object per line, or readable console
+# lines (the default while DEBUG is on, as under `make run`).
+LOG_FORMAT = os.environ.get("LOG_FORMAT", "") or ("console" if DEBUG else "json")
+LOGGING = logging_config(LOG_FORMAT, os.environ.get("LOG_LEVEL", "INFO"))
 
 # LTI 1.3 tool (lti/, on django-lti's `lti_tool` models). Seconds throughout.
 LTI_CLOCK_LEEWAY_SECONDS = 60  # allowed clock skew for exp and iat

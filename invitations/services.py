@@ -140,7 +140,7 @@ def _mail(invitation: Invitation, token: str, *, site_url: str) -> bool:
             recipient_list=[invitation.email],
         )
     except Exception:  # noqa: BLE001 - any transport failure: reported on the row
-        log.exception("invitation %s: mail to %s failed", invitation.pk, invitation.email)
+        log.exception("invitation %s: mail failed", invitation.pk)  # never the address
         return False
     return True
 
