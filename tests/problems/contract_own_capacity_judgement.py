@@ -1,0 +1,22 @@
+"""Contracts of the capacity-judgement family (issue 40): from users to demand, and
+plans against measurements. Our own, beyond both specs, so no reference cases;
+test_templates_capacity_judgement.py holds hand-worked ones."""
+
+from problems.engine.template import Kind
+
+NUMERIC = Kind.NUMERIC
+
+CONTRACT = {
+    "sessions-to-requests": (
+        {"product", "signed_in", "active_pct", "messages_per_hour", "request_seconds"},
+        {"arrival_rate": ("request/s", NUMERIC), "in_flight": ("", NUMERIC)},
+        [
+            ("product", 99),
+            ("signed_in", 0),
+            ("active_pct", 0),
+            ("active_pct", 120),
+            ("messages_per_hour", 0),
+            ("request_seconds", 0),
+        ],
+    ),
+}

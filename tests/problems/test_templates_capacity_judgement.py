@@ -1,0 +1,54 @@
+"""The capacity-judgement family: hand-worked cases, every named slip told apart from the
+answer, and variants in the ranges their docstrings promise."""
+
+from __future__ import annotations
+
+import pytest
+
+from problems.engine import registry
+from problems.engine.variants import Variant
+
+pytestmark = pytest.mark.db_independent
+
+
+def test_sessions_to_requests_worked_by_hand():
+    t = registry.get("sessions-to-requests")
+    p = t.Params(
+        product=1, signed_in=20_000, active_pct=15, messages_per_hour=12, request_seconds=20
+    )
+    # 20,000 x 0.15 = 3,000 active users x 12 messages = 36,000 an hour = 10 req/s;
+    # in flight: 10 req/s x 20 s = 200 sequences (not 3,000 active, not 20,000 signed in).
+    parts = t.solve(p)
+    assert parts["arrival_rate"].value == pytest.approx(10.0)
+    assert parts["in_flight"].value == pytest.approx(200.0)
+    slips = {(m.code, m.part): m.value for m in t.misconceptions(p)}
+    assert slips[("all-users-active", "arrival_rate")] == pytest.approx(200 / 3)
+    assert slips[("per-hour-as-per-second", "arrival_rate")] == pytest.approx(36_000)
+    assert slips[("hour-as-minute", "arrival_rate")] == pytest.approx(600)
+    assert slips[("signed-in-as-concurrent", "in_flight")] == 20_000
+    assert slips[("active-users-as-sequences", "in_flight")] == pytest.approx(3_000)
+    assert slips[("littles-law-inverted", "in_flight")] == pytest.approx(0.5)
+
+
+def test_sessions_to_requests_grades_the_slips_by_name():
+    t = registry.get("sessions-to-requests")
+    p = t.Params(
+        product=0, signed_in=20_000, active_pct=15, messages_per_hour=12, request_seconds=20
+    )
+    v = Variant(t, p)
+    assert v.grade("in_flight", "200").correct
+    wrong = v.grade("in_flight", "3000")
+    assert not wrong.correct and wrong.misconception == "active-users-as-sequences"
+    assert v.grade("arrival_rate", "36000 request/s").misconception == "per-hour-as-per-second"
+
+
+def test_sessions_to_requests_variants_are_plausible_and_separated():
+    t = registry.get("sessions-to-requests")
+    for seed in range(200):
+        v = Variant.from_seed("sessions-to-requests", seed)
+        rate = v.parts["arrival_rate"].value
+        assert 0.5 <= rate <= 500
+        assert 3 <= v.parts["in_flight"].value <= 20_000
+        for m in t.misconceptions(v.params):
+            answer = v.parts[m.part].value
+            assert abs(m.value - answer) > 0.02 * abs(answer), (seed, m.code)
