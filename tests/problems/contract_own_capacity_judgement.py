@@ -5,8 +5,30 @@ test_templates_capacity_judgement.py holds hand-worked ones."""
 from problems.engine.template import Kind
 
 NUMERIC = Kind.NUMERIC
+INTEGER = Kind.INTEGER
+CHOICE = Kind.CHOICE
 
 CONTRACT = {
+    "generation-stop": (
+        {
+            "model",
+            "scene",
+            "reason",
+            "stop",
+            "prompt_tokens",
+            "max_tokens",
+            "completion_tokens",
+            "request",
+        },
+        {"reason": ("", CHOICE), "output_tokens": ("", INTEGER)},
+        [
+            ("model", "gpt-5"),
+            ("scene", 99),
+            ("reason", "timeout"),
+            ("completion_tokens", 9000),  # over max_tokens
+            ("max_tokens", 16),  # under the tokens written
+        ],
+    ),
     "sessions-to-requests": (
         {"product", "signed_in", "active_pct", "messages_per_hour", "request_seconds"},
         {"arrival_rate": ("request/s", NUMERIC), "in_flight": ("", NUMERIC)},

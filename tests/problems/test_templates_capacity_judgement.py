@@ -52,3 +52,66 @@ def test_sessions_to_requests_variants_are_plausible_and_separated():
         for m in t.misconceptions(v.params):
             answer = v.parts[m.part].value
             assert abs(m.value - answer) > 0.02 * abs(answer), (seed, m.code)
+
+
+def _stop(**over):
+    t = registry.get("generation-stop")
+    base = dict(
+        model="llama-3.1-8b", scene=0, reason="end-of-sequence", stop=None,
+        prompt_tokens=900, max_tokens=512, completion_tokens=137, request=7,
+    )  # fmt: skip
+    return t, t.Params(**{**base, **over})
+
+
+def test_generation_stop_worked_by_hand():
+    # finish_reason "stop" with stop_reason null: the model's own end token, 137 written.
+    t, p = _stop()
+    assert t.solve(p)["reason"].value == "end-of-sequence"
+    assert t.solve(p)["output_tokens"].value == 137
+    v = Variant(t, p)
+    assert v.grade("reason", "stop-string").misconception == "stop-reason-null-ignored"
+    assert v.grade("output_tokens", "1037").misconception == "total-as-output"
+    assert v.grade("output_tokens", "512").misconception == "limit-as-output"
+    # The limit: exactly max_tokens written, finish_reason "length".
+    t, p = _stop(reason="max-tokens", completion_tokens=512)
+    assert '"finish_reason": "length"' in t.statement(p)
+    assert Variant(t, p).grade("reason", "end-of-sequence").misconception == (
+        "length-read-as-finished"
+    )
+
+
+def test_generation_stop_refuses_impossible_responses():
+    t = registry.get("generation-stop")
+    with pytest.raises(ValueError):
+        _stop(reason="max-tokens", completion_tokens=300)  # the limit ends at max_tokens
+    with pytest.raises(ValueError):
+        _stop(reason="stop-string", stop=None)  # no stop string was sent
+    with pytest.raises(ValueError):
+        _stop(completion_tokens=512)  # the model's end token landing on the limit: ambiguous
+    assert t is not None
+
+
+def test_generation_stop_answers_can_be_read_from_the_printed_response():
+    """A reader of the statement's JSON finds both answers in every variant."""
+    import json
+    import re
+
+    for seed in range(200):
+        v = Variant.from_seed("generation-stop", seed)
+        blocks = re.findall(r"```json\n(.*?)\n```", v.template.statement(v.params), re.S)
+        request, response = (json.loads(b) for b in blocks)
+        choice = response["choices"][0]
+        if choice["finish_reason"] == "length":
+            reason = "max-tokens"
+        elif choice["stop_reason"] is None:
+            reason = "end-of-sequence"
+        else:
+            assert choice["stop_reason"] in request["stop"]
+            reason = "stop-string"
+        assert v.parts["reason"].value == reason
+        usage = response["usage"]
+        assert v.parts["output_tokens"].value == usage["completion_tokens"]
+        assert usage["total_tokens"] == usage["prompt_tokens"] + usage["completion_tokens"]
+        assert usage["completion_tokens"] <= request["max_tokens"]
+    seen = {Variant.from_seed("generation-stop", s).parts["reason"].value for s in range(60)}
+    assert seen == {"end-of-sequence", "stop-string", "max-tokens"}
