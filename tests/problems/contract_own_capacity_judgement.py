@@ -9,6 +9,15 @@ INTEGER = Kind.INTEGER
 CHOICE = Kind.CHOICE
 
 CONTRACT = {
+    "prefix-routing-hits": (
+        {"replicas", "system_tokens", "turns", "message_tokens", "answer_tokens"},
+        {
+            "round_robin_hit": ("%", NUMERIC),
+            "prefix_aware_hit": ("%", NUMERIC),
+            "prefill_ratio": ("", NUMERIC),
+        },
+        [("replicas", 1), ("turns", 1), ("message_tokens", 0), ("answer_tokens", 0)],
+    ),
     "generation-stop": (
         {
             "model",

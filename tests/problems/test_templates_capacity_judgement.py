@@ -115,3 +115,32 @@ def test_generation_stop_answers_can_be_read_from_the_printed_response():
         assert usage["completion_tokens"] <= request["max_tokens"]
     seen = {Variant.from_seed("generation-stop", s).parts["reason"].value for s in range(60)}
     assert seen == {"end-of-sequence", "stop-string", "max-tokens"}
+
+
+def test_prefix_routing_hits_worked_by_hand():
+    t = registry.get("prefix-routing-hits")
+    p = t.Params(replicas=2, system_tokens=100, turns=2, message_tokens=10, answer_tokens=40)
+    # Turn 1: 100 + 10 = 110 tokens, the system prompt cached. Turn 2: 100 + 50 + 10 = 160.
+    # Prefix-aware: 100 + 150 = 250 cached of 270 (92.59%), 20 prefilled.
+    # Round-robin: the history (50) cached half the time: 100 + 125 = 225 (83.33%), 45.
+    parts = t.solve(p)
+    assert parts["prefix_aware_hit"].value == pytest.approx(250 / 270 * 100)
+    assert parts["round_robin_hit"].value == pytest.approx(225 / 270 * 100)
+    assert parts["prefill_ratio"].value == pytest.approx(45 / 20)
+    v = Variant(t, p)
+    # The system prompt missed too, half the time: turn 1 50, turn 2 50 + 25; 125 / 270.
+    assert v.grade("round_robin_hit", f"{125 / 270 * 100} %").misconception == (
+        "shared-prefix-missed"
+    )
+    assert v.grade("prefill_ratio", f"{20 / 45}").misconception == "ratio-inverted"
+
+
+def test_prefix_aware_routing_always_wins_and_more_replicas_hurt_round_robin():
+    t = registry.get("prefix-routing-hits")
+    for seed in range(100):
+        v = Variant.from_seed("prefix-routing-hits", seed)
+        rr, aware = v.parts["round_robin_hit"].value, v.parts["prefix_aware_hit"].value
+        assert 0 < rr < aware < 100 and v.parts["prefill_ratio"].value > 1
+    base = dict(system_tokens=500, turns=6, message_tokens=80, answer_tokens=250)
+    hits = [t.solve(t.Params(replicas=r, **base))["round_robin_hit"].value for r in (2, 4, 8)]
+    assert hits[0] > hits[1] > hits[2]
