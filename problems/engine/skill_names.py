@@ -97,6 +97,7 @@ NAMES: dict[str, str] = {
     "model-servers": "Model servers",
     "multi-tenancy": "Multi-tenancy",
     "nccl-tests": "Reading nccl-tests",
+    "number-formats": "Number formats",
     "operations": "Operations",
     "paged-attention": "PagedAttention",
     "parameter-count": "Parameter counts",

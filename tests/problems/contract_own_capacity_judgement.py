@@ -51,3 +51,14 @@ CONTRACT = {
         ],
     ),
 }
+
+CONTRACT["number-formats"] = (
+    {"accelerator", "tensor", "wide", "narrow"},
+    {"size": ("GB", NUMERIC), "speedup": ("", NUMERIC)},
+    [
+        ("accelerator", "tpu-v5e"),
+        ("tensor", 99),
+        ("narrow", "tf32"),  # not narrower than any wide format
+        ("wide", "fp64"),
+    ],
+)

@@ -144,3 +144,31 @@ def test_prefix_aware_routing_always_wins_and_more_replicas_hurt_round_robin():
     base = dict(system_tokens=500, turns=6, message_tokens=80, answer_tokens=250)
     hits = [t.solve(t.Params(replicas=r, **base))["round_robin_hit"].value for r in (2, 4, 8)]
     assert hits[0] > hits[1] > hits[2]
+
+
+def test_number_formats_worked_by_hand():
+    t = registry.get("number-formats")
+    p = t.Params(accelerator="b200", tensor=0, wide="bf16", narrow="fp4")
+    # 8.03e9 values x 0.5 byte = 4.015 GB; FP4 9,000 / BF16 2,250 TFLOP/s = 4.
+    parts = t.solve(p)
+    assert parts["size"].value == pytest.approx(4.015)
+    assert parts["speedup"].value == pytest.approx(4.0)
+    v = Variant(t, p)
+    assert v.grade("size", "32.12 GB").misconception == "bits-as-bytes"
+    assert v.grade("size", "8.03 GB").misconception == "fp4-one-byte"
+    assert v.grade("speedup", "0.25").misconception == "ratio-inverted"
+
+
+def test_number_formats_offers_only_what_the_part_computes():
+    t = registry.get("number-formats")
+    with pytest.raises(ValueError):
+        t.Params(accelerator="a100-sxm-80gb", tensor=0, wide="bf16", narrow="fp8")
+    with pytest.raises(ValueError):
+        t.Params(accelerator="h100-sxm", tensor=0, wide="bf16", narrow="fp4")
+    from hardware_db import catalog
+
+    for seed in range(200):
+        v = Variant.from_seed("number-formats", seed)
+        flops = catalog.accelerator(v.params.accelerator).dense_flops
+        assert v.params.wide in flops and v.params.narrow in flops
+        assert v.parts["speedup"].value >= 1  # narrower never slower on these parts
