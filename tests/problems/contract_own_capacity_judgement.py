@@ -62,3 +62,9 @@ CONTRACT["number-formats"] = (
         ("wide", "fp64"),
     ],
 )
+
+CONTRACT["fusion-traffic"] = (
+    {"accelerator", "model", "tokens", "ops", "residual", "launch_us"},
+    {"unfused": ("GB", NUMERIC), "fused": ("GB", NUMERIC), "saved": ("us", NUMERIC)},
+    [("accelerator", "tpu-v5e"), ("model", "gpt-5"), ("tokens", 0), ("ops", 1), ("launch_us", 0)],
+)

@@ -172,3 +172,24 @@ def test_number_formats_offers_only_what_the_part_computes():
         flops = catalog.accelerator(v.params.accelerator).dense_flops
         assert v.params.wide in flops and v.params.narrow in flops
         assert v.parts["speedup"].value >= 1  # narrower never slower on these parts
+
+
+def test_fusion_traffic_worked_by_hand():
+    t = registry.get("fusion-traffic")
+    p = t.Params(
+        accelerator="h100-sxm", model="llama-3.1-8b", tokens=8192, ops=3, residual=True,
+        launch_us=5,
+    )  # fmt: skip
+    # One tensor: 8192 x 4096 x 2 = 67,108,864 B. Bias add and GELU read one and write one
+    # (2 tensors each), the residual add reads two and writes one (3): 7 tensors unfused,
+    # 469.76 MB. Fused: read the input and the residual, write once: 3 tensors, 201.33 MB.
+    # Saved: 4 tensors = 268.4 MB at 3.35 TB/s = 80.13 us, plus 2 launches x 5 us = 90.13.
+    one = 8192 * 4096 * 2
+    parts = t.solve(p)
+    assert parts["unfused"].value == pytest.approx(7 * one / 1e9)
+    assert parts["fused"].value == pytest.approx(3 * one / 1e9)
+    assert parts["saved"].value == pytest.approx(4 * one / 3.35e12 * 1e6 + 10)
+    v = Variant(t, p)
+    assert v.grade("unfused", f"{3 * one / 1e9} GB").misconception == "writes-only"
+    assert v.grade("unfused", f"{6 * one / 1e9} GB").misconception == "residual-read-missed"
+    assert v.grade("saved", f"{4 * one / 3.35e12 * 1e6} us").misconception == "launches-ignored"
