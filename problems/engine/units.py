@@ -240,6 +240,8 @@ for _sym, _words in (
     ("request", ("requests", "req", "reqs")),
     ("step", ("steps",)),
     ("param", ("params", "parameter", "parameters")),
+    ("image", ("images", "img", "imgs")),
+    ("sample", ("samples",)),
 ):
     _add(_sym, None, *_words)
 

@@ -249,8 +249,11 @@ def separated(values: Iterable[float], gap: float = SLIP_GAP) -> bool:
 
 
 def parts_separated(solved: dict, slips: list[Misconception], gap: float = SLIP_GAP) -> bool:
-    """Each part's answer and its named slips are pairwise `separated`."""
+    """Each numeric part's answer and its named slips are pairwise `separated` (a choice
+    part's slips are other words, apart by construction)."""
     for name, part in solved.items():
+        if isinstance(part.value, str):
+            continue
         values = [m.value for m in slips if m.part == name]
         if not separated([part.value, *values], gap):
             return False

@@ -68,3 +68,15 @@ CONTRACT["fusion-traffic"] = (
     {"unfused": ("GB", NUMERIC), "fused": ("GB", NUMERIC), "saved": ("us", NUMERIC)},
     [("accelerator", "tpu-v5e"), ("model", "gpt-5"), ("tokens", 0), ("ops", 1), ("launch_us", 0)],
 )
+
+CHOICE_KIND = Kind.CHOICE
+CONTRACT["loader-starvation"] = (
+    {"gpus", "per_gpu", "image_kb", "storage_gbps", "workers", "decode_per_worker"},
+    {
+        "demand": ("image/s", NUMERIC),
+        "supply": ("image/s", NUMERIC),
+        "busy": ("%", NUMERIC),
+        "limit": ("", CHOICE_KIND),
+    },
+    [("gpus", 0), ("per_gpu", 0), ("image_kb", 0), ("storage_gbps", 0), ("workers", 0)],
+)

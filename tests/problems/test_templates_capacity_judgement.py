@@ -193,3 +193,31 @@ def test_fusion_traffic_worked_by_hand():
     assert v.grade("unfused", f"{3 * one / 1e9} GB").misconception == "writes-only"
     assert v.grade("unfused", f"{6 * one / 1e9} GB").misconception == "residual-read-missed"
     assert v.grade("saved", f"{4 * one / 3.35e12 * 1e6} us").misconception == "launches-ignored"
+
+
+def test_loader_starvation_worked_by_hand():
+    t = registry.get("loader-starvation")
+    p = t.Params(
+        gpus=8, per_gpu=1500, image_kb=110, storage_gbps=2, workers=32, decode_per_worker=250
+    )
+    # Demand 8 x 1500 = 12,000/s. Storage 2e9 / 110e3 = 18,182/s; decode 32 x 250 = 8,000/s.
+    # Supply 8,000 (decode-bound): busy 8,000 / 12,000 = 66.7%.
+    parts = t.solve(p)
+    assert parts["demand"].value == 12_000 and parts["supply"].value == 8_000
+    assert parts["busy"].value == pytest.approx(200 / 3)
+    assert parts["limit"].value == "cpu-decode"
+    v = Variant(t, p)
+    assert v.grade("supply", "18181.8 images/s").misconception == "storage-only"
+    assert v.grade("demand", "1500").misconception == "per-gpu-demand"
+    assert v.grade("limit", "gpus").misconception == "gpus-blamed"
+    # More storage would not help a decode-bound node; more workers would.
+    faster_disk = t.solve(p.model_copy(update={"storage_gbps": 10}))
+    assert faster_disk["busy"].value == pytest.approx(200 / 3)
+    more_workers = t.solve(p.model_copy(update={"workers": 64}))
+    # 64 x 250 = 16,000 decoded, 18,182 read: both above 12,000, the GPUs set the pace.
+    assert more_workers["busy"].value == 100 and more_workers["limit"].value == "gpus"
+
+
+def test_loader_starvation_draws_every_verdict():
+    seen = {Variant.from_seed("loader-starvation", s).parts["limit"].value for s in range(60)}
+    assert seen == {"storage", "cpu-decode", "gpus"}

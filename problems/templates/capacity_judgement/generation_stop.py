@@ -145,9 +145,7 @@ class GenerationStop(Template):
     def generate(self, rng: random.Random) -> StopParams:
         for _ in range(10_000):
             p = self._draw(rng)
-            counts = {"output_tokens": self.solve(p)["output_tokens"]}
-            slips = [m for m in self.misconceptions(p) if m.part == "output_tokens"]
-            if parts_separated(counts, slips):
+            if parts_separated(self.solve(p), self.misconceptions(p)):
                 return p
         raise RuntimeError("generation-stop: no separated variant")  # pragma: no cover
 
