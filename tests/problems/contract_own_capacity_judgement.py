@@ -80,3 +80,18 @@ CONTRACT["loader-starvation"] = (
     },
     [("gpus", 0), ("per_gpu", 0), ("image_kb", 0), ("storage_gbps", 0), ("workers", 0)],
 )
+
+CONTRACT["power-cap-efficiency"] = (
+    {"accelerator", "model", "default_watts", "cap_watts", "default_tps", "capped_tps"},
+    {
+        "power_saved": ("%", NUMERIC),
+        "speed_lost": ("%", NUMERIC),
+        "efficiency_gain": ("%", NUMERIC),
+    },
+    [
+        ("accelerator", "tpu-v5e"),
+        ("cap_watts", 5000),  # above the draw
+        ("capped_tps", 1e9),  # faster when capped
+        ("default_watts", 5000),  # above the TDP
+    ],
+)

@@ -221,3 +221,23 @@ def test_loader_starvation_worked_by_hand():
 def test_loader_starvation_draws_every_verdict():
     seen = {Variant.from_seed("loader-starvation", s).parts["limit"].value for s in range(60)}
     assert seen == {"storage", "cpu-decode", "gpus"}
+
+
+def test_power_cap_efficiency_worked_by_hand():
+    t = registry.get("power-cap-efficiency")
+    p = t.Params(
+        accelerator="h100-sxm", model=0, default_watts=650, cap_watts=500,
+        default_tps=20_000, capped_tps=18_400,
+    )  # fmt: skip
+    # Power: 1 - 500/650 = 23.08%. Speed: 1 - 18,400/20,000 = 8%.
+    # Tokens/J: (18,400/500) / (20,000/650) - 1 = 36.8 / 30.77 - 1 = 19.6%.
+    parts = t.solve(p)
+    assert parts["power_saved"].value == pytest.approx(100 * 150 / 650)
+    assert parts["speed_lost"].value == pytest.approx(8.0)
+    assert parts["efficiency_gain"].value == pytest.approx((36.8 / (20_000 / 650) - 1) * 100)
+    v = Variant(t, p)
+    assert v.grade("speed_lost", f"{100 * 150 / 650} %").misconception == "linear-power-speed"
+    assert v.grade("power_saved", f"{100 * 200 / 700} %").misconception == "tdp-as-draw"
+    with pytest.raises(ValueError):  # a cap that loses more speed than power: not measured
+        t.Params(accelerator="h100-sxm", model=0, default_watts=650, cap_watts=500,
+                 default_tps=20_000, capped_tps=14_000)  # fmt: skip
