@@ -95,3 +95,13 @@ CONTRACT["power-cap-efficiency"] = (
         ("default_watts", 5000),  # above the TDP
     ],
 )
+
+CONTRACT["spec-decode-metrics"] = (
+    {"target", "draft_dtype", "k", "drafts_before", "accepted_before", "drafts", "accepted"},
+    {
+        "acceptance_rate": ("%", NUMERIC),
+        "acceptance_length": ("", NUMERIC),
+        "draft_memory": ("GB", NUMERIC),
+    },
+    [("target", "gpt-5"), ("draft_dtype", "int4"), ("k", 0), ("drafts", 0), ("accepted", 10**12)],
+)

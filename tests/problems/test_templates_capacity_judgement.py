@@ -241,3 +241,43 @@ def test_power_cap_efficiency_worked_by_hand():
     with pytest.raises(ValueError):  # a cap that loses more speed than power: not measured
         t.Params(accelerator="h100-sxm", model=0, default_watts=650, cap_watts=500,
                  default_tps=20_000, capped_tps=14_000)  # fmt: skip
+
+
+def test_spec_decode_metrics_worked_by_hand():
+    t = registry.get("spec-decode-metrics")
+    p = t.Params(
+        target="llama-3.1-70b", draft_dtype="bf16", k=4, drafts_before=1_000_000,
+        accepted_before=2_000_000, drafts=100_000, accepted=240_000,
+    )  # fmt: skip
+    # Window: 100,000 drafts, 400,000 draft tokens, 240,000 accepted: 60%; length 3.4;
+    # draft Llama 3.1 8B: 8.03e9 x 2 B = 16.06 GB.
+    parts = t.solve(p)
+    assert parts["acceptance_rate"].value == pytest.approx(60.0)
+    assert parts["acceptance_length"].value == pytest.approx(3.4)
+    assert parts["draft_memory"].value == pytest.approx(16.06, rel=1e-3)
+    v = Variant(t, p)
+    # Not differenced: 2.24e6 / (1.1e6 x 4) = 50.9%.
+    assert v.grade("acceptance_rate", f"{2.24e6 / 4.4e6 * 100} %").misconception == (
+        "counters-not-differenced"
+    )
+    assert v.grade("acceptance_length", "2.4").misconception == "bonus-token-missed"
+    fp8 = t.solve(p.model_copy(update={"draft_dtype": "fp8"}))
+    assert fp8["draft_memory"].value == pytest.approx(8.03, rel=1e-3)
+
+
+def test_spec_decode_metrics_can_be_read_from_the_scrapes():
+    import re
+
+    for seed in range(100):
+        v = Variant.from_seed("spec-decode-metrics", seed)
+        text = v.template.statement(v.params)
+        values = {}
+        blocks = text.split("# start")[1].split("# end")
+        for when, block in zip(("start", "end"), blocks, strict=True):
+            for name, value in re.findall(r"vllm:(\w+)\{[^}]*\} (\S+)", block):
+                values[(when, name)] = float(value)
+        d = {n: values[("end", n)] - values[("start", n)] for _, n in values}
+        rate = d["spec_decode_num_accepted_tokens_total"] / d["spec_decode_num_draft_tokens_total"]
+        length = 1 + d["spec_decode_num_accepted_tokens_total"] / d["spec_decode_num_drafts_total"]
+        assert v.parts["acceptance_rate"].value == pytest.approx(rate * 100, rel=1e-9)
+        assert v.parts["acceptance_length"].value == pytest.approx(length, rel=1e-9)
