@@ -28,6 +28,24 @@ class BackupError(Exception):
     """Refused before anything changed; the message says why."""
 
 
+def database(url: str | None, *, close: bool = False) -> dict:
+    """The database a command works on: `url` parsed as dj-database-url parses it, or
+    the service's own (its connection closed first with `close`, so that a restore does
+    not race this process's own connection)."""
+    if url:
+        import dj_database_url
+
+        return dj_database_url.parse(url)
+    from django.db import connections
+
+    if close:
+        connections["default"].close()
+    return connections["default"].settings_dict
+
+
+DATABASE_URL_HELP = "Another database than the service's (dj-database-url form)."
+
+
 def engine_of(db: dict) -> str:
     engine = db["ENGINE"]
     if engine.endswith("sqlite3"):

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import dj_database_url
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connections
 
-from config.backups import BackupError, backup
+from config.backups import DATABASE_URL_HELP, BackupError, backup, database
 
 
 class Command(BaseCommand):
@@ -18,16 +16,10 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--output", required=True, type=Path)
-        parser.add_argument(
-            "--database-url", help="Another database than the service's (dj-database-url form)."
-        )
+        parser.add_argument("--database-url", help=DATABASE_URL_HELP)
 
     def handle(self, *args, output: Path, database_url: str | None, **options):
-        db = (
-            dj_database_url.parse(database_url)
-            if database_url
-            else connections["default"].settings_dict
-        )
+        db = database(database_url)
         try:
             size = backup(db, output)
         except BackupError as exc:

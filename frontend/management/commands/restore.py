@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import dj_database_url
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connections
 
-from config.backups import BackupError, restore
+from config.backups import DATABASE_URL_HELP, BackupError, database, restore
 
 
 class Command(BaseCommand):
@@ -19,19 +17,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--input", required=True, type=Path)
-        parser.add_argument(
-            "--database-url", help="Another database than the service's (dj-database-url form)."
-        )
+        parser.add_argument("--database-url", help=DATABASE_URL_HELP)
         parser.add_argument(
             "--replace", action="store_true", help="Overwrite a database that holds tables."
         )
 
     def handle(self, *args, input: Path, database_url: str | None, replace: bool, **options):
-        if database_url:
-            db = dj_database_url.parse(database_url)
-        else:
-            connections["default"].close()
-            db = connections["default"].settings_dict
+        db = database(database_url, close=True)
         try:
             restore(db, input, replace=replace)
         except BackupError as exc:
