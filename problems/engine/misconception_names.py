@@ -470,6 +470,19 @@ NAMES: dict[str, str] = {
 }
 
 
+def declare(code: str, name: str) -> None:
+    """Add the name of a code that a bank of slips defines beside its feedback.
+
+    Concept templates (problems/templates/concepts) name dozens of slips, each one option
+    of one question; their names live with the slip, and the bank declares them here when
+    it is built, so this table stays the one place every name is read from. A code keeps
+    one name: declaring it again with other words is a mistake in the bank."""
+    known = NAMES.get(code)
+    if known is not None and known != name:
+        raise ValueError(f"misconception {code!r} is already named {known!r}, not {name!r}")
+    NAMES[code] = name
+
+
 def misconception_name(code: str | None) -> str:
     """The words for a code; "" for no code. A code no table knows (one retired since
     the answer was stored) reads as a generic phrase, never as the raw code."""

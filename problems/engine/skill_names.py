@@ -74,6 +74,7 @@ NAMES: dict[str, str] = {
     "kubernetes-batch": "Batch jobs on Kubernetes",
     "kubernetes-gpus": "GPUs on Kubernetes",
     "kv-cache-bytes": "KV cache bytes",
+    "kv-cache-reuse": "What the KV cache reuses and why",
     "kv-cache-reads": "KV cache reads",
     "latency-percentiles": "Latency percentiles",
     "latency-throughput-tradeoff": "Latency against throughput",

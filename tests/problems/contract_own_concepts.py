@@ -1,0 +1,15 @@
+"""Contracts of the concepts family (issue 40): one question per part drawn from a bank,
+so the parameters are bank indices and every part is a choice. Our own, beyond both specs;
+test_templates_concepts.py holds the bank checks."""
+
+from problems.engine.template import Kind
+
+CHOICE = Kind.CHOICE
+
+CONTRACT = {
+    "transformer-mechanics": (
+        {"stage", "attention", "cache"},
+        {"stage": ("", CHOICE), "attention": ("", CHOICE), "cache": ("", CHOICE)},
+        [("stage", 5), ("attention", -1), ("cache", "x")],
+    ),
+}

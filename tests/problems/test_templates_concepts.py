@@ -1,0 +1,122 @@
+"""The concepts family: every question of every bank answered right, every other option
+graded as its named slip, every question reachable from the generator, and hints that
+point at the mechanism without choosing for the learner."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from problems.engine import registry
+from problems.engine.hints import hints_for, states_answer
+from problems.engine.misconception_names import NAMES
+from problems.engine.variants import Variant
+from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic
+
+pytestmark = pytest.mark.db_independent
+
+CONCEPTS = [t for t in registry.all_templates() if isinstance(t, ConceptTemplate)]
+SLUGS = [t.slug for t in CONCEPTS]
+
+
+def _every_variant(template):
+    """Each question of each bank once, the other parts cycling through theirs."""
+    longest = max(len(t.questions) for t in template.TOPICS)
+    for i in range(longest):
+        yield template.Params(**{t.part: i % len(t.questions) for t in template.TOPICS})
+
+
+def test_the_family_has_its_templates():
+    assert "transformer-mechanics" in SLUGS
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_every_question_grades_its_answer_and_names_every_other_option(slug):
+    template = registry.get(slug)
+    for params in _every_variant(template):
+        variant = Variant(template, params)
+        for topic in template.TOPICS:
+            question = topic.questions[getattr(params, topic.part)]
+            assert variant.grade(topic.part, question.answer).correct
+            for slip in question.slips:
+                result = variant.grade(topic.part, slip.choice)
+                assert not result.correct
+                assert result.misconception == slip.code, (slug, topic.part, slip.choice)
+                assert NAMES[slip.code] == slip.name
+            assert not variant.grade(topic.part, "none-of-these").correct
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_generator_reaches_every_question(slug):
+    template = registry.get(slug)
+    rng = random.Random(7)
+    seen = {t.part: set() for t in template.TOPICS}
+    for _ in range(400):
+        params = template.generate(rng)
+        for t in template.TOPICS:
+            seen[t.part].add(getattr(params, t.part))
+    for t in template.TOPICS:
+        assert seen[t.part] == set(range(len(t.questions))), (slug, t.part)
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_statement_asks_each_question_with_its_options(slug):
+    template = registry.get(slug)
+    for params in _every_variant(template):
+        text = template.statement(params)
+        for t in template.TOPICS:
+            question = t.questions[getattr(params, t.part)]
+            assert question.prompt.strip() in text
+            for choice in t.choices:
+                assert f"`{choice}`" in text
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_hints_give_the_mechanism_not_the_choice(slug):
+    template = registry.get(slug)
+    for params in _every_variant(template):
+        hints = hints_for(Variant(template, params))
+        assert hints, slug
+        text = " ".join(h.markdown for h in hints)
+        answers = {t.part: t.questions[getattr(params, t.part)].answer for t in template.TOPICS}
+        for t in template.TOPICS:
+            assert f"**{answers[t.part]}**" not in text
+            # A clue is given whole unless it says one of the answers (the hint cutter
+            # keeps its leading clauses then).
+            if not states_answer(t.clue, answers):
+                assert t.clue.strip() in text, (slug, t.part)
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_banks_ask_more_than_one_answer(slug):
+    """A part whose every question had the same answer could be passed without reading."""
+    for t in registry.get(slug).TOPICS:
+        assert len(t.questions) >= 3, (slug, t.part)
+        assert len({q.answer for q in t.questions}) >= 2, (slug, t.part)
+
+
+def test_a_bank_refuses_an_option_without_its_slip():
+    slip = Slip("b", "test-bank-b", "Option b chosen", "Not b.")
+    with pytest.raises(ValueError, match="every other option needs one slip"):
+        Topic("x", "X", "clue", ("a", "b", "c"), (Question("Which?", "a", "why", (slip,)),))
+    with pytest.raises(ValueError, match="is not an option"):
+        Topic("x", "X", "clue", ("a", "b"), (Question("Which?", "z", "why", (slip,)),))
+
+
+def test_a_code_keeps_one_name():
+    Slip("b", "test-bank-one-name", "Option b chosen", "Not b.")
+    with pytest.raises(ValueError, match="already named"):
+        Slip("c", "test-bank-one-name", "Other words", "Not c.")
+
+
+def test_transformer_mechanics_by_hand():
+    t = registry.get("transformer-mechanics")
+    p = t.Params(stage=4, attention=2, cache=3)  # rotary, the scaling, an encoder
+    v = Variant(t, p)
+    assert v.parts["stage"].value == "attention"
+    assert v.parts["attention"].value == "scaling"
+    assert v.parts["cache"].value == "computed-fresh"
+    assert v.grade("stage", "embedding").misconception == "position-added-at-input"
+    assert v.grade("cache", "reused").misconception == "mask-ignored"
+    assert "rotary" in t.statement(p)
