@@ -99,3 +99,9 @@ CONTRACT["accelerator-ranking"] = (
         ("tokens_per_s", (0.0, 1.0, 1.0)),
     ],
 )
+
+CONTRACT["weight-offload"] = (
+    {"model", "accelerator", "dtype", "offload_gib"},
+    {"resident_ms": ("ms", NUMERIC), "offload_ms": ("ms", NUMERIC), "slowdown": ("", NUMERIC)},
+    [("model", "gpt-3-175b"), ("accelerator", "tpu-v5e"), ("dtype", "int4"), ("offload_gib", 0)],
+)

@@ -14,6 +14,7 @@ import pytest
 
 from hardware_db import catalog
 from problems.engine import registry
+from problems.engine.variants import Variant
 from tests.problems.template_harness import distinct_params, slips, solve
 
 SLUGS = [
@@ -361,3 +362,33 @@ def test_ranking_prices_are_sourced_and_throughputs_plausible():
             acc = catalog.accelerator(g)
             assert 2 * m.total_params * tps <= 0.6 * acc.dense_flops["bf16"], seed
             assert 2 * m.total_params <= 0.9 * acc.usable_bytes, seed
+
+
+def test_weight_offload_worked_by_hand():
+    t = registry.get("weight-offload")
+    p = t.Params(model="llama-2-70b", accelerator="h100-sxm", dtype="fp8", offload_gib=5)
+    # W = 68,976,648,192 B (1 byte per parameter); X = 5 GiB = 5,368,709,120 B;
+    # HBM 3.35 TB/s; PCIe Gen5 x16 63,015,384,615 B/s each way.
+    # all in HBM: W / 3.35e12 = 20.590 ms
+    # offloaded: (W - X) / 3.35e12 + X / 63.015e9 = 18.987 + 85.197 = 104.184 ms
+    parts = t.solve(p)
+    assert parts["resident_ms"].value == pytest.approx(20.59004, rel=1e-5)
+    assert parts["offload_ms"].value == pytest.approx(104.1842, rel=1e-5)
+    assert parts["slowdown"].value == pytest.approx(104.1842 / 20.59004, rel=1e-5)
+    v = Variant(t, p)
+    assert v.grade("offload_ms", "104.2 ms").correct
+    # the both-ways headline: (W - X) / B + X / (2 x 63.015e9) = 18.987 + 42.598 = 61.586 ms
+    assert v.grade("offload_ms", "61.59 ms").misconception == "bidirectional-host-link"
+    assert v.grade("offload_ms", "85.2 ms").misconception == "resident-share-forgotten"
+    assert v.grade("slowdown", "0.1976").misconception == "slowdown-inverted"
+
+
+def test_weight_offload_variants_are_servable_and_separated():
+    t = registry.get("weight-offload")
+    for seed in range(120):
+        v = Variant.from_seed("weight-offload", seed)
+        assert 1.5 < v.parts["slowdown"].value < 60
+        assert not v.params.model.startswith("gpt-3")
+        for m in t.misconceptions(v.params):
+            answer = v.parts[m.part].value
+            assert abs(m.value - answer) > 0.02 * abs(answer), (seed, m.code)
