@@ -9,13 +9,18 @@ field path. Publishing sweeps PUBLISH_VARIANTS seeds with check_template.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
 
-from api_common.service_errors import InvalidInput, NotPermitted
+from api_common.service_errors import Conflict, InvalidInput, NotPermitted
+from assess.models import Question
 from assess.selectors.access import user_is_course_instructor
+from assess.services.regrade import RegradeReport, responses_regrade
 from authoring.models import AuthoredTemplate, AuthoredVersion
+from authoring.preview import MAX_PREVIEW_SEEDS, PREVIEW_SEEDS, Preview, preview
+from authoring.selectors import NOT_AN_AUTHOR, latest_version
 from curricula.models import Course
 from problems.authored.loader import template_from_data, validate
 from problems.drills import registry as drills
@@ -28,7 +33,7 @@ PUBLISH_VARIANTS = 200
 
 def _require(user, course_id: int) -> None:
     if not user_is_course_instructor(user=user, course_id=course_id):
-        raise NotPermitted("only the course's course-wide instructors and staff may do this")
+        raise NotPermitted(NOT_AN_AUTHOR)
 
 
 def _taken(except_slug: str | None = None) -> set[str]:
@@ -38,11 +43,43 @@ def _taken(except_slug: str | None = None) -> set[str]:
     return taken
 
 
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a document: the field path (`parts[0].unit`; `(file)` for the
+    whole) and the message in the author's words."""
+
+    field: str
+    message: str
+
+
+def _problem(line: str) -> Problem:
+    field, _, message = line.partition(": ")
+    return Problem(field, message) if message else Problem("(file)", line)
+
+
 def _validated(data: Any, except_slug: str | None) -> None:
+    """InvalidInput on the request's `document`, every problem named by its path."""
     problems = validate(data, taken=_taken(except_slug))
     if problems:
-        field = problems[0].split(":", 1)[0]
-        raise InvalidInput("; ".join(problems), field=field)
+        raise InvalidInput("; ".join(problems), field="document")
+
+
+def document_problems(*, user, course: Course, data: Any, slug: str | None = None) -> list[Problem]:
+    """Everything wrong with a document, saving nothing ([] when it would be accepted);
+    `slug`: the template it would become a version of, whose own slug is not a clash."""
+    _require(user, course.pk)
+    return [_problem(line) for line in validate(data, taken=_taken(slug))]
+
+
+def document_preview(
+    *, user, course: Course, data: Any, seeds: list[int] | None = None, slug: str | None = None
+) -> Preview:
+    """A few seeds with answers and the misconception check, saving nothing; InvalidInput
+    (the problems by path) for a document that would not be accepted."""
+    _require(user, course.pk)
+    seeds = list(range(PREVIEW_SEEDS)) if not seeds else seeds[:MAX_PREVIEW_SEEDS]
+    _validated(data, except_slug=slug)
+    return preview(data, seeds)
 
 
 @transaction.atomic
@@ -85,10 +122,6 @@ def save_unchecked(*, template: AuthoredTemplate, data: Any, user=None) -> Autho
     return _store_version(row, last + 1, data, user)
 
 
-def latest_version(template: AuthoredTemplate) -> AuthoredVersion:
-    return template.versions.order_by("-number").first()
-
-
 def _never_named(report) -> list[str]:
     """The author's own misconceptions a grader could name in no variant (one equal to the
     answer, say): the engine's check drops such a slip silently, as it must for a slip
@@ -104,12 +137,13 @@ def _never_named(report) -> list[str]:
 
 def template_publish(*, user, template: AuthoredTemplate) -> AuthoredTemplate:
     """Published when its latest version passes the engine's check over PUBLISH_VARIANTS
-    seeds; InvalidInput naming the failures otherwise."""
+    seeds; Conflict naming the failures otherwise (the stored version is what fails, not
+    the request)."""
     _require(user, template.course_id)
     report = check_template(template_from_data(latest_version(template).spec), PUBLISH_VARIANTS)
     failures = report.failures + _never_named(report)
     if failures:
-        raise InvalidInput("; ".join(failures[:10]), field="spec")
+        raise Conflict("; ".join(failures[:10]))
     template.status = AuthoredTemplate.Status.PUBLISHED
     template.save(update_fields=["status", "updated_at"])
     return template
@@ -121,3 +155,21 @@ def template_archive(*, user, template: AuthoredTemplate) -> AuthoredTemplate:
     template.status = AuthoredTemplate.Status.ARCHIVED
     template.save(update_fields=["status", "updated_at"])
     return template
+
+
+def template_regrade(*, user, template: AuthoredTemplate, dry_run: bool = False) -> RegradeReport:
+    """Regrade every stored answer to the template with its latest published version
+    (assess.services.regrade: refused, nothing stored, when a question's parameters do
+    not fit it). Not by someone who answered it themselves: nobody regrades their own
+    work."""
+    _require(user, template.course_id)
+    if template.status != AuthoredTemplate.Status.PUBLISHED:
+        raise Conflict("only a published template's answers can be regraded to it")
+    if Question.objects.filter(template_slug=template.slug, attempt__learner=user).exists():
+        raise NotPermitted(
+            "you answered this template yourself; another instructor or staff must regrade it"
+        )
+    report = responses_regrade(template_slug=template.slug, dry_run=dry_run, actor=user)
+    if report.refused and not dry_run:
+        raise Conflict(report.refused)
+    return report

@@ -18,7 +18,8 @@ from django.db import transaction
 
 from api_common.service_errors import InvalidInput
 from authoring.models import AuthoredTemplate
-from authoring.services import create_unchecked, latest_version, save_unchecked
+from authoring.selectors import latest_version
+from authoring.services import create_unchecked, save_unchecked
 from curricula.models import Course
 from problems.authored.loader import TEMPLATE_SUFFIXES, read_file
 from problems.authored.rules import AuthoringError

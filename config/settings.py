@@ -370,6 +370,7 @@ SPECTACULAR_SETTINGS = {
         "LessonStatusEnum": "curricula.models.Lesson.Status",
         "LinkKindEnum": "hardware_db.models.Link.Kind",
         "QuizStatusEnum": "assess.models.Quiz.Status",
+        "AuthoredTemplateStatusEnum": "authoring.models.AuthoredTemplate.Status",
         "PartKindEnum": ["numeric", "integer", "choice"],
         "ValidationErrorEnum": f"{_ERRORS}.ValidationErrorEnum.choices",
         "ClientErrorEnum": f"{_ERRORS}.ClientErrorEnum.choices",

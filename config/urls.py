@@ -28,6 +28,7 @@ urlpatterns = [
     path("api/", include("curricula.urls")),
     path("api/", include("certify.api.urls")),
     path("api/", include("lti.api.urls")),
+    path("api/", include("authoring.api.urls")),
     re_path(r"^api(?:/[\s\S]*)?$", ApiNotFound.as_view(), name="api-not-found"),
     path("accounts/", include("privacy.urls")),
     path("accounts/", include("accounts.urls")),

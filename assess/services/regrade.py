@@ -2,7 +2,13 @@
 
 When a template's solution or tolerance is fixed, every stored answer to it can be
 graded again: the question keeps its parameters, so the variant is rebuilt exactly and
-only the template's code differs.
+only the template's code differs. For an authored template "the current template" is its
+latest published version: a regrade moves every question that drew an older version to
+it, which is only sound when the new version takes the parameters each question drew
+(the same names, values still within its ranges and constraints). If any question's
+parameters do not fit the current version, the whole regrade is refused with the reason
+(`refused`) and nothing is stored: a regrade that moved some learners to the new answers
+and left others on the old ones would grade one exam two ways.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ class RegradeReport:
     answers_changed: list[int] = field(default_factory=list)  # question ids
     attempts: list[tuple[int, float | None, float]] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    refused: str = ""  # why nothing was stored, when the template cannot take a question
 
 
 def responses_regrade(*, template_slug: str, dry_run: bool = False, actor=None) -> RegradeReport:
@@ -72,6 +79,10 @@ def responses_regrade(*, template_slug: str, dry_run: bool = False, actor=None) 
                 answers = solved_parts(variant)
             except ParamError as err:
                 report.errors.append(f"question {question.id}: {err}")
+                report.refused = report.refused or (
+                    f"question {question.id} drew parameters the current version of "
+                    f"{template_slug} does not take ({err}); nothing was regraded"
+                )
                 continue
             if answers != question.answers or question.template_version != variant.template.version:
                 question.answers = answers
@@ -110,6 +121,8 @@ def responses_regrade(*, template_slug: str, dry_run: bool = False, actor=None) 
         if touched_questions:
             touched_attempts.update(q.attempt_id for q in touched_questions)
         closed = Attempt.objects.filter(pk__in=touched_attempts).exclude(status=Attempt.Status.OPEN)
+        if report.refused and not dry_run:
+            return report
         if dry_run:
             _rescore(closed, touched_responses, touched_questions, report, save=False)
             return report

@@ -74,6 +74,14 @@ def MEMO(w):
     return {"pk": w.memo.pk}
 
 
+def AUTHORED(w):
+    return {"slug": w.authored.slug}
+
+
+def AUTHORED_V1(w):
+    return {"slug": w.authored.slug, "number": 1}
+
+
 def PERSON(w):
     return {"username": w.users["learner"].username}
 
@@ -234,6 +242,42 @@ TABLE: dict[tuple[str, str], Row] = {
     ),
     ("assess:lesson-practice", "POST"): Row(
         "practising a lesson of the learner's course", "401 201 201 201 201 201 201", LESSON
+    ),
+    # Authored templates: the course's course-wide instructors and staff only. The
+    # course is public, so others are refused (403); its templates read as absent (404).
+    ("authoring:course-templates", "GET"): Row(
+        "the learner's course's authored templates", "401 403 403 403 403 403 200", COURSE
+    ),
+    ("authoring:course-templates", "POST"): Row(
+        "a template for the learner's course, empty body", "401 403 403 403 403 403 400", COURSE
+    ),
+    ("authoring:document-check", "POST"): Row(
+        "checking a document for the learner's course, empty body",
+        "401 403 403 403 403 403 400",
+        COURSE,
+    ),
+    ("authoring:document-preview", "POST"): Row(
+        "previewing a document for the learner's course, empty body",
+        "401 403 403 403 403 403 400",
+        COURSE,
+    ),
+    ("authoring:template-detail", "GET"): Row(
+        "a draft authored template of the learner's course", "401 404 404 404 404 404 200", AUTHORED
+    ),
+    ("authoring:template-detail", "PUT"): Row(
+        "a new version of the draft, empty body", "401 404 404 404 404 404 400", AUTHORED
+    ),
+    ("authoring:template-publish", "POST"): Row(
+        "publishing the draft (it passes the check)", "401 404 404 404 404 404 200", AUTHORED
+    ),
+    ("authoring:template-archive", "POST"): Row(
+        "archiving the draft", "401 404 404 404 404 404 200", AUTHORED
+    ),
+    ("authoring:template-regrade", "POST"): Row(
+        "regrading the draft (refused: not published)", "401 404 404 404 404 404 409", AUTHORED
+    ),
+    ("authoring:template-version", "GET"): Row(
+        "version 1 of the draft", "401 404 404 404 404 404 200", AUTHORED_V1
     ),
     ("capstone:brief", "GET"): Row(
         "the user's own capstone brief: only the learner has started theirs",

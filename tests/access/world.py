@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
+import yaml
 from django.conf import settings
 from django.core.management import call_command
 from django.test import Client
@@ -18,6 +20,7 @@ from django.utils import timezone
 
 from assess.models import Extension, Quiz
 from assess.services.attempts import attempt_start
+from authoring.services import create_unchecked
 from capstone.services import CAPSTONE_COURSE, memo_submit
 from certify.models import Certificate, Track
 from hardware_db.models import Accelerator, Link, ModelArchitecture, Server
@@ -48,6 +51,9 @@ ROLES = (
 )
 
 
+AUTHORED = Path(__file__).parents[1] / "problems" / "authored" / "data" / "team-kv-budget.yaml"
+
+
 @dataclass
 class World:
     users: dict
@@ -64,6 +70,7 @@ class World:
     team: object  # of the learner's organisation; other_manager manages another
     organization: object  # the learner's, with a registered identity provider
     invitation: object  # pending, to the learner's team, sent by staff
+    authored: object  # a draft authored template of `course` (version 1), made by staff
     hardware: dict  # kind ("accelerator", "link", ...) -> a slug of the loaded catalog
     sessions: dict  # role -> a signed-in session key, made once (cheaper than a login a cell)
 
@@ -169,6 +176,9 @@ def build_world() -> World:
         team=team,
         organization=org,
         invitation=Invitation.objects.get(pk=sent.invitation_id),
+        authored=create_unchecked(
+            course=course, data=yaml.safe_load(AUTHORED.read_text()), user=users["staff"]
+        ),
         hardware=hardware,
         sessions=sessions,
     )

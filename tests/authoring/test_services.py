@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from api_common.service_errors import InvalidInput, NotPermitted
+from api_common.service_errors import Conflict, InvalidInput, NotPermitted
 from assess.models import Quiz
 from assess.services.attempts import attempt_start
 from assess.services.responses import response_submit
@@ -38,7 +38,8 @@ def test_invalid_document_names_the_field_and_stores_nothing(author, data):
     del data["title"]
     with pytest.raises(InvalidInput) as err:
         template_create(user=author.user, course=author.course, data=data)
-    assert err.value.field == "title"
+    assert err.value.field == "document"
+    assert str(err.value).startswith("title: ")
     assert not AuthoredTemplate.objects.exists() and not AuthoredVersion.objects.exists()
 
 
@@ -61,7 +62,7 @@ def test_publish_refuses_misconception_equal_to_answer(author, data):
     part["misconceptions"][0]["answer"] = part["answer"]
     row = template_create(user=author.user, course=author.course, data=data)
     version_save(user=author.user, template=row, data=bad)
-    with pytest.raises(InvalidInput, match="k-or-v-only: never told apart"):
+    with pytest.raises(Conflict, match="k-or-v-only: never told apart"):
         template_publish(user=author.user, template=row)
     row.refresh_from_db()
     assert row.status == AuthoredTemplate.Status.DRAFT

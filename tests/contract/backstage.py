@@ -17,9 +17,15 @@ from __future__ import annotations
 import io
 import json
 import sys
+from pathlib import Path
+
+import yaml
 
 PASSWORD = "contract-pass-0123"  # noqa: S105 - a throwaway account in a throwaway database
 COURSE = "learn-ai-infrastructure"  # load_demo's course; its instructor is `instructor`
+AUTHORED_EXAMPLE = (
+    Path(__file__).parents[1] / "problems" / "authored" / "data" / "team-kv-budget.yaml"
+)
 
 
 def _seed() -> dict:
@@ -34,6 +40,7 @@ def _seed() -> dict:
     from assess.services.attempts import attempt_start
     from assess.services.questions import practice_question_add
     from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
+    from authoring.services import create_unchecked
     from capstone.memo_review.example import example_memo
     from capstone.models import MemoVersion
     from capstone.services import (
@@ -122,6 +129,11 @@ def _seed() -> dict:
     memo_version = memo_submit(
         learner=st_learner, markdown=example_memo(capstone_brief(capstone), mistakes=("gb-vs-gib",))
     )
+    # A draft authored template of the course the fuzzing instructor writes for, so the
+    # authoring operations reach past 404 (read, new versions, publish, archive).
+    authored = create_unchecked(
+        course=course, data=yaml.safe_load(AUTHORED_EXAMPLE.read_text()), user=st_instructor
+    )
     # An organisation the fuzzing instructor manages, with the fuzzing learner on a team,
     # and a certificate of that learner (made directly: issuing one through the API would
     # take a passed exam and mastered skills), so the certification operations reach
@@ -186,6 +198,7 @@ def _seed() -> dict:
             ),
             "open_quiz": open_quiz.pk,
             "memo": memo_version.memo_id,
+            "authored": [authored.slug],
             "teams": [team.pk],
             "certificates": [certificate.pk],
             "criteria": sorted(

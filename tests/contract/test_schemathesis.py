@@ -78,6 +78,7 @@ def _dictionaries(seed: dict, role: str) -> dict[str, list]:
         **{f"drill_{k}": v for k, v in st["drill_choices"].items()},
         "parts": st["parts"],
         "memos": [st["memo"]],
+        "authored": st["authored"],
         "teams": st["teams"],
         "certificates": st["certificates"],
         "tracks": seed["tracks"],
@@ -106,6 +107,24 @@ def _bindings(seed: dict) -> list[tuple[list[str], dict[str, object]]]:
                 "/api/courses/{slug}/enrolments/",
             ],
             {"path.slug": "courses", "body.username": "usernames"},
+        ),
+        (
+            [
+                "/api/courses/{slug}/authored-templates/",
+                "/api/courses/{slug}/authored-templates/check/",
+                "/api/courses/{slug}/authored-templates/preview/",
+            ],
+            {"path.slug": "courses", "body.slug": "authored"},
+        ),
+        (
+            [
+                "/api/authored-templates/{slug}/",
+                "/api/authored-templates/{slug}/publish/",
+                "/api/authored-templates/{slug}/archive/",
+                "/api/authored-templates/{slug}/regrade/",
+                "/api/authored-templates/{slug}/versions/{number}/",
+            ],
+            {"path.slug": "authored"},
         ),
         (
             ["/api/courses/{slug}/enrolments/{username}/"],

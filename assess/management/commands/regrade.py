@@ -24,6 +24,10 @@ class Command(BaseCommand):
         except KeyError:
             raise CommandError(f"unknown template slug {template!r}") from None
         report = responses_regrade(template_slug=template, dry_run=dry_run)
+        if report.refused and not dry_run:
+            for error in report.errors:
+                self.stderr.write(error)
+            raise CommandError(f"refused: {report.refused}")
         for change in report.changes:
             self.stdout.write(
                 f"response {change.response_id} (question {change.question_id}, "
