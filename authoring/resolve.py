@@ -21,19 +21,23 @@ from problems.authored.template import AuthoredTemplate
 
 
 @lru_cache(maxsize=256)
-def _compiled(spec_text: str) -> AuthoredTemplate:
-    return template_from_data(json.loads(spec_text))
+def _compiled(spec_text: str, course: str) -> AuthoredTemplate:
+    template = template_from_data(json.loads(spec_text))
+    # The course it belongs to: only that course's quizzes may put it in a slot
+    # (assess.services.quizzes.spec reads it without knowing this app).
+    template.owner_course = course
+    return template
 
 
 def _build(slug: str, number: int) -> AuthoredTemplate | None:
     from authoring.models import AuthoredVersion
 
-    spec = (
+    row = (
         AuthoredVersion.objects.filter(template__slug=slug, number=number)
-        .values_list("spec", flat=True)
+        .values_list("spec", "template__course__slug")
         .first()
     )
-    return None if spec is None else _compiled(json.dumps(spec, sort_keys=True))
+    return None if row is None else _compiled(json.dumps(row[0], sort_keys=True), row[1])
 
 
 def current_number(slug: str) -> int | None:

@@ -9,7 +9,7 @@ public (the catalogue), so asking to author in it without the role is a 403
 
 from __future__ import annotations
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 
 from api_common.service_errors import NotPermitted
 from assess.selectors.access import user_is_course_instructor
@@ -56,3 +56,19 @@ def template_version(*, template: AuthoredTemplate, number: int) -> AuthoredVers
 
 def latest_version(template: AuthoredTemplate) -> AuthoredVersion:
     return template.versions.select_related("created_by").order_by("-number").first()
+
+
+def published_templates(*, course_ids) -> list[tuple[str, str, str]]:
+    """(slug, title of the latest version, course slug) of the published templates of
+    those courses, by slug, in one query: what the quiz builder offers beside the
+    built-in templates."""
+    latest = AuthoredVersion.objects.filter(template=OuterRef("pk")).order_by("-number")
+    rows = (
+        AuthoredTemplate.objects.filter(
+            course_id__in=list(course_ids), status=AuthoredTemplate.Status.PUBLISHED
+        )
+        .annotate(title=Subquery(latest.values("spec__title")[:1]))
+        .order_by("slug")
+        .values_list("slug", "title", "course__slug")
+    )
+    return [(slug, str(title or slug), course) for slug, title, course in rows]

@@ -107,14 +107,18 @@ class QuizBuilderForm(forms.Form):
         "from it. Practice hints are free; exams offer none. Leave empty for none.",
     )
 
-    def __init__(self, *args, courses=(), n_slots: int = DEFAULT_SLOTS, staff=False, **kwargs):
+    def __init__(
+        self, *args, courses=(), n_slots: int = DEFAULT_SLOTS, staff=False, authored=(), **kwargs
+    ):
         super().__init__(*args, **kwargs)
         choices = [(c.slug, c.title) for c in courses]
         if staff:
             choices = [("", "No course (staff only)"), *choices]
         self.fields["course"].choices = choices
         self.n_slots = max(1, min(n_slots, MAX_SLOTS))
-        pool = template_choices()
+        # Published authored templates of the offered courses (slug, title, course); the
+        # service holds each to its own course's quizzes.
+        pool = template_choices() + [(slug, f"{slug}: {title}") for slug, title, _ in authored]
         for i in range(1, self.n_slots + 1):
             # Rendered by the template library as one checkbox per template and slot.
             self.fields[f"slot{i}_templates"] = forms.MultipleChoiceField(

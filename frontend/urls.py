@@ -19,6 +19,7 @@ from frontend.views import (
     psychometrics,
     take,
     teach,
+    template_authoring,
 )
 from frontend.views.lms_grades import quiz_lms_grades
 
@@ -69,6 +70,32 @@ urlpatterns = [
         name="quiz-action",
     ),
     path("teach/preview/", teach.template_preview, name="template-preview"),
+    path(
+        "teach/courses/<slug:slug>/templates/",
+        template_authoring.authored_list,
+        name="authored-list",
+    ),
+    path(
+        "teach/courses/<slug:slug>/templates/new/",
+        template_authoring.authored_new,
+        name="authored-new",
+    ),
+    path(
+        "teach/courses/<slug:slug>/templates/check/",
+        template_authoring.authored_check,
+        name="authored-check",
+    ),
+    path(
+        "teach/courses/<slug:slug>/templates/preview/",
+        template_authoring.authored_preview,
+        name="authored-preview",
+    ),
+    path("teach/templates/<slug:slug>/", template_authoring.authored_edit, name="authored-edit"),
+    re_path(
+        r"^teach/templates/(?P<slug>[-a-zA-Z0-9_]+)/(?P<action>publish|archive)/$",
+        template_authoring.authored_action,
+        name="authored-action",
+    ),
     path("teach/quizzes/<int:pk>/items/", teach.quiz_items, name="quiz-items"),
     path("teach/quizzes/<int:pk>/lms-grades/", quiz_lms_grades, name="quiz-lms-grades"),
     path("teach/quizzes/<int:pk>/gradebook/", gradebook.quiz_gradebook, name="quiz-gradebook"),

@@ -37,6 +37,7 @@ from problems.engine.variants import Variant
 
 PREVIEW_SEED = 20261201  # one seed for every preview: the same quiz always looks the same
 OTHER_TEMPLATES = "Templates no lesson of this course uses"
+AUTHORED_TEMPLATES = "Written for this course by its instructors"
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class LibraryItem:
     title: str
     also_in: tuple[str, ...]  # the course's other lessons that test it
     picked: frozenset[int]  # the slots it is ticked in
+    authored: bool = False  # written for the course by its instructors (authoring)
 
 
 @dataclass(frozen=True)
@@ -85,10 +87,35 @@ def _matches(words: list[str], haystack: str) -> bool:
     return all(word in haystack for word in words)
 
 
+def _authored_group(
+    authored: Sequence[tuple[str, str, str]],
+    course_slug: str | None,
+    words: list[str],
+    picks: dict[int, Sequence[str]],
+) -> LibraryGroup | None:
+    """The course's published authored templates, first and marked as such."""
+    items = []
+    for slug, title, course in authored:
+        if course != course_slug:
+            continue
+        picked = frozenset(i for i, pool in picks.items() if slug in pool)
+        if picked or _matches(words, f"{slug} {title}".lower()):
+            items.append(LibraryItem(slug, title, (), picked, authored=True))
+    if not items:
+        return None
+    open_ = bool(words) or any(i.picked for i in items)
+    return LibraryGroup(lesson=AUTHORED_TEMPLATES, module="", items=items, open=open_)
+
+
 def template_library(
-    *, course_slug: str | None, query: str, picks: dict[int, Sequence[str]]
+    *,
+    course_slug: str | None,
+    query: str,
+    picks: dict[int, Sequence[str]],
+    authored: Sequence[tuple[str, str, str]] = (),
 ) -> Library:
-    """The registry's templates grouped by the course's lessons, narrowed by `query`."""
+    """The registry's built-in templates grouped by the course's lessons, narrowed by
+    `query`, after the course's own published authored templates (slug, title, course)."""
     known = {t.slug: t for t in registry.all_templates()}
     homes: dict[str, Lesson] = {}
     lessons_of: dict[str, list[Lesson]] = {}
@@ -128,8 +155,12 @@ def template_library(
                     open=bool(words) or any(i.picked for i in items),
                 )
             )
+    own = _authored_group(authored, course_slug, words, picks)
+    if own is not None:
+        groups.insert(0, own)
     shown = sum(len(g.items) for g in groups)
-    return Library(groups, query, shown, len(known), sorted(picks))
+    total = len(known) + sum(1 for *_, course in authored if course == course_slug)
+    return Library(groups, query, shown, total, sorted(picks))
 
 
 # ---------------------------------------------------------------------------- preview
@@ -178,15 +209,23 @@ def _preview_part(part: dict, tries_left: int | None) -> PartView:
     )
 
 
+def _drawable(slug: str) -> bool:
+    """Built-in, a drill, or a published authored template (the registry's resolvers)."""
+    try:
+        registry.get(slug)
+    except KeyError:
+        return False
+    return True
+
+
 def quiz_preview(*, quiz: Quiz, slots: Sequence[Slot]) -> QuizPreview:
     """Every slot's question as its learners will see it (saved or not: `quiz` and
     `slots` may be unsaved rows built from the builder's form). The caller gates."""
     rules = Rules.of(quiz)
     tries_left = None if rules.deferred else rules.tries
-    known = set(registry.slugs())
     questions = []
     for order, slot in enumerate(slots, start=1):
-        pool = [slug for slug in slot.templates if slug in known]
+        pool = [slug for slug in slot.templates if _drawable(slug)]
         if not pool:
             continue
         variant = Variant.from_seed(pool[0], PREVIEW_SEED)

@@ -28,6 +28,7 @@ from problems.engine.variants import Variant
 class TeachIndex:
     courses: list[Course]
     quizzes: list[Quiz]
+    writable: set[int]  # course ids whose templates the user writes (course-wide roles)
 
 
 def teach_index(*, user) -> TeachIndex:
@@ -50,7 +51,8 @@ def teach_index(*, user) -> TeachIndex:
     quizzes = quizzes.annotate(n_attempts=Coalesce(Subquery(seen), 0)).order_by(
         "-created_at", "-id"
     )
-    return TeachIndex(courses=courses, quizzes=list(quizzes))
+    writable = selectors.course_wide_course_ids(user=user, among=courses)
+    return TeachIndex(courses=courses, quizzes=list(quizzes), writable=writable)
 
 
 @dataclass(frozen=True)

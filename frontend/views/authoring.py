@@ -19,6 +19,7 @@ from api_common.http import missing_is_404
 from api_common.service_errors import Conflict, NotPermitted
 from assess import selectors
 from assess.services import quizzes as quiz_services
+from authoring import selectors as authoring_selectors
 from frontend.builder_form import (
     DEFAULT_SLOTS,
     MAX_SLOTS,
@@ -64,12 +65,14 @@ def _builder(request, *, quiz=None):
     initial, n = initial_of(quiz) if quiz else ({}, DEFAULT_SLOTS)
     n = min(_slot_count(request, n) + (action == "add_slot"), MAX_SLOTS)
     courses = selectors.course_list_for_instructor(user=request.user)
+    authored = authoring_selectors.published_templates(course_ids=[c.pk for c in courses])
     form = QuizBuilderForm(
         request.POST or None,
         initial=initial,
         courses=courses,
         n_slots=n,
         staff=request.user.is_staff,
+        authored=authored,
     )
     preview = None
     if action in ("save", "preview") and form.is_valid():
@@ -84,7 +87,7 @@ def _builder(request, *, quiz=None):
                 form.add_service_errors(err.message_dict)
     query = (request.POST.get("q") if request.method == "POST" else request.GET.get("q")) or ""
     library = queries.template_library(
-        course_slug=form.course_slug(), query=query.strip(), picks=form.picks()
+        course_slug=form.course_slug(), query=query.strip(), picks=form.picks(), authored=authored
     )
     context = {"form": form, "slots": n, "quiet": action in ("add_slot", "filter"), "quiz": quiz}
     context |= {"library": library, "quiz_preview": preview, "template_preview": PreviewForm()}

@@ -54,6 +54,9 @@ class AuthoredTemplate(Template):
 
     family = FAMILY
     kind = "authored"
+    # The course a stored template belongs to (set by the authoring app when it builds
+    # one from the database); None for a file read by the command line.
+    owner_course: str | None = None
 
     def __init__(self, compiled: Compiled) -> None:
         spec = compiled.spec

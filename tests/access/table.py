@@ -589,6 +589,35 @@ TABLE: dict[tuple[str, str], Row] = {
         QUIZACT,
         data={"confirmed": "yes"},
     ),
+    # Writing templates: the course's course-wide instructors and staff.
+    ("authored-list", "GET"): Row(
+        "the learner's course's authored templates", "login 403 403 403 403 403 200", COURSE
+    ),
+    ("authored-new", "GET"): Row(
+        "the editor for a new template of the learner's course",
+        "login 403 403 403 403 403 200",
+        COURSE,
+    ),
+    ("authored-new", "POST"): Row(
+        "saving a new template, no text", "login 403 403 403 403 403 400", COURSE
+    ),
+    ("authored-check", "POST"): Row(
+        "the problems of a text, as typed", "login 403 403 403 403 403 200", COURSE
+    ),
+    ("authored-preview", "POST"): Row(
+        "a preview of a text (no text: its problems)", "login 403 403 403 403 403 200", COURSE
+    ),
+    ("authored-edit", "GET"): Row(
+        "the editor of the course's draft template", "login 404 404 404 404 404 200", AUTHORED
+    ),
+    ("authored-edit", "POST"): Row(
+        "saving a version, no text", "login 404 404 404 404 404 400", AUTHORED
+    ),
+    ("authored-action", "POST"): Row(
+        "publishing the draft template",
+        "login 404 404 404 404 404 302",
+        lambda w: {"slug": w.authored.slug, "action": "publish"},
+    ),
     ("template-preview", "GET"): Row(
         "a one-template preview with answers",
         "login 403 403 403 200 403 200",

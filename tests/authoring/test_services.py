@@ -135,3 +135,24 @@ def test_a_drill_or_a_built_in_slug_costs_no_query(django_assert_num_queries):
     with django_assert_num_queries(0):
         assert registry.get("drill-gpu-off-bus", version=1).slug == "drill-gpu-off-bus"
         assert registry.get("weights-memory", version=3).slug == "weights-memory"
+
+
+def test_only_the_templates_own_course_may_put_it_in_a_quiz(author, data):
+    from django.core.exceptions import ValidationError
+
+    from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
+
+    row = template_create(user=author.user, course=author.course, data=data)
+    template_publish(user=author.user, template=row)
+    other = CourseRoleFactory(user=author.user)  # the author teaches another course too
+    spec = QuizSpec(
+        title="Elsewhere", mode="practice", slots=[SlotSpec(templates=[row.slug])],
+        course_slug=other.course.slug,
+    )  # fmt: skip
+    with pytest.raises(ValidationError, match="only its quizzes may use it"):
+        quiz_create(user=author.user, spec=spec)
+    own = QuizSpec(
+        title="Ours", mode="practice", slots=[SlotSpec(templates=[row.slug])],
+        course_slug=author.course.slug,
+    )  # fmt: skip
+    assert quiz_create(user=author.user, spec=own).slots.get().templates == [row.slug]

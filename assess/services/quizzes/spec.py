@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from assess.models import Quiz
 from assess.models.quiz import validate_template_pool
 from curricula.models import Course, Lesson
+from problems.engine import registry
 
 # Exams and certifications must not reveal correctness while other attempts may be
 # running; practice and homework default to teaching right away.
@@ -155,6 +156,15 @@ def _check_slots(spec: QuizSpec, errors: dict[str, list[str]]) -> None:
             validate_template_pool(list(slot.templates))
         except ValidationError as err:
             errors.setdefault("slots", []).append(f"slot {i + 1}: {' '.join(err.messages)}")
+            continue
+        for slug in slot.templates:
+            # An authored template belongs to one course: only its quizzes draw it.
+            owner = getattr(registry.get(slug), "owner_course", None)
+            if owner is not None and owner != spec.course_slug:
+                errors.setdefault("slots", []).append(
+                    f"slot {i + 1}: {slug!r} is written for the course {owner!r}; only its "
+                    "quizzes may use it."
+                )
         if not 1 <= slot.points <= MAX_POINTS:
             errors.setdefault("slots", []).append(
                 f"slot {i + 1}: points must be from 1 to {MAX_POINTS}."
