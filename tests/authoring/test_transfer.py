@@ -48,3 +48,17 @@ def test_import_of_an_invalid_file_stores_nothing(tmp_path):
     with pytest.raises(CommandError, match="bad.yaml: title"):
         call_command("authoring", "import", str(tmp_path), "--course", course.slug)
     assert not AuthoredTemplate.objects.exists()
+
+
+def test_problems_import_and_export_are_the_same_commands(tmp_path, capsys):
+    """`manage.py problems import|export`, where the spec puts them, do what authoring's do."""
+    course = CourseFactory()
+    src = tmp_path / "in"
+    src.mkdir()
+    shutil.copy(EXAMPLE, src)
+    call_command("problems", "import", str(src), "--course", course.slug)
+    assert AuthoredTemplate.objects.get(slug="team-kv-budget").course == course
+    call_command("problems", "export", "--course", course.slug, str(tmp_path / "out"))
+    assert (tmp_path / "out" / "team-kv-budget.yaml").exists()
+    with pytest.raises(CommandError, match="no course"):
+        call_command("problems", "import", str(src), "--course", "no-such-course")

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from problems.authored import cli as authored
@@ -144,6 +145,15 @@ class Command(BaseCommand):
             if name == "grade":
                 p.add_argument("--part")
                 p.add_argument("--answer")
+        # A course's authored templates in and out of a directory of YAML files: the
+        # authoring app's command does it (this app may not import that one), called by
+        # name so `problems import|export` is where an author looks for it.
+        p = sub.add_parser("import", help="a directory of template files into a course")
+        p.add_argument("dir")
+        p.add_argument("--course", required=True, metavar="SLUG")
+        p = sub.add_parser("export", help="a course's authored templates, one YAML file each")
+        p.add_argument("--course", required=True, metavar="SLUG")
+        p.add_argument("dir")
         p = sub.add_parser("drill")
         p.add_argument("slug")
         p.add_argument(
@@ -185,6 +195,16 @@ class Command(BaseCommand):
             getattr(self, f"do_{opts['action']}")(opts)
         except ParamError as err:
             raise CommandError(str(err), returncode=2) from None
+
+    def do_import(self, opts):
+        call_command(
+            "authoring", "import", opts["dir"], "--course", opts["course"], stdout=self.stdout
+        )
+
+    def do_export(self, opts):
+        call_command(
+            "authoring", "export", "--course", opts["course"], opts["dir"], stdout=self.stdout
+        )
 
     def emit(self, data: Any) -> None:
         self.stdout.write(json.dumps(data, ensure_ascii=False))
