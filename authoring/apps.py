@@ -13,7 +13,8 @@ class AuthoringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from authoring.resolve import authored_resolver, template_at
+        from authoring.resolve import authored_resolver, lesson_templates, template_at
         from problems.engine import registry
 
         registry.register_stored(authored_resolver, template_at)
+        registry.register_lesson_source(lesson_templates)

@@ -90,3 +90,30 @@ def template_at(slug: str, version: int) -> AuthoredTemplate | None:
         return _build(slug, version)
     except RuntimeError:  # as above
         return None
+
+
+def lesson_templates(lesson_slug: str, course_slug: str) -> list[str]:
+    """Published templates of the course whose current version lists the lesson, by slug:
+    lesson practice draws them beside the curriculum's (one query)."""
+    if not _stored():
+        return []
+    from django.db.models import OuterRef, Subquery
+
+    from authoring.models import AuthoredTemplate as Row
+    from authoring.models import AuthoredVersion
+
+    latest = AuthoredVersion.objects.filter(template=OuterRef("pk")).order_by("-number")
+    rows = (
+        Row.objects.filter(course__slug=course_slug, status=Row.Status.PUBLISHED)
+        .annotate(lessons=Subquery(latest.values("spec__lessons")[:1]))
+        .order_by("slug")
+        .values_list("slug", "lessons")
+    )
+    return [slug for slug, lessons in rows if _lists(lessons, lesson_slug)]
+
+
+def _lists(lessons, lesson_slug: str) -> bool:
+    """A JSON list read back through a subquery: a list on PostgreSQL, its text on SQLite."""
+    if isinstance(lessons, str):
+        lessons = json.loads(lessons)
+    return isinstance(lessons, list) and lesson_slug in lessons

@@ -26,6 +26,7 @@ from assess.policy import hints_offered
 from assess.selectors import user_is_enrolled, user_is_instructor
 from assess.services.enrolments import enrolment_self
 from curricula.models import Lesson
+from problems.engine import registry
 from problems.engine.examples import is_example
 from problems.engine.hints import hints_for
 from problems.engine.render import render_markdown
@@ -256,9 +257,11 @@ def practice_question_add(
         or user_is_enrolled(user=learner, course_id=course.pk)
     ):
         enrolment_self(user=learner, course=course, source=Enrolment.Source.PRACTICE)
-    templates = skill_map.known_templates(
-        link.template_slug for link in lesson.template_links.all()
-    )
+    linked = [link.template_slug for link in lesson.template_links.all()]
+    # Templates the course's instructors wrote for this lesson (authoring), after the
+    # curriculum's.
+    extras = [s for s in registry.lesson_extras(lesson.slug, course.slug) if s not in linked]
+    templates = skill_map.known_templates([*linked, *extras])
     skills = skill_map.lesson_skills(templates)
     if not skills:
         raise Conflict("This lesson has no practice problems yet.")

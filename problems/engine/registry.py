@@ -48,6 +48,22 @@ _STORED: list[Callable[[str], Template | None]] = []
 _VERSIONED: list[Callable[[str, int], Template | None]] = []
 
 
+# Stored kinds that place templates in lessons of a course (an authored template lists
+# its lessons): (lesson slug, course slug) -> slugs, asked by lesson practice.
+_LESSON_SOURCES: list[Callable[[str, str], list[str]]] = []
+
+
+def register_lesson_source(source: Callable[[str, str], list[str]]) -> None:
+    if source not in _LESSON_SOURCES:
+        _LESSON_SOURCES.append(source)
+
+
+def lesson_extras(lesson_slug: str, course_slug: str) -> list[str]:
+    """Slugs of stored templates that place themselves in the lesson (of that course),
+    beside those the curriculum links."""
+    return [slug for source in _LESSON_SOURCES for slug in source(lesson_slug, course_slug)]
+
+
 def register_kind(resolve: Callable[[str], Template | None]) -> None:
     """Called by a KIND_MODULES module on import."""
     if resolve not in _RESOLVERS:

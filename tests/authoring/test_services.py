@@ -156,3 +156,23 @@ def test_only_the_templates_own_course_may_put_it_in_a_quiz(author, data):
         course_slug=author.course.slug,
     )  # fmt: skip
     assert quiz_create(user=author.user, spec=own).slots.get().templates == [row.slug]
+
+
+def test_lesson_practice_draws_a_published_template_written_for_the_lesson(author, data):
+    from assess.services.questions import practice_question_add
+    from tests.factories import EnrolmentFactory, LessonFactory, ModuleFactory
+
+    lesson = LessonFactory(module=ModuleFactory(course=author.course), slug="our-kv-lesson")
+    data["lessons"] = [lesson.slug]
+    row = template_create(user=author.user, course=author.course, data=data)
+    learner = UserFactory()
+    EnrolmentFactory(user=learner, course=author.course)
+    with pytest.raises(Conflict):  # a draft is not drawn: the lesson has nothing yet
+        practice_question_add(learner=learner, lesson=lesson)
+    template_publish(user=author.user, template=row)
+    drawn = practice_question_add(learner=learner, lesson=lesson)
+    assert drawn.question.template_slug == row.slug
+    # Another course's lesson of the same slug does not draw it.
+    other = LessonFactory(slug="our-kv-lesson-elsewhere")
+    with pytest.raises(Conflict):
+        practice_question_add(learner=learner, lesson=other)
