@@ -274,3 +274,28 @@ def test_nobody_regrades_answers_of_their_own(author, role, document):
         call(staff, "post", "/api/authored-templates/team-kv-budget/regrade/", {}).status_code
         == 200
     )
+
+
+HOSTILE = [
+    "__import__('os')",
+    "().__class__",
+    "model.__class__",
+    "model.not_a_field",
+    "9**9**9",
+    "1+" * 50_000 + "1",
+    "(" * 200 + "1" + ")" * 200,
+    "(lambda: 1)()",
+    "[x for x in (1, 2)]",
+    "tokens[0]",
+    "open('/etc/passwd')",
+]
+
+
+@pytest.mark.parametrize("expression", HOSTILE, ids=range(len(HOSTILE)))
+def test_hostile_expressions_are_refused_by_field_and_store_nothing(
+    author, role, document, expression
+):
+    document["parts"][0]["answer"] = expression
+    r = call(author, "post", base(role.course), {"document": document})
+    assert error_of(r, 400, "document")["detail"].startswith("parts[0].answer: ")
+    assert not AuthoredTemplate.objects.exists() and not AuthoredVersion.objects.exists()
