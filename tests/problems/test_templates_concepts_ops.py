@@ -1,0 +1,24 @@
+"""Hand-checked variants of the ops helper's concept templates (issue 40): one per
+template, its answers and a named slip per part read off the bank by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from problems.engine import registry
+from problems.engine.variants import Variant
+
+pytestmark = pytest.mark.db_independent
+
+
+def test_cluster_triage_by_hand():
+    t = registry.get("cluster-triage")
+    p = t.Params(order=1, hang=1, driver=2)  # clean nodes, BROADCAST vs ALLREDUCE, FM 535
+    v = Variant(t, p)
+    assert v.parts["order"].value == "fabric"
+    assert v.parts["hang"].value == "mismatched-calls"
+    assert v.parts["driver"].value == "match-fabric-manager"
+    assert v.grade("order", "job-logs").misconception == "triage-skip-network"
+    assert v.grade("hang", "rank-elsewhere").misconception == "mismatch-as-straggler"
+    assert v.grade("driver", "load-new-module").misconception == "fm-as-module-reload"
+    assert "OpType=BROADCAST" in t.statement(p)
