@@ -12,4 +12,9 @@ CONTRACT = {
         {"order": ("", CHOICE), "hang": ("", CHOICE), "driver": ("", CHOICE)},
         [("order", 5), ("hang", -1), ("driver", "x")],
     ),
+    "bring-up-sequence": (
+        {"layer", "level", "verdict"},
+        {"layer": ("", CHOICE), "level": ("", CHOICE), "verdict": ("", CHOICE)},
+        [("layer", 6), ("level", -1), ("verdict", "x")],
+    ),
 }

@@ -22,3 +22,16 @@ def test_cluster_triage_by_hand():
     assert v.grade("hang", "rank-elsewhere").misconception == "mismatch-as-straggler"
     assert v.grade("driver", "load-new-module").misconception == "fm-as-module-reload"
     assert "OpType=BROADCAST" in t.statement(p)
+
+
+def test_bring_up_sequence_by_hand():
+    t = registry.get("bring-up-sequence")
+    p = t.Params(layer=3, level=2, verdict=0)  # ports Initializing, stress plugins, HPL slow
+    v = Variant(t, p)
+    assert v.parts["layer"].value == "fabric"
+    assert v.parts["level"].value == "r3"
+    assert v.parts["verdict"].value == "hold-node"
+    assert v.grade("layer", "firmware").misconception == "port-state-as-firmware"
+    assert v.grade("level", "r4").misconception == "longest-is-needed"
+    assert v.grade("verdict", "accept").misconception == "hpl-passed-as-fast"
+    assert "State: Initializing" in t.statement(p)
