@@ -17,4 +17,9 @@ CONTRACT = {
         {"layer": ("", CHOICE), "level": ("", CHOICE), "verdict": ("", CHOICE)},
         [("layer", 6), ("level", -1), ("verdict", "x")],
     ),
+    "gpu-alerting": (
+        {"signal", "rule", "source"},
+        {"signal": ("", CHOICE), "rule": ("", CHOICE), "source": ("", CHOICE)},
+        [("signal", 5), ("rule", -1), ("source", "x")],
+    ),
 }

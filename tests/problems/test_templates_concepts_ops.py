@@ -35,3 +35,19 @@ def test_bring_up_sequence_by_hand():
     assert v.grade("level", "r4").misconception == "longest-is-needed"
     assert v.grade("verdict", "accept").misconception == "hpl-passed-as-fast"
     assert "State: Initializing" in t.statement(p)
+
+
+def test_gpu_alerting_by_hand():
+    t = registry.get("gpu-alerting")
+    p = t.Params(signal=4, rule=2, source=2)  # 85 C warning, reasons > 0, Pending pods
+    v = Variant(t, p)
+    assert v.parts["signal"].value == "DCGM_FI_DEV_GPU_TEMP"
+    assert v.parts["rule"].value == "mask-reasons"
+    assert v.parts["source"].value == "kube-state-metrics"
+    assert (
+        v.grade("signal", "DCGM_FI_DEV_CLOCK_THROTTLE_REASONS").misconception
+        == "reasons-before-slowdown"
+    )
+    assert v.grade("rule", "add-for").misconception == "mask-as-duration"
+    assert v.grade("source", "dcgm-exporter").misconception == "pending-from-dcgm"
+    assert "Slowdown Temp : 89 C" in t.statement(p)
