@@ -22,4 +22,9 @@ CONTRACT = {
         {"signal": ("", CHOICE), "rule": ("", CHOICE), "source": ("", CHOICE)},
         [("signal", 5), ("rule", -1), ("source", "x")],
     ),
+    "cooling-choices": (
+        {"cooling", "loss", "plan"},
+        {"cooling": ("", CHOICE), "loss": ("", CHOICE), "plan": ("", CHOICE)},
+        [("cooling", 4), ("loss", -1), ("plan", "x")],
+    ),
 }

@@ -51,3 +51,16 @@ def test_gpu_alerting_by_hand():
     assert v.grade("rule", "add-for").misconception == "mask-as-duration"
     assert v.grade("source", "dcgm-exporter").misconception == "pending-from-dcgm"
     assert "Slowdown Temp : 89 C" in t.statement(p)
+
+
+def test_cooling_choices_by_hand():
+    t = registry.get("cooling-choices")
+    p = t.Params(cooling=0, loss=0, plan=2)  # GB200 rack, 4 of 128 nodes throttle, B300 room
+    v = Variant(t, p)
+    assert v.parts["cooling"].value == "direct-liquid"
+    assert v.parts["loss"].value == "whole-job-slows"
+    assert v.parts["plan"].value == "space-binds"
+    assert v.grade("cooling", "air-cooled").misconception == "gb200-air-cooled"
+    assert v.grade("loss", "one-node-slows").misconception == "sync-job-local-slowdown"
+    assert v.grade("plan", "fits").misconception == "rack-count-ignored"
+    assert "120 kW" in t.statement(p)
