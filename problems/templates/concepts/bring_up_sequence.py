@@ -153,8 +153,8 @@ LAYER = Topic(
                      "Firmware was levelled before the OS; the remaining step is burn-in."),
                 Slip(STACK, "quick-check-as-acceptance",
                      "A quick software check taken for acceptance",
-                     "`dcgmi diag -r 1` only checks the software deployment in seconds; it "
-                     "puts no load on the GPUs."),
+                     "The software stack is installed and passes `dcgmi diag -r 1`, which "
+                     "puts no load on the GPUs; what remains is testing under load."),
                 Slip(FABRIC, "one-run-as-fabric-proof",
                      "One nccl-tests run taken as proof of every link",
                      "Ports are Active; whether each rail delivers its bandwidth on every "

@@ -4,7 +4,7 @@ Three parts, each one situation from its bank (problems/templates/concepts/_bank
 
 - signal: which dcgm-exporter metric an alert should read: DCGM_FI_DEV_XID_ERRORS (a
   gauge holding the last Xid code), DCGM_FI_DEV_CLOCK_THROTTLE_REASONS (a bitmask of
-  NVML's clock event reasons; DCGM 3.2 and later also name it
+  NVML's clock event reasons; newer DCGM releases name it
   DCGM_FI_DEV_CLOCKS_EVENT_REASONS), DCGM_FI_DEV_ECC_DBE_VOL_TOTAL (uncorrectable
   errors since the driver loaded), DCGM_FI_PROF_GR_ENGINE_ACTIVE (the share of time the
   graphics engine is busy) and DCGM_FI_DEV_GPU_TEMP (NVIDIA dcgm-exporter,
