@@ -13,3 +13,14 @@ CONTRACT = {
         [("stage", 5), ("attention", -1), ("cache", "x")],
     ),
 }
+
+CONTRACT["platform-layers"] = (
+    {"layer", "piece", "home", "path"},
+    {
+        "layer": ("", CHOICE),
+        "piece": ("", CHOICE),
+        "home": ("", CHOICE),
+        "path": ("", CHOICE),
+    },
+    [("layer", 9), ("piece", -1), ("home", "x"), ("path", 4)],
+)

@@ -120,3 +120,16 @@ def test_transformer_mechanics_by_hand():
     assert v.grade("stage", "embedding").misconception == "position-added-at-input"
     assert v.grade("cache", "reused").misconception == "mask-ignored"
     assert "rotary" in t.statement(p)
+
+
+def test_platform_layers_by_hand():
+    t = registry.get("platform-layers")
+    p = t.Params(layer=0, piece=2, home=1, path=2)  # placing work; a swap; PDFs; a one-off
+    v = Variant(t, p)
+    assert [v.parts[n].value for n in ("layer", "piece", "home", "path")] == [
+        "cluster", "gateway", "object-storage", "bespoke-per-team",
+    ]  # fmt: skip
+    assert v.grade("home", "vector-index").misconception == "documents-as-vectors"
+    assert v.grade("path", "paved-path").misconception == "pave-every-request"
+    statement = t.statement(p)
+    assert all(word in statement for word in ("compute", "cluster", "serving", "data", "platform"))
