@@ -24,3 +24,14 @@ CONTRACT["platform-layers"] = (
     },
     [("layer", 9), ("piece", -1), ("home", "x"), ("path", 4)],
 )
+
+CONTRACT["experiment-design"] = (
+    {"experiment", "verdict", "billing", "reversal"},
+    {
+        "experiment": ("", CHOICE),
+        "verdict": ("", CHOICE),
+        "billing": ("", CHOICE),
+        "reversal": ("", CHOICE),
+    },
+    [("experiment", 4), ("verdict", -1), ("billing", "x"), ("reversal", 9)],
+)

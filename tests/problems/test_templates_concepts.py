@@ -133,3 +133,15 @@ def test_platform_layers_by_hand():
     assert v.grade("path", "paved-path").misconception == "pave-every-request"
     statement = t.statement(p)
     assert all(word in statement for word in ("compute", "cluster", "serving", "data", "platform"))
+
+
+def test_experiment_design_by_hand():
+    t = registry.get("experiment-design")
+    p = t.Params(experiment=1, verdict=2, billing=2, reversal=3)
+    v = Variant(t, p)
+    # 14 ms against a ~5 ms floor; half the peak rate; two keys; a full KV cache assumed
+    assert [v.parts[n].value for n in ("experiment", "verdict", "billing", "reversal")] == [
+        "compare-to-floor", "test-invalid", "bill-each", "kv-cache-usage",
+    ]  # fmt: skip
+    assert v.grade("verdict", "plan-holds").misconception == "half-load-passes"
+    assert v.grade("billing", "bill-once").misconception == "same-prompt-deduplicated"
