@@ -35,3 +35,9 @@ CONTRACT["experiment-design"] = (
     },
     [("experiment", 4), ("verdict", -1), ("billing", "x"), ("reversal", 9)],
 )
+
+CONTRACT["memory-tiers"] = (
+    {"fits", "rate"},
+    {"fits": ("", CHOICE), "rate": ("", CHOICE)},
+    [("fits", 5), ("rate", -1), ("fits", "x")],
+)

@@ -145,3 +145,11 @@ def test_experiment_design_by_hand():
     ]  # fmt: skip
     assert v.grade("verdict", "plan-holds").misconception == "half-load-passes"
     assert v.grade("billing", "bill-once").misconception == "same-prompt-deduplicated"
+
+
+def test_memory_tiers_by_hand():
+    t = registry.get("memory-tiers")
+    v = Variant(t, t.Params(fits=2, rate=1))  # a 24 MB activation; 20 GB offloaded
+    assert (v.parts["fits"].value, v.parts["rate"].value) == ("l2-cache", "much-slower")
+    assert v.grade("fits", "shared-memory").misconception == "tier-shared-memory"
+    assert v.grade("rate", "about-the-same").misconception == "offload-thought-free"

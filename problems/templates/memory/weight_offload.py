@@ -115,7 +115,7 @@ class WeightOffload(Template):
     slug = "weight-offload"
     title = "Weights in host memory: what a decode step pays"
     family = "memory"
-    lessons = ("where-the-bytes-live",)
+    lessons = ("where-the-bytes-live", "loading-a-model-onto-a-gpu")
     skills = ("memory-hierarchy", "decode-bandwidth-bound")
     difficulty = 2
     Params = OffloadParams
