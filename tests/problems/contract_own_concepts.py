@@ -41,3 +41,9 @@ CONTRACT["memory-tiers"] = (
     {"fits": ("", CHOICE), "rate": ("", CHOICE)},
     [("fits", 5), ("rate", -1), ("fits", "x")],
 )
+
+CONTRACT["framework-layers"] = (
+    {"stack", "owner"},
+    {"stack": ("", CHOICE), "owner": ("", CHOICE)},
+    [("stack", 6), ("owner", -1), ("stack", "x")],
+)

@@ -153,3 +153,11 @@ def test_memory_tiers_by_hand():
     assert (v.parts["fits"].value, v.parts["rate"].value) == ("l2-cache", "much-slower")
     assert v.grade("fits", "shared-memory").misconception == "tier-shared-memory"
     assert v.grade("rate", "about-the-same").misconception == "offload-thought-free"
+
+
+def test_framework_layers_by_hand():
+    t = registry.get("framework-layers")
+    v = Variant(t, t.Params(stack=4, owner=1))  # KubeRay; RANK and WORLD_SIZE
+    assert (v.parts["stack"].value, v.parts["owner"].value) == ("cluster-layer", "launcher")
+    assert v.grade("stack", "distributed-runtime").misconception == "placed-as-runtime"
+    assert v.grade("owner", "framework").misconception == "framework-assigns-ranks"
