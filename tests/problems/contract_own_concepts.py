@@ -47,3 +47,9 @@ CONTRACT["framework-layers"] = (
     {"stack": ("", CHOICE), "owner": ("", CHOICE)},
     [("stack", 6), ("owner", -1), ("stack", "x")],
 )
+
+CONTRACT["scheduling-choices"] = (
+    {"placement", "choice"},
+    {"placement": ("", CHOICE), "choice": ("", CHOICE)},
+    [("placement", 5), ("choice", -1), ("placement", "x")],
+)

@@ -161,3 +161,11 @@ def test_framework_layers_by_hand():
     assert (v.parts["stack"].value, v.parts["owner"].value) == ("cluster-layer", "launcher")
     assert v.grade("stack", "distributed-runtime").misconception == "placed-as-runtime"
     assert v.grade("owner", "framework").misconception == "framework-assigns-ranks"
+
+
+def test_scheduling_choices_by_hand():
+    t = registry.get("scheduling-choices")
+    v = Variant(t, t.Params(placement=3, choice=2))  # 24 free GPUs; a Kubernetes shop
+    assert (v.parts["placement"].value, v.parts["choice"].value) == ("idle-held", "kubernetes")
+    assert v.grade("placement", "one-waits").misconception == "idle-hold-missed"
+    assert v.grade("choice", "slurm").misconception == "second-stack-for-minority"
