@@ -53,3 +53,14 @@ CONTRACT["scheduling-choices"] = (
     {"placement": ("", CHOICE), "choice": ("", CHOICE)},
     [("placement", 5), ("choice", -1), ("placement", "x")],
 )
+
+CONTRACT["accelerator-landscape"] = (
+    {"parts", "metric", "linked", "software"},
+    {"leader": ("", CHOICE), "link": ("", CHOICE), "software": ("", CHOICE)},
+    [
+        ("parts", ("h100-sxm", "h200", "mi300x", "gaudi3")),  # two from one vendor
+        ("metric", "price"),
+        ("linked", "trainium2"),  # no scale-up link in the catalog
+        ("software", 9),
+    ],
+)

@@ -169,3 +169,35 @@ def test_scheduling_choices_by_hand():
     assert (v.parts["placement"].value, v.parts["choice"].value) == ("idle-held", "kubernetes")
     assert v.grade("placement", "one-waits").misconception == "idle-hold-missed"
     assert v.grade("choice", "slurm").misconception == "second-stack-for-minority"
+
+
+def test_accelerator_landscape_by_hand():
+    t = registry.get("accelerator-landscape")
+    p = t.Params(
+        parts=("h100-sxm", "mi300x", "gaudi3", "trainium2"), metric="memory",
+        linked="gaudi3", software=0,
+    )  # fmt: skip
+    v = Variant(t, p)
+    # memory: 80 GB, 192 GB, 128 GB, 96 GiB (103 GB): the MI300X leads
+    assert v.parts["leader"].value == "mi300x"
+    assert v.parts["link"].value == "roce"  # Gaudi 3's on-chip RoCE Ethernet
+    assert v.parts["software"].value == "needs-work"  # CUDA C++ kernels on AMD
+    # bandwidth: H100 3.35, MI300X 5.3, Gaudi 3 3.67, Trainium2 2.9 TB/s; compute: Gaudi 3
+    assert v.grade("leader", "gaudi3").misconception == "ranked-by-compute"
+    assert v.grade("link", "nvlink").misconception == "link-nvlink-misattributed"
+    assert "96 GiB" in t.statement(p)
+
+
+def test_accelerator_landscape_variants_have_a_clear_leader():
+    from hardware_db import catalog
+
+    t = registry.get("accelerator-landscape")
+    for seed in range(150):
+        v = Variant.from_seed("accelerator-landscape", seed)
+        accs = [catalog.accelerator(s) for s in v.params.parts]
+        assert len({a.vendor for a in accs}) == 4
+        leader = v.parts["leader"].value
+        assert leader in v.params.parts
+        assert {m.value for m in t.misconceptions(v.params) if m.part == "leader"} == (
+            set(v.params.parts) - {leader}
+        )
