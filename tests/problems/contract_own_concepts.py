@@ -64,3 +64,9 @@ CONTRACT["accelerator-landscape"] = (
         ("software", 9),
     ],
 )
+
+CONTRACT["quantization-schemes"] = (
+    {"scheme", "hardware", "tool"},
+    {"scheme": ("", CHOICE), "hardware": ("", CHOICE), "tool": ("", CHOICE)},
+    [("scheme", 5), ("hardware", -1), ("tool", "x")],
+)

@@ -201,3 +201,15 @@ def test_accelerator_landscape_variants_have_a_clear_leader():
         assert {m.value for m in t.misconceptions(v.params) if m.part == "leader"} == (
             set(v.params.parts) - {leader}
         )
+
+
+def test_quantization_schemes_by_hand():
+    t = registry.get("quantization-schemes")
+    v = Variant(t, t.Params(scheme=4, hardware=0, tool=2))  # A100 W8A8; A100 FP8; lm-eval
+    assert [v.parts[n].value for n in ("scheme", "hardware", "tool")] == [
+        "weights-and-activations", "no-fp8", "lm-eval",
+    ]  # fmt: skip
+    assert "A100" in t.statement(t.Params(scheme=0, hardware=0, tool=0))
+    assert v.grade("hardware", "fp8-native").misconception == "fp8-assumed"
+    h100 = Variant(t, t.Params(scheme=0, hardware=1, tool=0))
+    assert h100.parts["hardware"].value == "fp8-native"
