@@ -70,3 +70,9 @@ CONTRACT["quantization-schemes"] = (
     {"scheme": ("", CHOICE), "hardware": ("", CHOICE), "tool": ("", CHOICE)},
     [("scheme", 5), ("hardware", -1), ("tool", "x")],
 )
+
+CONTRACT["inference-techniques"] = (
+    {"technique", "signal", "drafting"},
+    {"technique": ("", CHOICE), "signal": ("", CHOICE), "drafting": ("", CHOICE)},
+    [("technique", 5), ("signal", -1), ("drafting", "x")],
+)

@@ -213,3 +213,14 @@ def test_quantization_schemes_by_hand():
     assert v.grade("hardware", "fp8-native").misconception == "fp8-assumed"
     h100 = Variant(t, t.Params(scheme=0, hardware=1, tool=0))
     assert h100.parts["hardware"].value == "fp8-native"
+
+
+def test_inference_techniques_by_hand():
+    t = registry.get("inference-techniques")
+    v = Variant(t, t.Params(technique=4, signal=1, drafting=3))
+    # a shared system prompt; long contexts fill the KV cache; batch 256, compute-bound
+    assert [v.parts[n].value for n in ("technique", "signal", "drafting")] == [
+        "prefix-caching", "kv-cache-usage", "no-speculation",
+    ]  # fmt: skip
+    assert v.grade("technique", "paged-kv").misconception == "limit-paged-kv"
+    assert v.grade("drafting", "ngram").misconception == "speculation-at-full-batch"
