@@ -76,3 +76,9 @@ CONTRACT["inference-techniques"] = (
     {"technique": ("", CHOICE), "signal": ("", CHOICE), "drafting": ("", CHOICE)},
     [("technique", 5), ("signal", -1), ("drafting", "x")],
 )
+
+CONTRACT["model-server-jobs"] = (
+    {"job", "cost", "stack"},
+    {"job": ("", CHOICE), "cost": ("", CHOICE), "stack": ("", CHOICE)},
+    [("job", 5), ("cost", -1), ("stack", "x")],
+)

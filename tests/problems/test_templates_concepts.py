@@ -224,3 +224,13 @@ def test_inference_techniques_by_hand():
     ]  # fmt: skip
     assert v.grade("technique", "paged-kv").misconception == "limit-paged-kv"
     assert v.grade("drafting", "ngram").misconception == "speculation-at-full-batch"
+
+
+def test_model_server_jobs_by_hand():
+    t = registry.get("model-server-jobs")
+    v = Variant(t, t.Params(job=2, cost=2, stack=3))  # a KV block; optimizer state; Triton
+    assert [v.parts[n].value for n in ("job", "cost", "stack")] == [
+        "kv-cache-manager", "training", "triton-server",
+    ]  # fmt: skip
+    assert v.grade("job", "scheduler").misconception == "job-as-scheduler"
+    assert v.grade("stack", "kserve").misconception == "stack-kserve"
