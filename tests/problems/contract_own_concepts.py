@@ -82,3 +82,9 @@ CONTRACT["model-server-jobs"] = (
     {"job": ("", CHOICE), "cost": ("", CHOICE), "stack": ("", CHOICE)},
     [("job", 5), ("cost", -1), ("stack", "x")],
 )
+
+CONTRACT["k8s-gpu-components"] = (
+    {"operator", "object"},
+    {"operator": ("", CHOICE), "object": ("", CHOICE)},
+    [("operator", 6), ("object", -1), ("operator", "x")],
+)

@@ -234,3 +234,13 @@ def test_model_server_jobs_by_hand():
     ]  # fmt: skip
     assert v.grade("job", "scheduler").misconception == "job-as-scheduler"
     assert v.grade("stack", "kserve").misconception == "stack-kserve"
+
+
+def test_k8s_gpu_components_by_hand():
+    t = registry.get("k8s-gpu-components")
+    v = Variant(t, t.Params(operator=0, object=2))  # Pending pods; the cache-aware router
+    assert (v.parts["operator"].value, v.parts["object"].value) == (
+        "device-plugin", "endpoint-picker",
+    )  # fmt: skip
+    assert v.grade("operator", "driver").misconception == "operator-driver"
+    assert v.grade("object", "inference-pool").misconception == "object-pool"
