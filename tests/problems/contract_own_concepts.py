@@ -88,3 +88,9 @@ CONTRACT["k8s-gpu-components"] = (
     {"operator": ("", CHOICE), "object": ("", CHOICE)},
     [("operator", 6), ("object", -1), ("operator", "x")],
 )
+
+CONTRACT["rdma-fabrics"] = (
+    {"removed", "fabric"},
+    {"removed": ("", CHOICE), "fabric": ("", CHOICE)},
+    [("removed", 3), ("fabric", -1), ("removed", "x")],
+)

@@ -244,3 +244,10 @@ def test_k8s_gpu_components_by_hand():
     )  # fmt: skip
     assert v.grade("operator", "driver").misconception == "operator-driver"
     assert v.grade("object", "inference-pool").misconception == "object-pool"
+
+
+def test_rdma_fabrics_by_hand():
+    t = registry.get("rdma-fabrics")
+    v = Variant(t, t.Params(removed=2, fabric=2))  # GPUDirect; PFC and ECN
+    assert (v.parts["removed"].value, v.parts["fabric"].value) == ("host-memory-bounce", "roce")
+    assert v.grade("fabric", "infiniband").misconception == "ib-needs-pfc"
