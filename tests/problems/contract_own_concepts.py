@@ -94,3 +94,9 @@ CONTRACT["rdma-fabrics"] = (
     {"removed": ("", CHOICE), "fabric": ("", CHOICE)},
     [("removed", 3), ("fabric", -1), ("removed", "x")],
 )
+
+CONTRACT["storage-tiers"] = (
+    {"tier", "coldstart"},
+    {"tier": ("", CHOICE), "coldstart": ("", CHOICE)},
+    [("tier", 6), ("coldstart", -1), ("tier", "x")],
+)

@@ -251,3 +251,13 @@ def test_rdma_fabrics_by_hand():
     v = Variant(t, t.Params(removed=2, fabric=2))  # GPUDirect; PFC and ECN
     assert (v.parts["removed"].value, v.parts["fabric"].value) == ("host-memory-bounce", "roce")
     assert v.grade("fabric", "infiniband").misconception == "ib-needs-pfc"
+
+
+def test_storage_tiers_by_hand():
+    t = registry.get("storage-tiers")
+    v = Variant(t, t.Params(tier=3, coldstart=1))  # a 2 TB checkpoint; local NVMe, slow copy
+    assert (v.parts["tier"].value, v.parts["coldstart"].value) == (
+        "parallel-fs", "gpudirect-storage",
+    )  # fmt: skip
+    assert v.grade("tier", "local-nvme").misconception == "tier-local-nvme"
+    assert v.grade("coldstart", "cached-weights").misconception == "cache-already-there"
