@@ -100,3 +100,9 @@ CONTRACT["storage-tiers"] = (
     {"tier": ("", CHOICE), "coldstart": ("", CHOICE)},
     [("tier", 6), ("coldstart", -1), ("tier", "x")],
 )
+
+CONTRACT["profile-reading"] = (
+    {"limiter", "amd"},
+    {"limiter": ("", CHOICE), "amd": ("", CHOICE)},
+    [("limiter", 6), ("amd", -1), ("limiter", "x")],
+)

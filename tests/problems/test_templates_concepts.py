@@ -261,3 +261,11 @@ def test_storage_tiers_by_hand():
     )  # fmt: skip
     assert v.grade("tier", "local-nvme").misconception == "tier-local-nvme"
     assert v.grade("coldstart", "cached-weights").misconception == "cache-already-there"
+
+
+def test_profile_reading_by_hand():
+    t = registry.get("profile-reading")
+    v = Variant(t, t.Params(limiter=2, amd=3))  # 9% occupancy; custom CUDA kernels
+    assert (v.parts["limiter"].value, v.parts["amd"].value) == ("latency", "hipify")
+    assert v.grade("limiter", "memory-bandwidth").misconception == "limit-memory"
+    assert "Achieved Occupancy" in t.statement(t.Params(limiter=2, amd=3))
