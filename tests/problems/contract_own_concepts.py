@@ -106,3 +106,9 @@ CONTRACT["profile-reading"] = (
     {"limiter": ("", CHOICE), "amd": ("", CHOICE)},
     [("limiter", 6), ("amd", -1), ("limiter", "x")],
 )
+
+CONTRACT["triton-concepts"] = (
+    {"program", "flash", "port"},
+    {"program": ("", CHOICE), "flash": ("", CHOICE), "port": ("", CHOICE)},
+    [("program", 5), ("flash", -1), ("port", "x")],
+)

@@ -269,3 +269,13 @@ def test_profile_reading_by_hand():
     assert (v.parts["limiter"].value, v.parts["amd"].value) == ("latency", "hipify")
     assert v.grade("limiter", "memory-bandwidth").misconception == "limit-memory"
     assert "Achieved Occupancy" in t.statement(t.Params(limiter=2, amd=3))
+
+
+def test_triton_concepts_by_hand():
+    t = registry.get("triton-concepts")
+    v = Variant(t, t.Params(program=2, flash=1, port=2))  # the grid; online softmax; PTX
+    assert [v.parts[n].value for n in ("program", "flash", "port")] == [
+        "grid", "online-softmax", "nvidia-only",
+    ]  # fmt: skip
+    assert v.grade("program", "mask").misconception == "triton-mask"
+    assert v.grade("port", "same-source").misconception == "inline-asm-portable"
