@@ -168,8 +168,12 @@ def test_the_staff_page_shows_the_same_figures(loaded_tracks, client):
 def test_flagged_variants_show_withheld_or_kept_by_their_slot(loaded_tracks, client):
     track = loaded_tracks["fleet-bringup-health"]
     _calibrate(track)
-    pair = next(s.templates for s in track.exam.slots.all() if len(s.templates) == 2)
-    alone = next(s.templates[0] for s in track.exam.slots.all() if len(s.templates) == 1)
+    slots = list(track.exam.slots.order_by("order"))
+    pair = slots[0].templates
+    # A slot whose pool holds one template: a flagged template there stays drawn (kept).
+    slots[-1].templates = slots[-1].templates[:1]
+    slots[-1].save(update_fields=["templates"])
+    alone = slots[-1].templates[0]
     ItemParameters.objects.filter(template_slug__in=[pair[0], alone]).update(
         variants_flagged=True, variant_spread=0.8, variant_spread_se=0.1
     )
