@@ -60,3 +60,13 @@ class StrictFloatField(serializers.FloatField):
                 self.fail("min_value", min_value=self.min_value)
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """A JSON true or false only: DRF's BooleanField also reads 0, 1, "yes", "off" and
+    the like, which the schema's `boolean` does not promise."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data

@@ -114,7 +114,7 @@ def version_save(*, user, template: AuthoredTemplate, data: Any) -> AuthoredVers
 def save_unchecked(*, template: AuthoredTemplate, data: Any, user=None) -> AuthoredVersion:
     """version_save without the role check (the import command)."""
     if isinstance(data, dict) and data.get("slug") != template.slug:
-        raise InvalidInput(f"slug: must stay {template.slug!r}", field="slug")
+        raise InvalidInput(f"slug: must stay {template.slug!r}", field="document")
     _validated(data, except_slug=template.slug)
     row = AuthoredTemplate.objects.select_for_update().get(pk=template.pk)
     last = row.versions.order_by("-number").values_list("number", flat=True).first() or 0

@@ -19,7 +19,15 @@ class EnrolmentForm(forms.Form):
 
 
 class PreviewForm(forms.Form):
-    template = forms.ChoiceField(label="Template to preview")
+    # A slug typed (the library shows each template's), not a menu of every template:
+    # a select of the whole library weighed more than the rest of the builder's form.
+    template = forms.ChoiceField(
+        label="Template to preview (its slug)",
+        widget=forms.TextInput(
+            attrs={"placeholder": "weights-memory", "autocomplete": "off", "spellcheck": "false"}
+        ),
+        error_messages={"invalid_choice": "No template has the slug %(value)s."},
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

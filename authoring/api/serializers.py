@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api_common.fields import StrictBooleanField, StrictIntegerField, StrictSlugField
 from authoring.models import AuthoredTemplate, AuthoredVersion
 from authoring.preview import MAX_PREVIEW_SEEDS
 
@@ -20,7 +21,7 @@ class DocumentInputSerializer(serializers.Serializer):
 
 
 class CheckInputSerializer(DocumentInputSerializer):
-    slug = serializers.SlugField(
+    slug = StrictSlugField(
         required=False,
         max_length=60,
         help_text="The authored template the document would be a new version of, if any: "
@@ -30,7 +31,7 @@ class CheckInputSerializer(DocumentInputSerializer):
 
 class PreviewInputSerializer(CheckInputSerializer):
     seeds = serializers.ListField(
-        child=serializers.IntegerField(min_value=0, max_value=2**31 - 1),
+        child=StrictIntegerField(min_value=0, max_value=2**31 - 1),
         required=False,
         max_length=MAX_PREVIEW_SEEDS,
         help_text="Seeds to draw (default [0, 1, 2]); at most 10.",
@@ -128,7 +129,7 @@ class TemplateSerializer(serializers.Serializer):
 
 
 class RegradeInputSerializer(serializers.Serializer):
-    dry_run = serializers.BooleanField(
+    dry_run = StrictBooleanField(
         default=False, help_text="True: report what would change and store nothing."
     )
 

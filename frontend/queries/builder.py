@@ -3,9 +3,9 @@ lesson and searched, the preview of a whole quiz as a learner sees it, and what 
 instructor may do to a quiz now.
 
 The library lists each template once, under the first lesson of the course that tests
-it (the lesson that introduces it), naming the course's other lessons that use it too;
-a search matches every word in its title, slug, lessons and modules. A ticked template
-always shows, so a search never hides (nor drops) what the instructor picked.
+it (the lesson that introduces it), naming up to three of the course's other lessons that
+use it too; a search matches every word in its title, slug, lessons and modules. A ticked
+template always shows, so a search never hides (nor drops) what the instructor picked.
 
 The preview draws each slot's first template from one fixed seed and renders it with
 the take pages' own pieces: the statement as question_from_variant renders it for an

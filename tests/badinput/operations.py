@@ -17,7 +17,7 @@ from typing import Any
 from django.apps import apps
 from django.db import connection
 
-from tests.badinput.world import NUMERIC_TEMPLATE, World
+from tests.badinput.world import NUMERIC_TEMPLATE, World, authored_document
 from tests.factories import PASSWORD
 from tests.openapi import JSON, OpenApiDocument
 
@@ -175,6 +175,38 @@ TARGETS: dict[tuple[str, str], Target] = {
     ),
     ("POST", "/api/quizzes/{id}/lms-scores/resend/"): Target(
         "instructor", lambda w: f"/api/quizzes/{w.quiz}/lms-scores/resend/", lambda w: {"ids": [1]}
+    ),
+    # Authored templates: the course's course-wide instructor writes them.
+    ("POST", "/api/courses/{slug}/authored-templates/"): Target(
+        "instructor",
+        lambda w: f"/api/courses/{w.course.slug}/authored-templates/",
+        lambda w: {"document": authored_document("badinput-kv-budget")},
+    ),
+    ("POST", "/api/courses/{slug}/authored-templates/check/"): Target(
+        "instructor",
+        lambda w: f"/api/courses/{w.course.slug}/authored-templates/check/",
+        lambda w: {"document": authored_document(), "slug": w.authored},
+    ),
+    ("POST", "/api/courses/{slug}/authored-templates/preview/"): Target(
+        "instructor",
+        lambda w: f"/api/courses/{w.course.slug}/authored-templates/preview/",
+        lambda w: {"document": authored_document(), "slug": w.authored, "seeds": [0]},
+    ),
+    ("PUT", "/api/authored-templates/{slug}/"): Target(
+        "instructor",
+        lambda w: f"/api/authored-templates/{w.authored}/",
+        lambda w: {"document": authored_document()},
+    ),
+    ("POST", "/api/authored-templates/{slug}/publish/"): Target(
+        "instructor", lambda w: f"/api/authored-templates/{w.authored}/publish/"
+    ),
+    ("POST", "/api/authored-templates/{slug}/archive/"): Target(
+        "instructor", lambda w: f"/api/authored-templates/{w.authored}/archive/"
+    ),
+    ("POST", "/api/authored-templates/{slug}/regrade/"): Target(
+        "instructor",
+        lambda w: f"/api/authored-templates/{w.authored}/regrade/",
+        lambda w: {"dry_run": True},
     ),
 }
 

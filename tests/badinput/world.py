@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
+import yaml
 from django.utils import timezone
 
 from assess.models import CourseRole, Enrolment, Quiz
@@ -19,6 +21,7 @@ from assess.selectors.drills import drill_of
 from assess.services.attempts import attempt_start
 from assess.services.extensions import extension_grant
 from assess.services.questions import practice_question_add
+from authoring.services import create_unchecked, template_publish
 from capstone.memo_review.example import example_memo
 from capstone.models import MemoVersion
 from capstone.services import (
@@ -61,6 +64,7 @@ class World:
     drill_attempt: int = 0  # the learner's open practice attempt with an incident drill
     drill_question: int = 0
     drill_answer: tuple[str, str, str] = ("", "", "")  # fault, location, remedy
+    authored: str = ""  # a published authored template of `course`, by the instructor
 
 
 def build_world() -> World:
@@ -143,4 +147,22 @@ def build_world() -> World:
         drill_attempt=drill_attempt.pk,
         drill_question=drill_question.pk,
         drill_answer=(answer.fault, answer.location, answer.remedy),
+        authored=_authored(course, instructor),
     )
+
+
+AUTHORED = Path(__file__).parents[1] / "problems" / "authored" / "data" / "team-kv-budget.yaml"
+
+
+def authored_document(slug: str | None = None) -> dict:
+    """The spec's example template, under another slug when given."""
+    data = yaml.safe_load(AUTHORED.read_text())
+    if slug is not None:
+        data["slug"] = slug
+    return data
+
+
+def _authored(course, instructor) -> str:
+    row = create_unchecked(course=course, data=authored_document(), user=instructor)
+    template_publish(user=instructor, template=row)
+    return row.slug

@@ -250,7 +250,7 @@ class FrameworkLayers(ConceptTemplate):
     lessons = ("ray-distributed-ai-frameworks",)
     skills = ("distributed-frameworks", "distributed-launch")
     INTRO = (
-        "A team trains a model over four nodes of eight GPUs. Answer two questions about "
+        "A team trains a model over 4 nodes of 8 GPUs each. Answer two questions about "
         "the software between its model code and the cluster: where a piece sits in "
         "that stack, and which layer owns process launch, rank assignment, communication "
         "or placement."

@@ -269,7 +269,7 @@ class InferenceTechniques(ConceptTemplate):
     lessons = ("llm-inference-at-scale", "speculative-decoding")
     skills = ("serving-capacity", "speculative-decoding")
     INTRO = (
-        "A team runs LLM inference on vLLM at scale. Answer three questions: which "
+        "A team runs LLM inference on vLLM at scale, on 16 replicas. Answer three questions: which "
         "technique removes a limit, which signal should drive autoscaling, long contexts "
         "included, and which way of drafting for speculative decoding suits a workload, "
         "if any."

@@ -186,7 +186,7 @@ class K8sGpuComponents(ConceptTemplate):
     lessons = ("gpus-on-kubernetes", "llm-d-on-kubernetes")
     skills = ("kubernetes-gpus",)
     INTRO = (
-        "A platform team runs GPU nodes on Kubernetes with NVIDIA's and AMD's GPU operators, "
+        "A platform team runs 24 GPU nodes on Kubernetes with NVIDIA's and AMD's GPU operators, "
         "and serves a model with llm-d. Answer two questions: which GPU operator component "
         "does a job, and which Kubernetes object of the llm-d deployment a piece is."
     )

@@ -229,7 +229,7 @@ class ModelServerJobs(ConceptTemplate):
     )
     skills = ("model-servers", "serving-capacity", "cost-per-token")
     INTRO = (
-        "A team moves a model from a notebook to a model server such as vLLM. Answer three "
+        "A team moves a 70B model from a notebook to a model server such as vLLM. Answer three "
         "questions: which part of the server does a job besides running the model, whether "
         "a cost belongs to serving or to training, and which serving stack adds a feature."
     )

@@ -311,7 +311,7 @@ class PlatformLayers(ConceptTemplate):
         "platform-engineering",
     )
     INTRO = (
-        "A company is building an AI platform for its product teams, from GPUs up to a "
+        "A company is building an AI platform for its 40 product teams, from GPUs up to a "
         "shared service. Answer four design questions about its five layers (compute, "
         "cluster, serving, data, platform), the parts of its serving layer, where each "
         "kind of data lives, and how teams ship on it."
