@@ -9,7 +9,7 @@ PORT ?= 8000
 TEST_WORKERS ?= 2
 
 # docs/ is a folder, so the docs targets must be phony.
-.PHONY: install run test lint format docs docs-screenshots migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-memos bench-markdown clean
+.PHONY: install run test lint format docs docs-screenshots migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-memos bench-markdown bench-classroom clean
 
 install: $(STAMP)
 
@@ -58,7 +58,7 @@ docs-screenshots: install
 BENCH_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/burnin)
 BENCH_BROKER_URL ?= redis://127.0.0.1:6379/14
 
-bench: bench-problems bench-endpoints bench-http bench-exam bench-memos bench-markdown
+bench: bench-problems bench-endpoints bench-http bench-exam bench-memos bench-markdown bench-classroom
 
 bench-problems: install
 	$(BIN)/python bench/problems_bench.py
@@ -79,6 +79,10 @@ bench-memos: install
 # Learner Markdown on hostile text, 1k/10k/60k characters (no database; under a minute).
 bench-markdown: install
 	$(BIN)/python bench/markdown_bench.py
+
+# A classroom of 40 on `make run`'s own server and SQLite, through the pages (under 3 min).
+bench-classroom: install
+	$(BIN)/python bench/classroom.py --learners 40 --questions 10
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles site

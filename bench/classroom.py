@@ -7,7 +7,8 @@ then makes (through the services, in a `manage.py shell` of the same settings) a
 user, a course, an exam of 10 questions and the learners, enrolled, with passwords. The
 server is `manage.py runserver --noreload` on those settings. Each learner signs in
 first (apart, not timed with the exam: a password check costs about 0.2 s by design),
-then, all at once, does what a browser does: the quiz page, start, the attempt page,
+then, when the teacher says start (each within the think time), does what a browser
+does: the quiz page, start, the attempt page,
 for each question its page and an answer (the htmx autosave post), then finish (with
 the confirmation) and the result page, thinking 2-8 s between requests. It reports per
 page p50/p95/p99, every request that was not a 2xx or a redirect, and the answers
@@ -117,7 +118,9 @@ class Learner:
         if r.status_code != 302:
             raise RuntimeError(f"{self.name} could not sign in: {r.status_code}")
 
-    def exam(self, quiz: int, think) -> None:
+    def exam(self, quiz: int, think, burst: bool = False) -> None:
+        if not burst:
+            think()  # the teacher says "start"; the class opens the quiz within seconds
         self.request("quiz", "GET", f"/quizzes/{quiz}/")
         think()
         r = self.request("start", "POST", f"/quizzes/{quiz}/start/")
@@ -157,6 +160,11 @@ def main(argv=None) -> int:
     parser.add_argument("--questions", type=int, default=10, choices=range(1, 11))
     parser.add_argument("--think", type=float, nargs=2, default=(2.0, 8.0), metavar=("MIN", "MAX"))
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--burst",
+        action="store_true",
+        help="open the quiz page in the same instant for every learner (no think before it)",
+    )
     args = parser.parse_args(argv)
     random.seed(args.seed)
     with tempfile.TemporaryDirectory(prefix="classroom-") as tmp:
@@ -190,7 +198,7 @@ def main(argv=None) -> int:
 
             started = time.monotonic()
             with ThreadPoolExecutor(max_workers=args.learners) as pool:
-                list(pool.map(lambda learner: learner.exam(quiz, think), learners))
+                list(pool.map(lambda learner: learner.exam(quiz, think, args.burst), learners))
             wall = time.monotonic() - started
             stored = int(manage(env, code=STORED.format(quiz=quiz)).strip().splitlines()[-1])
         finally:
