@@ -20,6 +20,7 @@ and still has to choose.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -77,6 +78,22 @@ class Topic:
             wrong = [s.choice for s in q.slips]
             if sorted(wrong) != sorted(c for c in self.choices if c != q.answer):
                 raise ValueError(f"{self.part}[{i}]: every other option needs one slip")
+
+
+def other_options(
+    answer: str,
+    names: Mapping[str, tuple[str, str]],
+    feedback: Mapping[str, str],
+    suffix: str = "",
+) -> tuple[Slip, ...]:
+    """A slip for every option but the answer, in the order of `names`: its (code, name)
+    from `names`, its feedback `feedback[option] + suffix`. For banks whose slips are the
+    same per option whatever the question (what the wrongly chosen option does instead)."""
+    return tuple(
+        Slip(option, code, name, feedback[option] + suffix)
+        for option, (code, name) in names.items()
+        if option != answer
+    )
 
 
 def _params_model(name: str, topics: tuple[Topic, ...]) -> type[Params]:

@@ -17,7 +17,7 @@ RayJob). Sentences are ours.
 from __future__ import annotations
 
 from problems.engine.registry import register
-from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic
+from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic, other_options
 
 FW, PAR, COLL = "framework", "parallelism-library", "collective-library"
 RT, CLUSTER = "distributed-runtime", "cluster-layer"
@@ -31,7 +31,7 @@ _NAMES = {
 
 
 def _slips(answer: str, why: dict[str, str]) -> tuple[Slip, ...]:
-    return tuple(Slip(c, *_NAMES[c], why[c]) for c in _NAMES if c != answer)
+    return other_options(answer, _NAMES, why)
 
 
 STACK = Topic(

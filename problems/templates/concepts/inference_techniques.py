@@ -19,8 +19,10 @@ time any kernel runs. Sentences are ours.
 
 from __future__ import annotations
 
+from functools import partial
+
 from problems.engine.registry import register
-from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic
+from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic, other_options
 
 PAGED, CONT, QUANT, SPEC, PREFIX = (
     "paged-kv", "continuous-batching", "quantization", "speculative-decoding", "prefix-caching",
@@ -41,10 +43,7 @@ _DOES = {
 }
 
 
-def _slips(answer: str) -> tuple[Slip, ...]:
-    return tuple(
-        Slip(c, *_NAMES[c], f"{_DOES[c]}; that is not this limit.") for c in _NAMES if c != answer
-    )
+_slips = partial(other_options, names=_NAMES, feedback=_DOES, suffix="; that is not this limit.")
 
 
 TECHNIQUE = Topic(

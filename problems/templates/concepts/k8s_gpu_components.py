@@ -17,8 +17,10 @@ when disaggregated. Sentences are ours.
 
 from __future__ import annotations
 
+from functools import partial
+
 from problems.engine.registry import register
-from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic
+from problems.templates.concepts._bank import ConceptTemplate, Question, Topic, other_options
 
 DRIVER, TOOLKIT, PLUGIN, LABELS, EXPORTER = (
     "driver", "container-toolkit", "device-plugin", "feature-discovery", "metrics-exporter",
@@ -39,12 +41,9 @@ _OP_DOES = {
 }
 
 
-def _op_slips(answer: str) -> tuple[Slip, ...]:
-    return tuple(
-        Slip(c, *_OP_NAMES[c], f"{_OP_DOES[c]}; that is not this job.")
-        for c in _OP_NAMES
-        if c != answer
-    )
+_op_slips = partial(
+    other_options, names=_OP_NAMES, feedback=_OP_DOES, suffix="; that is not this job."
+)
 
 
 OPERATOR = Topic(
@@ -116,12 +115,9 @@ _OBJ_DOES = {
 }
 
 
-def _obj_slips(answer: str) -> tuple[Slip, ...]:
-    return tuple(
-        Slip(c, *_OBJ_NAMES[c], f"{_OBJ_DOES[c]}; that is not this.")
-        for c in _OBJ_NAMES
-        if c != answer
-    )
+_obj_slips = partial(
+    other_options, names=_OBJ_NAMES, feedback=_OBJ_DOES, suffix="; that is not this."
+)
 
 
 OBJECT = Topic(

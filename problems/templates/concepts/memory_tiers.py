@@ -15,7 +15,7 @@ are ours.
 from __future__ import annotations
 
 from problems.engine.registry import register
-from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic
+from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic, other_options
 
 REG, SMEM, L2, HBM, HOST = "registers", "shared-memory", "l2-cache", "hbm", "host-memory"
 CHOICES = (REG, SMEM, L2, HBM, HOST)
@@ -29,15 +29,17 @@ MEANINGS = (
 TOO_SMALL = "The working set does not fit in that tier"
 
 
+_TIER_NAMES = {
+    REG: ("tier-registers", "Registers chosen for the wrong working set"),
+    SMEM: ("tier-shared-memory", "Shared memory chosen for the wrong working set"),
+    L2: ("tier-l2", "The L2 cache chosen for the wrong working set"),
+    HBM: ("tier-hbm", "HBM chosen for the wrong working set"),
+    HOST: ("tier-host", "Host memory chosen for the wrong working set"),
+}
+
+
 def _slips(answer: str, why: dict[str, str]) -> tuple[Slip, ...]:
-    names = {
-        REG: ("tier-registers", "Registers chosen for the wrong working set"),
-        SMEM: ("tier-shared-memory", "Shared memory chosen for the wrong working set"),
-        L2: ("tier-l2", "The L2 cache chosen for the wrong working set"),
-        HBM: ("tier-hbm", "HBM chosen for the wrong working set"),
-        HOST: ("tier-host", "Host memory chosen for the wrong working set"),
-    }
-    return tuple(Slip(c, *names[c], why[c]) for c in CHOICES if c != answer)
+    return other_options(answer, _TIER_NAMES, why)
 
 
 FITS = Topic(

@@ -17,8 +17,10 @@ accounting (Rajbhandari et al., 2020). Sentences are ours.
 
 from __future__ import annotations
 
+from functools import partial
+
 from problems.engine.registry import register
-from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic
+from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic, other_options
 
 API, SCHED, KV, RUNNER = "http-api", "scheduler", "kv-cache-manager", "model-runner"
 _JOB_NAMES = {
@@ -35,12 +37,9 @@ _JOB_DOES = {
 }
 
 
-def _job_slips(answer: str) -> tuple[Slip, ...]:
-    return tuple(
-        Slip(c, *_JOB_NAMES[c], f"{_JOB_DOES[c]}; this is another job.")
-        for c in _JOB_NAMES
-        if c != answer
-    )
+_job_slips = partial(
+    other_options, names=_JOB_NAMES, feedback=_JOB_DOES, suffix="; this is another job."
+)
 
 
 JOB = Topic(
@@ -160,12 +159,9 @@ _STACK_DOES = {
 }
 
 
-def _stack_slips(answer: str) -> tuple[Slip, ...]:
-    return tuple(
-        Slip(c, *_STACK_NAMES[c], f"{_STACK_DOES[c]}; that is not this.")
-        for c in _STACK_NAMES
-        if c != answer
-    )
+_stack_slips = partial(
+    other_options, names=_STACK_NAMES, feedback=_STACK_DOES, suffix="; that is not this."
+)
 
 
 STACK = Topic(

@@ -16,9 +16,11 @@ GPU time lost between many tiny kernels is launch overhead. Sentences are ours.
 
 from __future__ import annotations
 
+from functools import partial
+
 from problems.engine.registry import register
 from problems.templates._common import fenced
-from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic
+from problems.templates.concepts._bank import ConceptTemplate, Question, Topic, other_options
 
 MEM, COMP, LAT, LAUNCH, COPY = (
     "memory-bandwidth", "compute", "latency", "launch-overhead", "host-transfer",
@@ -39,12 +41,9 @@ _WHEN = {
 }
 
 
-def _slips(answer: str) -> tuple[Slip, ...]:
-    return tuple(
-        Slip(c, *_NAMES[c], f"{_WHEN[c]}; this profile shows otherwise.")
-        for c in _NAMES
-        if c != answer
-    )
+_slips = partial(
+    other_options, names=_NAMES, feedback=_WHEN, suffix="; this profile shows otherwise."
+)
 
 
 def _profile(intro: str, lines: str) -> str:
@@ -146,12 +145,9 @@ _TOOL_DOES = {
 }
 
 
-def _tool_slips(answer: str) -> tuple[Slip, ...]:
-    return tuple(
-        Slip(c, *_TOOL_NAMES[c], f"{_TOOL_DOES[c]}; that is not this job.")
-        for c in _TOOL_NAMES
-        if c != answer
-    )
+_tool_slips = partial(
+    other_options, names=_TOOL_NAMES, feedback=_TOOL_DOES, suffix="; that is not this job."
+)
 
 
 AMD = Topic(

@@ -13,8 +13,10 @@ the bounce buffer in host memory. Sentences are ours.
 
 from __future__ import annotations
 
+from functools import partial
+
 from problems.engine.registry import register
-from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic
+from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic, other_options
 
 NVME, PFS, OBJECT = "local-nvme", "parallel-fs", "object-storage"
 _TIER_NAMES = {
@@ -29,12 +31,9 @@ _TIER_IS = {
 }
 
 
-def _tier_slips(answer: str) -> tuple[Slip, ...]:
-    return tuple(
-        Slip(c, *_TIER_NAMES[c], f"{_TIER_IS[c]}; that does not suit this.")
-        for c in _TIER_NAMES
-        if c != answer
-    )
+_tier_slips = partial(
+    other_options, names=_TIER_NAMES, feedback=_TIER_IS, suffix="; that does not suit this."
+)
 
 
 TIER = Topic(

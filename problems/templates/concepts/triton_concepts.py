@@ -15,9 +15,11 @@ backward pass recomputing it from the saved statistics. Sentences are ours.
 
 from __future__ import annotations
 
+from functools import partial
+
 from problems.engine.registry import register
 from problems.templates._common import fenced
-from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic
+from problems.templates.concepts._bank import ConceptTemplate, Question, Slip, Topic, other_options
 
 KERNEL = fenced(
     "@triton.jit\n"
@@ -39,20 +41,15 @@ _P_NAMES = {
     FUSE: ("triton-fusion", "Fusion credited with another job"),
 }
 _P_DOES = {
-    PID: "tl.program_id says which block this instance handles",
-    ARANGE: "tl.arange gives the block's vector of element positions",
-    MASK: "the mask turns off the lanes past the end of the data",
-    GRID: "the grid sets how many instances the launch starts",
-    FUSE: "fusion keeps a chain of steps in one kernel, in registers",
+    PID: "In Triton tl.program_id says which block this instance handles",
+    ARANGE: "In Triton tl.arange gives the block's vector of element positions",
+    MASK: "In Triton the mask turns off the lanes past the end of the data",
+    GRID: "In Triton the grid sets how many instances the launch starts",
+    FUSE: "In Triton fusion keeps a chain of steps in one kernel, in registers",
 }
 
 
-def _p_slips(answer: str) -> tuple[Slip, ...]:
-    return tuple(
-        Slip(c, *_P_NAMES[c], f"In Triton {_P_DOES[c]}; that is not this.")
-        for c in _P_NAMES
-        if c != answer
-    )
+_p_slips = partial(other_options, names=_P_NAMES, feedback=_P_DOES, suffix="; that is not this.")
 
 
 PROGRAM = Topic(
@@ -120,10 +117,7 @@ _F_IS = {
 }
 
 
-def _f_slips(answer: str) -> tuple[Slip, ...]:
-    return tuple(
-        Slip(c, *_F_NAMES[c], f"{_F_IS[c]}; that is not this.") for c in _F_NAMES if c != answer
-    )
+_f_slips = partial(other_options, names=_F_NAMES, feedback=_F_IS, suffix="; that is not this.")
 
 
 FLASH = Topic(
