@@ -36,3 +36,29 @@ CONTRACT["dcgm-dmon-activity"] = (
         ("generator", 3),
     ],
 )
+CONTRACT["amd-smi-placement"] = (
+    {"layout", "ranks", "sample"},
+    {"gpus": ("", Kind.INTEGER), "verdict": ("", CHOICE)},
+    [("layout", "stalled"), ("ranks", 0), ("ranks", 9), ("sample", -1)],
+)
+CONTRACT["burn-in-acceptance"] = (
+    {
+        "accelerator",
+        "nodes",
+        "keep_pct",
+        "slow",
+        "diag_fail",
+        "residual_fail",
+        "rail_fail",
+        "sample",
+    },  # fmt: skip
+    {"threshold": ("TFLOP/s", NUMERIC), "accepted": ("", Kind.INTEGER)},
+    [
+        ("accelerator", "mi300x"),
+        ("nodes", 14),
+        ("keep_pct", 90),
+        ("slow", 4),
+        ("rail_fail", 3),
+        ("sample", -1),
+    ],  # fmt: skip
+)
