@@ -10,7 +10,9 @@ Google's ICI). The software part is a bank of situations (problems/templates/con
 _bank.py) on what each stack supports: CUDA C++ kernels compile for NVIDIA only and are
 ported to AMD with HIP; PyTorch and Triton have ROCm builds; FlashAttention-3 targets
 Hopper; JAX compiles through XLA for TPUs; Trainium and Inferentia run through AWS's
-Neuron SDK; vLLM runs on Gaudi through Intel's plugin (the projects' documentation).
+Neuron SDK; vLLM runs on Gaudi through Intel's plugin (the projects' documentation);
+the MI355X (gfx950) is supported from ROCm 7.0 (the ROCm 7.0.0 release notes, e.g.
+hipFFT's "Added gfx950 support"; ROCm's GPU specifications table gives gfx950).
 Sentences are ours.
 
 Four parts in one variant draw from four different vendors; the leader on the asked
@@ -117,6 +119,18 @@ SOFTWARE = Topic(
                   "PyTorch code thought to run on any accelerator",
                   "On Inferentia a model is compiled through Neuron; custom CUDA code has "
                   "no place there."),),
+        ),
+        Question(
+            "A PyTorch training image built on ROCm 6.2, which runs well on MI300X "
+            "nodes, moved unchanged to new AMD Instinct MI355X nodes.",
+            WORK,
+            "the MI355X is gfx950, which ROCm supports from 7.0; a ROCm 6.2 build carries "
+            "no gfx950 kernels, so rebuild on a ROCm 7 image (and check the node's "
+            "driver and firmware against that release's notes).",
+            (Slip(AS_IS, "rocm-build-covers-newer-gpu",
+                  "A ROCm build thought to cover a GPU newer than the build",
+                  "A ROCm build holds kernels for the GPU targets its release knew; gfx950 "
+                  "arrived in ROCm 7.0, after 6.2."),),
         ),
     ),
 )  # fmt: skip
