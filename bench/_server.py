@@ -110,14 +110,18 @@ def free_port() -> int:
 
 
 @contextmanager
-def gunicorn(env: dict[str, str], *, workers: int, port: int = 0, extra=()) -> Iterator[str]:
+def gunicorn(
+    env: dict[str, str], *, workers: int, port: int = 0, extra=(), log: Path | None = None
+) -> Iterator[str]:
     """The service on gunicorn (`workers` sync workers unless `extra` says otherwise) on
     `port` (0: a free one); yields its base URL and stops it on the way out. A port
-    someone else listens on is refused: the bench would time their server."""
+    someone else listens on is refused: the bench would time their server. With `log`,
+    the server's output (its JSON request lines) goes to that file, as to a collector."""
     port = port or free_port()
     with socket.socket() as s:
         if s.connect_ex(("127.0.0.1", port)) == 0:
             raise RuntimeError(f"port {port} is taken: pass another --port (or 0)")
+    sink = log.open("ab") if log else None
     server = subprocess.Popen(
         [
             GUNICORN,
@@ -133,6 +137,8 @@ def gunicorn(env: dict[str, str], *, workers: int, port: int = 0, extra=()) -> I
         ],
         cwd=ROOT,
         env=env,
+        stdout=sink,
+        stderr=subprocess.STDOUT if sink else None,
     )
     try:
         wait_for(port, server)
@@ -143,6 +149,8 @@ def gunicorn(env: dict[str, str], *, workers: int, port: int = 0, extra=()) -> I
             server.wait(timeout=30)
         except subprocess.TimeoutExpired:
             server.kill()
+        if sink:
+            sink.close()
 
 
 def cpu_seconds() -> dict[tuple[str, int], float]:

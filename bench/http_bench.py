@@ -184,6 +184,13 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--port", type=int, default=0, help="0: a free port")
+    parser.add_argument(
+        "--observability",
+        choices=("on", "off"),
+        default="on",
+        help="on (default): metrics in multiprocess files and one JSON log line per request "
+        "to a file, as deployed; off: neither, for the comparison",
+    )
     parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.prepare:
@@ -191,6 +198,9 @@ def main() -> None:
         return
     with throwaway_database(args.database_url, "http_bench") as env:
         work = Path(tempfile.mkdtemp(prefix="burnin-bench-"))
+        env["BENCH_OBSERVABILITY"] = args.observability
+        if args.observability == "on":
+            env.update(METRICS_DIR=str(work / "metrics"), LOG_FORMAT="json")
         started = time.monotonic()
         run_step(
             "bench/http_bench.py",
@@ -225,13 +235,14 @@ def main() -> None:
         )
         with (
             autovacuum(env["DATABASE_URL"]),
-            gunicorn(env, workers=args.workers, port=args.port) as base,
+            gunicorn(env, workers=args.workers, port=args.port, log=work / "server.log") as base,
         ):
             _smoke(f"{base}/bench/floor/", None, b"{}")
             _smoke(f"{base}/bench/floor-token/", fixture["floor_token"], b"{}")
             results, counts = _drive(base, args, fixture, submit_lua, floor_lua, token_lua)
         stored = _count_responses(env)
-    _report(results, args, stored, counts, len(fixture["entries"]))
+        logged = _request_lines(work / "server.log")
+    _report(results, args, stored, counts, len(fixture["entries"]), logged)
 
 
 def _drive(base: str, args, fixture, submit_lua: Path, floor_lua: Path, token_lua: Path):
@@ -271,13 +282,20 @@ def _count_responses(env) -> int:
         return conn.execute("SELECT count(*) FROM assess_response").fetchone()[0]
 
 
-def _report(results, args, stored: int, counts, first_tries: int) -> None:
+def _request_lines(log: Path) -> int:
+    """JSON request lines the server wrote (one per request when observability is on)."""
+    with log.open("rb") as f:
+        return sum(1 for line in f if line.startswith(b"{") and b'"event": "request"' in line)
+
+
+def _report(results, args, stored: int, counts, first_tries: int, logged: int) -> None:
     sent_2xx, created, sent = counts
     floor = statistics.median(r["rps"] for r in results["floor (no auth)"])
     token_floor = statistics.median(r["rps"] for r in results["floor (token)"])
     print(
         f"\n{args.rounds} rounds x {args.seconds} s, wrk -t{args.threads} "
-        f"-c{args.connections}, gunicorn {args.workers} sync workers, DEBUG=0, PostgreSQL\n"
+        f"-c{args.connections}, gunicorn {args.workers} sync workers, DEBUG=0, PostgreSQL, "
+        f"metrics and request logs {args.observability} ({logged:,} JSON request lines)\n"
     )
     print(
         "| endpoint | req/s (median) | x floor | x token floor | p50 ms | p99 ms | non-2xx "
