@@ -38,11 +38,14 @@ def _text(request) -> str:
     return (request.POST.get("text") or "")[: MAX_TEXT + 1]
 
 
-def _problems(request, course, text: str, slug: str | None) -> list[Problem]:
+def _read(request, course, text: str, slug: str | None) -> tuple[queries.Read, list[Problem]]:
+    """The text read once: (what it holds, its problems by field, read and checked)."""
     read = queries.read_text(text)
     if read.problems:
-        return read.problems
-    return services.document_problems(user=request.user, course=course, data=read.data, slug=slug)
+        return read, read.problems
+    return read, services.document_problems(
+        user=request.user, course=course, data=read.data, slug=slug
+    )
 
 
 @login_required
@@ -116,7 +119,7 @@ def authored_check(request, slug: str):
     """The problems by field, as a fragment the editor swaps in while the author types."""
     course = _course(request, slug)
     template = request.POST.get("template") or None
-    problems = _problems(request, course, _text(request), template)
+    _, problems = _read(request, course, _text(request), template)
     return render(request, T + "_problems.html", {"problems": problems, "live": True})
 
 
@@ -134,10 +137,9 @@ def authored_preview(request, slug: str):
         else None
     )
     text = _text(request)
-    problems = _problems(request, course, text, template_slug)
+    read, problems = _read(request, course, text, template_slug)
     preview = None
     if not problems:
-        read = queries.read_text(text)
         preview = services.document_preview(
             user=request.user, course=course, data=read.data, slug=template_slug
         )
