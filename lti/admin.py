@@ -1,10 +1,21 @@
 """Admin: read-mostly views of what lti records; writes belong to the services (a
 resend is the instructor's action, on the quiz's LMS grades page or the API)."""
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
+from django.urls import reverse
+from django.utils import timezone
 from lti_tool.models import LtiDeployment
 
-from lti.models import DeploymentCourse, DeploymentQuiz, LineItem, ResourceLinkQuiz, ScoreSync
+from lti import dynamic_registration
+from lti.models import (
+    DeploymentCourse,
+    DeploymentQuiz,
+    LineItem,
+    RegistrationInvite,
+    ResourceLinkQuiz,
+    ScoreSync,
+)
 
 
 @admin.register(ResourceLinkQuiz)
@@ -66,3 +77,73 @@ class LtiDeploymentAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request) -> bool:
         return False  # deployments are added with their registration
+
+
+class InviteForm(forms.ModelForm):
+    days = forms.IntegerField(
+        min_value=1,
+        max_value=dynamic_registration.MAX_DAYS,
+        initial=dynamic_registration.DEFAULT_DAYS,
+        help_text="How long the URL stays usable.",
+    )
+
+    class Meta:
+        model = RegistrationInvite
+        fields = ["label", "courses"]
+
+
+@admin.register(RegistrationInvite)
+class RegistrationInviteAdmin(admin.ModelAdmin):
+    """Where staff mint a one-time LTI Dynamic Registration URL for an LMS administrator:
+    the courses it lists become the new deployment's authorised courses. The URL is shown
+    once, after saving; only its hash is kept. Revoke one that is no longer wanted."""
+
+    list_display = ["label", "created_by", "created_at", "expires_at", "state"]
+    filter_horizontal = ["courses"]
+    readonly_fields = ["created_by", "expires_at", "used_at", "revoked_at", "registration"]
+    actions = ["revoke"]
+
+    def get_form(self, request, obj=None, **kwargs):
+        if obj is None:
+            kwargs["form"] = InviteForm
+        return super().get_form(request, obj, **kwargs)
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ["label", "courses", "days"]
+        return ["label", "courses", *self.readonly_fields]
+
+    def get_readonly_fields(self, request, obj=None):
+        if obj is None:
+            return []
+        return ["label", "courses", *self.readonly_fields]  # what a URL grants is fixed
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return obj is None or super().has_change_permission(request, obj)
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            return
+        token = dynamic_registration.invite_prepare(
+            obj, user=request.user, days=form.cleaned_data["days"]
+        )
+        obj.save()
+        url = request.build_absolute_uri(reverse("lti-register", args=[token]))
+        messages.warning(
+            request,
+            f"The registration URL, shown only now: {url} (paste it into the LMS's dynamic "
+            "registration field; it works once).",
+        )
+
+    @admin.display(description="State")
+    def state(self, obj) -> str:
+        if obj.used_at:
+            return "used"
+        if obj.revoked_at:
+            return "revoked"
+        return "expired" if obj.expires_at <= timezone.now() else "usable"
+
+    @admin.action(description="Revoke the selected registration URLs")
+    def revoke(self, request, queryset):
+        for invite in queryset:
+            dynamic_registration.invite_revoke(user=request.user, invite=invite)

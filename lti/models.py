@@ -164,3 +164,36 @@ class DeploymentQuiz(models.Model):
 
     def __str__(self):
         return f"{self.deployment} -> quiz {self.quiz_id}"
+
+
+class RegistrationInvite(models.Model):
+    """A one-time LTI Dynamic Registration URL minted by staff (lti.dynamic_registration).
+
+    It carries the Burn-in courses the deployment it creates may launch into (the allow-
+    list of DeploymentCourse, decided once by the person who mints it), expires, and can
+    be revoked. Only a hash of its secret is stored: the URL is shown once, at minting.
+    `registration` is set when an LMS used it; a used invite cannot register again."""
+
+    token_hash = models.CharField(max_length=64, unique=True)
+    label = models.CharField(max_length=200, help_text="Which LMS this URL is for.")
+    courses = models.ManyToManyField("curricula.Course", related_name="+", blank=True)
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    used_at = models.DateTimeField(null=True, blank=True)
+    registration = models.OneToOneField(
+        "lti_tool.LtiRegistration",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="burnin_invite",
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "dynamic registration URL"
+
+    def __str__(self):
+        return self.label

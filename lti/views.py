@@ -25,6 +25,7 @@ from pylti1p3.exception import LtiException, OIDCException
 
 from api_common.service_errors import Conflict
 from assess.selectors import user_can_manage_quiz
+from lti import dynamic_registration
 from lti.deep_linking import (
     deep_link_deployment,
     deep_link_forget,
@@ -187,3 +188,29 @@ def deep_link(request, launch_id: str):
         "authorised": authorised_courses(deployment=deployment),
     }
     return render(request, "lti/deep_link_picker.html", context)
+
+
+@require_GET
+def dynamic_register(request, token: str):
+    """LTI Dynamic Registration: the LMS opens this one-time URL in its registration
+    window (lti.dynamic_registration). The page may be framed by the LMS that opened it;
+    on success it posts `org.imsglobal.lti.close` to that window."""
+    config_url = request.GET.get("openid_configuration") or None
+    try:
+        registration = dynamic_registration.register(
+            token=token,
+            openid_configuration=config_url,
+            registration_token=request.GET.get("registration_token") or None,
+            absolute=lambda name: request.build_absolute_uri(reverse(name)),
+        )
+    except dynamic_registration.Refused as err:
+        response = render(
+            request, "lti/registration_refused.html", {"reason": err.reason}, status=err.status
+        )
+    else:
+        courses = registration.burnin_invite.courses.order_by("title")
+        response = render(request, "lti/registered.html", {"courses": courses})
+    response.xframe_options_exempt = True
+    response._csp_replace = {"frame-ancestors": origins_of(config_url or "") or ["'none'"]}
+    response["Cache-Control"] = "no-store"
+    return response

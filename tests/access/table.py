@@ -346,6 +346,13 @@ TABLE: dict[tuple[str, str], Row] = {
     ("lti-deep-link", "GET"): Row(
         "a deep-linking request that is not the user's", "404 404 404 404 404 404 404", LAUNCH
     ),
+    # a registration URL's secret is the only gate (the LMS opens it with no session):
+    # an unknown one is a 404 to everyone, staff included (tests/lti/test_dynamic_registration)
+    ("lti-register", "GET"): Row(
+        "a dynamic registration URL no one minted",
+        "404 404 404 404 404 404 404",
+        lambda w: {"token": "not-minted"},
+    ),
     ("home", "GET"): Row("the home page", "200 200 200 200 200 200 200"),
     ("healthz", "GET"): Row("the health check", "200 200 200 200 200 200 200"),
     ("readyz", "GET"): Row("the readiness check", "200 200 200 200 200 200 200"),
