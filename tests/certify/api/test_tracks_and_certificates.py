@@ -50,7 +50,7 @@ def test_tracks_list_every_track_with_lessons_and_exam(loaded_tracks, alice):
     )
     assert fleet["exam"] == {
         "quiz": track.exam_id,
-        "time_limit_minutes": 60,
+        "time_limit_minutes": 90,
         "pass_mark": 0.8,
         "cooldown_days": 7,
         "questions": track.exam.slots.count(),
