@@ -18,12 +18,17 @@ a wrong answer is readable and wrong by a factor no misconception detector knows
 Incident drills are not 2PL items (they are scored by their own rubric): a simulated
 learner submits a drill's right diagnosis with the chance of an average item (a = 1,
 b = 0) at their ability, a wrong fault kind otherwise, and drills stay out of the fit.
-Without a calibration or given parameters, each template gets a = 1 and b drawn from
-N(0, 1) with the seed (said in the result), which shows how the exam's length decides
-accuracy, not how hard today's templates are. Given or drawn parameters are stored as
-the latest calibration inside the transaction, so the forms are assembled on them as a
-calibrated track's are (certify.forms); the result says how exposed the most drawn
-template was and how far the forms' expected scores at the cut spread.
+Without a calibration or given parameters, each template gets a typical item's
+parameters: a = 1.7 and b drawn from N(0, 1) with the seed (said in the result), which
+shows how the exam's length decides accuracy, not how hard today's templates are. 1.7 is
+a discrimination of 1 on the normal-ogive scale (D = 1.702) written on our logistic
+scale, the conventional "typical" item, and the one that reproduces both of issue 41's
+anchors (6 such items decide about 0.84 of learners right at theta = 0.5, 20 about 0.9);
+a = 1 on the logistic scale is a flatter item than that (20 of them: about 0.87). Given
+or drawn parameters are stored as the latest calibration inside the transaction, so the
+forms are assembled on them as a calibrated track's are (certify.forms); the result
+says how exposed the most drawn template was and how far the forms' expected scores at
+the cut spread.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ from certify.services.exam_decisions import MIN_ITEM_RESPONSES
 from problems.drills.faults.base import FAULT_KINDS
 
 MAX_LEARNERS = 5000
+TYPICAL_DISCRIMINATION = 1.7  # normal-ogive 1 on the logistic scale (see above)
 
 
 @dataclass(frozen=True)
@@ -92,7 +98,8 @@ def parameters_for(track: Track, rng: random.Random, given: dict | None) -> tupl
         found = {i.template_slug: (i.discrimination, i.difficulty) for i in latest.items.all()}
         if all(t in found for t in templates):
             return {t: found[t] for t in templates}, f"calibration {latest.pk}"
-    return {t: (1.0, rng.gauss(0, 1)) for t in templates}, "drawn: a = 1, b ~ N(0, 1)"
+    drawn = {t: (TYPICAL_DISCRIMINATION, rng.gauss(0, 1)) for t in templates}
+    return drawn, f"drawn: a = {TYPICAL_DISCRIMINATION}, b ~ N(0, 1)"
 
 
 def _learners(n: int, seed: int, track: Track) -> list:

@@ -85,3 +85,34 @@ def test_unknown_track_or_missing_parameters_exit_2(tracks, tmp_path):
     with pytest.raises(CommandError, match="no parameters for"):
         _simulate("--track", "inference-serving-oncall", "--parameters", str(path))
     assert Track.objects.count() == 3
+
+
+def test_without_a_calibration_templates_are_drawn_as_typical_items(tracks):
+    """No calibration and no --parameters: every template a typical item (a = 1.7, the
+    normal-ogive 1 on the logistic scale), difficulties drawn from N(0, 1) by the seed;
+    a complete calibration is used instead once there is one."""
+    import random
+
+    from certify.services.simulation import TYPICAL_DISCRIMINATION, parameters_for
+
+    track = tracks["inference-serving-oncall"]
+    params, source = parameters_for(track, random.Random(4), None)
+    assert source == "drawn: a = 1.7, b ~ N(0, 1)" and TYPICAL_DISCRIMINATION == 1.7
+    assert {a for a, _ in params.values()} == {1.7}
+    difficulties = [b for _, b in params.values()]
+    assert (
+        len(set(difficulties)) == len(difficulties)
+        and -4 < min(difficulties) < 0 < max(difficulties) < 4
+    )
+    assert parameters_for(track, random.Random(4), None) == (params, source)
+
+    calibration = Calibration.objects.create(
+        learners=1, responses=1, log_likelihood=0.0, iterations=1, converged=True
+    )
+    calibration.items.bulk_create(
+        calibration.items.model(calibration=calibration, template_slug=t, discrimination=0.9,
+                                difficulty=0.1, se_discrimination=0.1, se_difficulty=0.1, n=300)
+        for t in params
+    )  # fmt: skip
+    fitted, source = parameters_for(track, random.Random(4), None)
+    assert source == f"calibration {calibration.pk}" and set(fitted.values()) == {(0.9, 0.1)}
