@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 
-from assess.scoring import Rules, part_score, question_score
+from assess.scoring import TRIES_CEILING, Rules, part_score, question_score
 
 HINT_MODES = ("practice", "homework")  # Quiz.Mode values; this module stays pure
 
@@ -93,13 +93,28 @@ CLOSED_MESSAGES = {
     Closed.EXHAUSTED: "You have used every try allowed on this part.",
     Closed.SUBMITTED: "This drill's diagnosis was submitted; a drill is submitted once.",
 }
+# A part closed by the ceiling (a quiz with no limit of its own): the refusal names it.
+CEILING_MESSAGE = (
+    f"This part has taken {TRIES_CEILING} tries, the most any part takes; ask for another "
+    "variant of the question to keep practising."
+)
+
+
+def closed_message(closed: Closed, rules: Rules) -> str:
+    """Why a part takes no more tries, as the refusal and the pages say it: a quiz with
+    no limit of its own (or one above the ceiling) that ran into the ceiling names it."""
+    own_limit = rules.tries is not None and rules.tries <= TRIES_CEILING
+    if closed == Closed.EXHAUSTED and not own_limit:
+        return CEILING_MESSAGE
+    return CLOSED_MESSAGES[closed]
 
 
 @dataclass(frozen=True)
 class PartPolicy:
     name: str
     tries: int  # valid answers stored
-    tries_left: int | None  # immediate feedback: None unlimited; deferred: None
+    tries_left: int | None  # immediate feedback: None if the quiz sets no limit (the
+    # part still closes at TRIES_CEILING tries); deferred: None
     closed: Closed | None  # immediate feedback: why no more tries are taken
     accepts: bool  # the learner may send an answer now
     show_grades: bool  # correctness, score, misconception and feedback of its tries
@@ -107,6 +122,7 @@ class PartPolicy:
     score: float  # what the part earns under the quiz's rules (shown with show_grades)
     hints_used: int = 0  # hints asked from this part
     can_hint: bool = False  # the learner may ask for a hint from this part now
+    closed_message: str = ""  # why it is closed, as refusals and pages say it
 
 
 @dataclass(frozen=True)
@@ -150,9 +166,9 @@ def part_policy(
         closed = Closed.SOLVED
     elif revealed:
         closed = Closed.REVEALED
-    elif limit is not None and len(tries) >= limit:
-        closed = Closed.EXHAUSTED
-    left = None if limit is None else max(0, limit - len(tries))
+    elif len(tries) >= (TRIES_CEILING if limit is None else min(limit, TRIES_CEILING)):
+        closed = Closed.EXHAUSTED  # its own limit, or the ceiling every part has
+    left = None if limit is None else max(0, min(limit, TRIES_CEILING) - len(tries))
     show_answer = closed is not None or over or not learner
     accepts = learner and not over and closed is None
     return PartPolicy(
@@ -166,6 +182,7 @@ def part_policy(
         score,
         hints,
         accepts and offered,
+        closed_message(closed, rules) if closed is not None else "",
     )
 
 
@@ -223,6 +240,12 @@ def _drill_parts(policies: dict[str, PartPolicy], rules: Rules) -> dict[str, Par
     out = {}
     for name, pp in policies.items():
         if not rules.deferred and submitted:
-            pp = replace(pp, closed=Closed.SUBMITTED, show_answer=True, tries_left=0)
+            pp = replace(
+                pp,
+                closed=Closed.SUBMITTED,
+                closed_message=CLOSED_MESSAGES[Closed.SUBMITTED],
+                show_answer=True,
+                tries_left=0,
+            )
         out[name] = replace(pp, accepts=False, can_hint=False)
     return out

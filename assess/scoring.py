@@ -6,7 +6,10 @@ How a part scores depends on when its grade is seen (`Rules`):
   The part scores its first correct try within the quiz's limit, less `penalty_per_try`
   for each try before it; with no correct try, the best try by the same reckoning (a
   partially credited estimate), and never below 0. Tries past the limit cannot be
-  stored (the service refuses them); they are ignored here all the same.
+  stored (the service refuses them); they are ignored here all the same. A quiz with no
+  limit of its own still closes a part at TRIES_CEILING tries (assess.policy): an
+  answer's statement reads the question's tries, so its cost must stay bounded
+  however long a learner keeps practising one variant.
 - Deferred feedback (exams, certifications, any quiz set to later feedback): the learner
   may change an answer until the finish; the last saved answer counts.
 
@@ -24,6 +27,11 @@ from dataclasses import dataclass
 
 IMMEDIATELY = "immediately"  # Quiz.Feedback.IMMEDIATELY, kept here so this stays pure
 HOMEWORK = "homework"  # Quiz.Mode.HOMEWORK
+# The most tries one part takes under immediate feedback, whatever the quiz allows: past
+# it a learner asks for another variant (a new question, tries from zero). 30 is about
+# ten times what a learner who is still learning from the feedback takes (practice's
+# median is 1-2 tries a part), and keeps an answer's read of its question's tries small.
+TRIES_CEILING = 30
 
 
 @dataclass(frozen=True)

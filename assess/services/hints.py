@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from api_common.service_errors import Conflict
 from assess.models import Attempt, Hint, Question
-from assess.policy import CLOSED_MESSAGES, hints_offered
+from assess.policy import closed_message, hints_offered
 from assess.scoring import Rules
 from assess.selectors.hints import question_hints
 from assess.services.part_checks import check_part_of, part_closed
@@ -60,7 +60,7 @@ def hint_request(
             revealed = current.reveals.filter(part=part).exists()
             closed = part_closed(question=current, part=part, rules=rules, revealed=revealed)
             if closed is not None:
-                raise Conflict(CLOSED_MESSAGES[closed])
+                raise Conflict(closed_message(closed, rules))
         shown = sum(int(n) for n in current.hints.values())
         if shown >= len(hints):
             return HintShown(hints[-1], recorded=False)

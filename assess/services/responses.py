@@ -12,7 +12,7 @@ from api_common.rows import insert, inserted
 from api_common.service_errors import Conflict, IdempotencyMismatch, InvalidInput, UnreadableAnswer
 from assess import skills as skill_map
 from assess.models import RESPONSE_KEYS, Attempt, Question, Response, Reveal
-from assess.policy import CLOSED_MESSAGES, part_policy
+from assess.policy import part_policy
 from assess.scoring import Rules
 from assess.selectors.locked import locked_state
 from assess.services.first_tries import first_try_store
@@ -67,7 +67,7 @@ def _check_part_open(
         learner=True,
     )
     if policy.closed is not None:
-        raise Conflict(CLOSED_MESSAGES[policy.closed])
+        raise Conflict(policy.closed_message)
     return not earlier
 
 

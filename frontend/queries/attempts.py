@@ -17,7 +17,7 @@ from django.utils import timezone
 from assess import selectors
 from assess.mastery.practice import change_note
 from assess.models import Attempt, Hint, MasteryEvent, Question, Quiz, Response, Reveal
-from assess.policy import CLOSED_MESSAGES, attempt_over, grades_visible, hints_offered
+from assess.policy import attempt_over, grades_visible, hints_offered
 from assess.scoring import Rules
 from assess.selectors.hints import question_hint_total, question_hints
 from curricula.models import Lesson
@@ -45,7 +45,7 @@ class PartView:
     answer: str  # the correct value, only when the policy shows it
     accepts: bool  # an answer box: the learner may send a try now
     tries_left: int | None  # immediate feedback with a limit; else None
-    closed_message: str  # why the part takes no more tries (CLOSED_MESSAGES)
+    closed_message: str  # why the part takes no more tries (PartPolicy.closed_message)
     can_reveal: bool  # a "Show the answer" button
     can_hint: bool = False  # a "Hint" button (practice and homework, the part still open)
     hints: tuple = ()  # the problems.engine.hints.Hint shown when asked from this part
@@ -173,7 +173,7 @@ def _part_view(
         answer=answer_text(part) if pp.show_answer else "",
         accepts=accepts,
         tries_left=pp.tries_left,
-        closed_message=CLOSED_MESSAGES[pp.closed] if pp.closed else "",
+        closed_message=pp.closed_message,
         can_reveal=accepts and policy.can_reveal,
         mastery_note=(
             _mastery_note(latest, pp.tries, question, moved, counted)

@@ -191,6 +191,23 @@ def test_the_last_allowed_try_shows_the_answer_and_closes_the_part(walk):
     assert Response.objects.filter(attempt=w.attempt).count() == 3
 
 
+def test_practice_closes_a_part_at_the_tries_ceiling_and_offers_another_variant(walk):
+    """Practice sets no limit, yet a part takes at most TRIES_CEILING tries (issue 43):
+    the page says so and offers another variant; a further post is refused, not lost."""
+    from assess.scoring import TRIES_CEILING
+
+    w = walk(Quiz.Mode.PRACTICE, Quiz.Feedback.IMMEDIATELY)
+    for k in range(TRIES_CEILING):
+        w.answer(str(1000 + k))
+    html = w.page()
+    assert f"This part has taken {TRIES_CEILING} tries" in html and "Another variant" in html
+    assert_shown(html, w.question)
+    assert "tries left" not in html
+    refused = w.client.post(w.q_url + "answer/", {"part-weights": right_text(w.part)}, follow=True)
+    assert f"{TRIES_CEILING} tries, the most any part takes" in refused.content.decode()
+    assert Response.objects.filter(attempt=w.attempt).count() == TRIES_CEILING
+
+
 @pytest.mark.parametrize(("mode", "tries", "penalty"), IMMEDIATE)
 def test_a_reveal_shows_the_answer_and_the_answer_cannot_be_typed_back(walk, mode, tries, penalty):
     w = start_immediate(walk, mode, tries, penalty)

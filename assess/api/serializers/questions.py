@@ -76,7 +76,9 @@ class PartStatusSerializer(PlainRepresentation, serializers.Serializer):
 
     tries = serializers.IntegerField(help_text="Answers stored for this part.")
     tries_left = serializers.IntegerField(
-        allow_null=True, help_text="Immediate feedback with a try limit; else null."
+        allow_null=True,
+        help_text="Immediate feedback with a try limit of the quiz's own; else null (a part "
+        "still closes at 30 tries, `closed: exhausted`).",
     )
     closed = serializers.ChoiceField(
         choices=["solved", "revealed", "exhausted", "submitted"],

@@ -45,8 +45,10 @@ MODE_HELP = (
     "or after the close, never immediately)."
 )
 TRIES_HELP = (
-    "Immediate feedback only: graded tries per part; null for unlimited. A part closes "
-    "after its last allowed try, and then shows its answer."
+    "Immediate feedback only: graded tries per part (at most 30); null for no limit of "
+    "the quiz's own, where a part still closes at 30 tries (a further answer is a 409 "
+    "naming the limit: ask for a new variant). A part closes after its last allowed "
+    "try, and then shows its answer."
 )
 COUNTING_HELP = (
     "Which closed attempt is the learner's grade (and the score sent to an LMS "
@@ -233,7 +235,7 @@ class QuizCreateSerializer(serializers.Serializer):
         max_value=MAX_TRIES,
         required=False,
         allow_null=True,
-        help_text=f"{TRIES_HELP} Default: 3 for homework, unlimited for practice. Refused "
+        help_text=f"{TRIES_HELP} Default: 3 for homework, null for practice. Refused "
         "(400) with later feedback, where the last saved answer counts.",
     )
     penalty_per_try = StrictFloatField(

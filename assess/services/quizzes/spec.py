@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 
 from assess.models import Quiz
 from assess.models.quiz import validate_template_pool
+from assess.scoring import TRIES_CEILING
 from curricula.models import Course, Lesson
 from problems.engine import registry
 
@@ -36,7 +37,7 @@ _DEFAULT_TRIES = {Quiz.Mode.HOMEWORK: 3}
 MAX_TIME_LIMIT = timedelta(days=7)
 MAX_ATTEMPTS = 100
 MAX_POINTS = 1000
-MAX_TRIES = 100
+MAX_TRIES = TRIES_CEILING  # a part takes no more under any quiz (assess.scoring)
 MAX_SLOTS = 100
 
 
