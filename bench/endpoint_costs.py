@@ -72,11 +72,46 @@ def _fixture(calls: int):
             later.append(call)
     # consecutive calls on different attempts, as a class answering would send them
     first = [first[q * slots + s] for s in range(slots) for q in range(learners)]
+    at_ceiling = _practised_to_the_ceiling(practice, learners, slots)
 
     exam, tokens = exam_with_learners(
         staff=staff, course=course, title="Exam", learners=calls + 30, prefix="bench-e"
     )
-    return {"practice": (first, later), "exam": (exam.pk, tokens), "floor_token": tokens[0]}
+    return {
+        "practice": (first, later, at_ceiling),
+        "exam": (exam.pk, tokens),
+        "floor_token": tokens[0],
+    }
+
+
+def _practised_to_the_ceiling(practice, learners: int, slots: int) -> list:
+    """Calls that are each part's last allowed try: other learners whose every part
+    already holds TRIES_CEILING - 1 wrong tries (stored in bulk, as the service would
+    have: valid, wrong, no evidence), so the answer reads 29 earlier tries of its part."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from assess.models import Response
+    from assess.scoring import TRIES_CEILING
+    from assess.services.attempts import attempt_start
+
+    calls, rows = [], []
+    for n in range(learners):
+        user = get_user_model().objects.create_user(username=f"bench-c{n}", password=None)
+        token = Token.objects.create(user=user).key
+        attempt, _ = attempt_start(quiz=practice, learner=user)
+        for q in attempt.questions.order_by("order"):
+            part = next(p for p in q.answers if p["kind"] == "numeric")
+            for k in range(TRIES_CEILING - 1):
+                rows.append(Response(attempt=attempt, question=q, part=part["name"],
+                                     raw=f"{1000 + k}", parsed_value=1000 + k, correct=False,
+                                     score=0.0, idempotency_key=f"pre-{q.pk}-{k}"))  # fmt: skip
+            wrong = f"{float(part['value']) * 1.37:.6g} {part.get('unit', '')}"
+            calls.append(
+                (f"/api/attempts/{attempt.pk}/responses/", token, q.pk, part["name"], wrong)
+            )
+    Response.objects.bulk_create(rows, batch_size=2000)
+    return [calls[q * slots + s] for s in range(slots) for q in range(learners)]
 
 
 def _measure(fn, args_list, *, warm: int) -> dict:
@@ -211,13 +246,14 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
     def finish(attempt, token, _questions):
         post(f"/api/attempts/{attempt}/finish/", token, code=200)
 
-    first, later = data["practice"]
+    first, later, at_ceiling = data["practice"]
     n = calls + warm + 1
     endpoints = {
         "floor (no auth)": (lambda: post("/bench/floor/", None), [()] * n),
         "floor (token)": (lambda: post("/bench/floor-token/", data["floor_token"]), [()] * n),
         "practice answer (first try)": (answer, first[:n]),
         "practice answer (later try)": (answer, later[:n]),
+        "practice answer (try 30, the ceiling)": (answer, at_ceiling[:n]),
         "exam start (5 questions)": (start, [(t,) for t in exam_tokens[:n]]),
         "exam read attempt": (read, None),
         "exam answer": (exam_answer, None),
