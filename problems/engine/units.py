@@ -384,7 +384,9 @@ def _symbol(parts: list[tuple[str, str | None, int]]) -> str:
     den = [fmt(sym, -e) for sym, _, e in parts if e < 0]
     out = "·".join(num)
     if den:
-        out = (out or "1") + ("/" + den[0] if len(den) == 1 else "/(" + "·".join(den) + ")")
+        # "tok/s/kW", not "tok/(s·kW)": the symbol is read back by this grammar (an
+        # answer's unit is converted from it), and the grammar has no parentheses.
+        out = (out or "1") + "".join("/" + d for d in den)
     return out
 
 
