@@ -72,7 +72,9 @@ def _world(tracks):
     from lti_tool.models import LtiDeployment, LtiRegistration
 
     learner = UserFactory(username="drill-learner")
-    quiz = QuizFactory(slots=[["weights-memory"]])
+    # An exam: its saves never close the part (a practice part closes on a right answer
+    # or at the tries ceiling, which would end the writer mid-backup).
+    quiz = QuizFactory(mode="exam", slots=[["weights-memory"]])
     attempt, _ = attempt_start(quiz=quiz, learner=learner)
     question = attempt.questions.get()
     capstone = Capstone.objects.create(learner=learner, course=CourseFactory(), seed=3)
