@@ -111,7 +111,7 @@ def mean_for(plan: Plan, plan_rows: list, pool, thetas) -> float:
     """The Poisson mean that gives plan.responses answers over every attempt."""
     pilot = plan_rows[:: max(1, len(plan_rows) // 1500)]
     target = plan.responses * len(pilot) / max(1, len(plan_rows))
-    low, high = 0.0, 12.0
+    low, high = 0.0, 40.0
     for _ in range(14):
         mid = (low + high) / 2
         if _pilot_responses(pilot, pool, mid, thetas, plan.seed) < target:

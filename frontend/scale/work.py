@@ -33,7 +33,7 @@ from frontend.scale.rows import Table
 from problems.engine.variants import Variant
 
 CHUNK = 4000  # attempts per round of writes
-CAPS = {Quiz.Mode.PRACTICE: 30, Quiz.Mode.HOMEWORK: 3, Quiz.Mode.EXAM: 8}
+CAPS = {Quiz.Mode.PRACTICE: 30, Quiz.Mode.HOMEWORK: 3, Quiz.Mode.EXAM: 20}  # exams: autosaves
 ATTEMPT_COLUMNS = [
     "id", "quiz_id", "learner_id", "number", "status", "started_at", "deadline",
     "finished_at", "score", "points",
