@@ -206,6 +206,9 @@ EXEMPT = {
     "connection): the catalogue's table count, tested by tests/frontend/test_backups.py",
     "config.metrics:QueryTimer.__call__": "the metrics' execute wrapper: it times the "
     "statement it is handed and passes it on unchanged",
+    "frontend.scale.rows": "the scale data's bulk writer (COPY or executemany of rows the "
+    "generator built, a table's largest id, Django's own sequence reset): benchmark data, "
+    "never a request's path; tests/frontend/test_load_scale_data.py checks what it writes",
     "problems.templates.capacity_judgement.generation_stop:<module>": "a question's scene "
     "(the first line of an answer a model wrote, a SQL query), shown to the learner, "
     "never run",
