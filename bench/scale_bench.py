@@ -1,0 +1,241 @@
+"""The pages and APIs people use, at an institution's scale (issue 43, item 2).
+
+Run against a database filled by `manage.py load_scale_data --learners 20000` (it reads,
+and writes only sessions, tokens and a calibration): each endpoint is called through
+Django's test client (the whole middleware stack, DEBUG off, PostgreSQL), warm (2 calls
+first), `--calls` times (or for `--budget` seconds, at least 5 calls); it reports
+p50/p95/p99 wall time and the queries of one call, against the issue's targets (pages
+p95 < 300 ms, API reads p95 < 100 ms, the certification check p99 < 20 ms). Then, each
+in a process of its own: the peak RSS of streaming the course progress CSV,
+`fit_mastery` over every evidence answer, and a psychometric calibration from the
+database.
+
+    .venv/bin/python bench/scale_bench.py --database-url postgres://postgres@127.0.0.1:5432/burnin_scale
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench._server import bench_env  # noqa: E402
+
+PAGE, API, CHECK = 300.0, 100.0, 20.0  # the targets, ms: p95 pages, p95 API reads, p99 check
+
+
+def _subjects(seed: int) -> dict:
+    """Who asks and about what: the biggest course and its instructor, the busiest quiz,
+    the heaviest learner, the biggest team and its manager."""
+    from django.contrib.auth import get_user_model
+    from django.db.models import Count
+
+    from assess.models import Attempt, CourseRole, Enrolment, Response
+    from curricula.models import Course
+    from orgs.models import Membership, Team
+
+    tag = f"scale{seed}"
+    users = get_user_model().objects
+    course_id = (
+        Enrolment.objects.filter(user__username__startswith=tag)
+        .values("course")
+        .annotate(n=Count("id"))
+        .order_by("-n")[0]["course"]
+    )
+    course = Course.objects.get(pk=course_id)
+    teacher = users.get(pk=CourseRole.objects.filter(course=course).values("user")[:1])
+    quiz_id = (
+        Attempt.objects.filter(learner__username__startswith=tag)
+        .values("quiz")
+        .annotate(n=Count("id"))
+        .order_by("-n")[0]["quiz"]
+    )
+    heavy = (
+        Response.objects.filter(attempt__learner__username__startswith=tag)
+        .values("attempt__learner")
+        .annotate(n=Count("id"))
+        .order_by("-n")[0]
+    )
+    team = Team.objects.get(slug=f"{tag}-team-0")
+    manager = users.get(
+        pk=Membership.objects.filter(organization=team.organization, role="manager").values("user")[
+            :1
+        ]
+    )
+    from django.db.models import Q
+
+    capstone_teacher = users.get(
+        pk=CourseRole.objects.filter(Q(course__slug="foundations-of-ai-infrastructure")).values(
+            "user"
+        )[:1]
+    )
+    engineer = team.members.order_by("id").first().user
+    return {
+        "course": course, "teacher": teacher, "quiz": quiz_id,
+        "learner": users.get(pk=heavy["attempt__learner"]), "answers": heavy["n"],
+        "team": team, "manager": manager, "memo_teacher": capstone_teacher,
+        "engineer": engineer,
+    }  # fmt: skip
+
+
+def _measure(client, url: str, calls: int, headers: dict, budget: float) -> dict:
+    """`calls` timed calls, or as many as `budget` seconds allow (at least 5): a page
+    that takes seconds at this scale says so without holding the bench for minutes."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def one() -> int:
+        response = client.get(url, **headers)
+        if getattr(response, "streaming", False):
+            for _ in response.streaming_content:
+                pass
+        if response.status_code != 200:
+            raise RuntimeError(f"{url}: {response.status_code}")
+        return response.status_code
+
+    for _ in range(2):
+        one()
+    with CaptureQueriesContext(connection) as ctx:
+        one()
+    times: list[float] = []
+    ends = time.perf_counter() + budget
+    while len(times) < calls and (len(times) < 5 or time.perf_counter() < ends):
+        start = time.perf_counter()
+        one()
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    at = lambda q: times[min(len(times) - 1, int(q * len(times)))]  # noqa: E731
+    return {"p50": statistics.median(times), "p95": at(0.95), "p99": at(0.99),
+            "queries": len(ctx.captured_queries), "calls": len(times)}  # fmt: skip
+
+
+def endpoints(seed: int, calls: int, budget: float) -> dict:
+    import django
+
+    django.setup()
+    from django.test import Client
+    from rest_framework.authtoken.models import Token
+
+    s = _subjects(seed)
+    course, team = s["course"], s["team"]
+
+    def session(user) -> Client:
+        client = Client()
+        client.force_login(user)
+        return client
+
+    def token(user) -> dict:
+        return {"HTTP_AUTHORIZATION": f"Token {Token.objects.get_or_create(user=user)[0].key}"}
+
+    teacher, manager = session(s["teacher"]), session(s["manager"])
+    learner, memo_teacher = session(s["learner"]), session(s["memo_teacher"])
+    c, q, t, n = course.slug, s["quiz"], team.pk, f"{s['answers']:,} answers"
+    check = f"user={s['engineer'].username}&track=inference-serving-oncall"
+    plan = [
+        ("page", "course gradebook (first page)", teacher, f"/teach/courses/{c}/gradebook/", {}),
+        ("page", "quiz gradebook (busiest quiz)", teacher, f"/teach/quizzes/{q}/gradebook/", {}),
+        ("page", "item analysis (busiest quiz)", teacher, f"/teach/quizzes/{q}/items/", {}),
+        ("page", "course progress", teacher, f"/teach/courses/{c}/progress/", {}),
+        ("page", "course progress CSV (streamed)", teacher, f"/teach/courses/{c}/progress.csv", {}),
+        ("page", "readiness matrix (biggest team)", manager, f"/teams/{t}/", {}),
+        ("page", "readiness CSV (biggest team)", manager, f"/teams/{t}/readiness.csv", {}),
+        ("page", f"dashboard ({n})", learner, "/dashboard/", {}),
+        ("page", "memo queue", memo_teacher, "/teach/memos/", {}),
+        ("api", "team readiness API", Client(), f"/api/teams/{t}/readiness/", token(s["manager"])),
+        ("api", f"/api/me/mastery/ ({n})", Client(), "/api/me/mastery/", token(s["learner"])),
+        ("check", "certification check API", Client(), f"/api/certifications/check/?{check}",
+         token(s["manager"])),
+    ]  # fmt: skip
+    results = {}
+    for kind, label, client, url, headers in plan:
+        results[label] = {"kind": kind, **_measure(client, url, calls, headers, budget)}
+    return results
+
+
+def _csv_rss(seed: int) -> dict:
+    """Peak RSS of a fresh process streaming the biggest course's progress CSV."""
+    import django
+
+    django.setup()
+    from django.test import Client
+
+    s = _subjects(seed)
+    client = Client()
+    client.force_login(s["teacher"])
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    response = client.get(f"/teach/courses/{s['course'].slug}/progress.csv")
+    streamed = getattr(response, "streaming", False)
+    chunks = response.streaming_content if streamed else [response.content]
+    rows = sum(chunk.count(b"\n") for chunk in chunks)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"rows": rows, "streamed": streamed, "rss_before_mb": round(before, 1),
+            "rss_peak_mb": round(after, 1)}  # fmt: skip
+
+
+def _timed(env: dict, *command: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True,
+                   stdout=subprocess.DEVNULL)  # fmt: skip
+    return round(time.perf_counter() - start, 1)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""))
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--calls", type=int, default=50)
+    parser.add_argument("--budget", type=float, default=60.0, help="seconds per endpoint at most")
+    parser.add_argument("--step", choices=["endpoints", "csv"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.step:
+        found = (
+            endpoints(args.seed, args.calls, args.budget)
+            if args.step == "endpoints"
+            else _csv_rss(args.seed)
+        )
+        print(json.dumps(found))
+        return
+    env = bench_env(args.database_url)
+    env["LOG_LEVEL"] = "WARNING"
+
+    def step(name: str) -> dict:
+        command = [sys.executable, __file__, "--step", name, "--seed", str(args.seed),
+                   "--calls", str(args.calls), "--budget", str(args.budget)]  # fmt: skip
+        out = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+        if out.returncode:
+            sys.exit(f"step {name} failed:\n{out.stderr[-3000:]}")
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    # DEBUG off serves the manifest's hashed names, as production does
+    subprocess.run([sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+                   cwd=ROOT, env=env, check=True)  # fmt: skip
+    csv = step("csv")
+    found = step("endpoints")
+    fit = _timed(env, "fit_mastery", "--json")
+    calibrate = _timed(env, "certify", "calibrate", "--json")
+    print("| endpoint | calls | p50 ms | p95 ms | p99 ms | queries | target | met |")
+    print("|---|---:|---:|---:|---:|---:|---|---|")
+    for label, r in found.items():
+        target = {"page": f"p95 < {PAGE:g}", "api": f"p95 < {API:g}", "check": f"p99 < {CHECK:g}"}[
+            r["kind"]
+        ]
+        met = {"page": r["p95"] < PAGE, "api": r["p95"] < API, "check": r["p99"] < CHECK}[r["kind"]]
+        figures = f"{r['p50']:.1f} | {r['p95']:.1f} | {r['p99']:.1f} | {r['queries']}"
+        print(f"| {label} | {r['calls']} | {figures} | {target} | {'yes' if met else 'NO'} |")
+    how = "streamed" if csv["streamed"] else "NOT streamed (built whole)"
+    print(f"\nprogress CSV, {how}: {csv['rows']:,} rows, peak RSS {csv['rss_peak_mb']} MB "
+          f"(from {csv['rss_before_mb']} MB at the request)")  # fmt: skip
+    print(f"fit_mastery: {fit} s; certify calibrate (from the database): {calibrate} s")
+
+
+if __name__ == "__main__":
+    main()
