@@ -8,6 +8,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from assess.mastery import bkt
 from assess.mastery.bkt import (
     DEFAULT_PARAMS,
     FIT_MAX_SLIP_GUESS,
@@ -387,3 +388,21 @@ def test_fit_edges():
     # Length-one sequences carry no evidence about learning: p_learn keeps its start value.
     single = fit([[True], [False], [True]], max_iter=5)
     assert single.params.p_learn == DEFAULT_PARAMS.p_learn
+
+
+def test_sequences_of_very_different_lengths_fit_as_if_each_stood_alone():
+    """The fit pads sequences in groups of similar length (a few learners with hundreds of
+    answers among many with three): the likelihood is still the sum over learners, and the
+    expected counts the same, so grouping changes the speed, not the fit."""
+    rng = np.random.default_rng(5)
+    params = bkt.BKTParams(p_init=0.3, p_learn=0.1, p_slip=0.1, p_guess=0.2)
+    sequences = [seq[:n] for seq, n in zip(
+        bkt.simulate(rng, params, 40, 700), [1, 2, 3, 5, 17, 70, 300, 700] * 5, strict=True
+    )]  # fmt: skip
+    alone = sum(bkt.log_likelihood([seq], params) for seq in sequences)
+    assert bkt.log_likelihood(sequences, params) == pytest.approx(alone, rel=1e-12)
+    one_matrix = bkt._e_step(*bkt._padded([np.asarray(s) for s in sequences]), params)
+    grouped = bkt._e_steps(bkt._groups(sequences), params)
+    assert grouped[0] == pytest.approx(one_matrix[0], rel=1e-12)
+    for key, value in one_matrix[1].items():
+        assert grouped[1][key] == pytest.approx(value, rel=1e-9, abs=1e-9), key
