@@ -160,7 +160,8 @@ def quiz_gradebook_csv(request, pk: int):
 @login_required
 @missing_is_404
 def course_gradebook(request, slug: str):
-    book = gradebook.course_gradebook(user=request.user, slug=slug)
+    page = request.GET.get("page") or 1
+    book = gradebook.course_gradebook(user=request.user, slug=slug, page=page)
     return render(request, "frontend/teach/gradebook_course.html", {"book": book})
 
 

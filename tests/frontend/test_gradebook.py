@@ -296,3 +296,31 @@ def test_gradebook_queries_do_not_grow_with_learners_or_quizzes(
     # session, user, teacher check, the gate(s), points possible, learners, attempts,
     # and the menu's own checks.
     assert max(small) <= 10
+
+
+def test_the_course_gradebook_shows_a_page_of_learners_with_a_pager(
+    login, instructor, exam, course
+):
+    """A course of thousands rendered whole took 20 s (bench/README.md, scale bench): the
+    page shows PAGE_SIZE learners by username, a pager, and the same queries on every
+    page; the CSV keeps every learner."""
+    from assess.selectors.gradebook import PAGE_SIZE
+
+    for i in range(PAGE_SIZE + 3):
+        enrol(course, f"pager-{i:03d}")
+    client = login(instructor)
+    first = client.get("/teach/courses/ai-infra/gradebook/").content.decode()
+    assert "pager-000" in first and f"pager-{PAGE_SIZE - 1:03d}" in first
+    assert f"pager-{PAGE_SIZE:03d}" not in first
+    assert "Page 1 of 2" in first and 'href="?page=2"' in first
+    second = client.get("/teach/courses/ai-infra/gradebook/?page=2").content.decode()
+    assert f"pager-{PAGE_SIZE + 2:03d}" in second and "pager-000" not in second
+    assert 'href="?page=1"' in second
+    # a page past the end, or no number at all, shows a real page rather than an error
+    assert "Page 2 of 2" in client.get("/teach/courses/ai-infra/gradebook/?page=9").content.decode()
+    assert "Page 1 of 2" in client.get("/teach/courses/ai-infra/gradebook/?page=x").content.decode()
+    assert count(client, "/teach/courses/ai-infra/gradebook/?page=2") == count(
+        client, "/teach/courses/ai-infra/gradebook/"
+    )
+    rows = csv_rows(client.get("/teach/courses/ai-infra/gradebook.csv"))
+    assert sum(r[1].startswith("pager-") for r in rows) == PAGE_SIZE + 3
