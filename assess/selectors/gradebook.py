@@ -134,6 +134,7 @@ class Row:
 class QuizGradebook:
     quiz: Quiz
     rows: list[Row]  # one cell each
+    page: Page | None = None  # the page of learners shown; None: every learner (the CSV)
 
 
 @dataclass(frozen=True)
@@ -185,20 +186,21 @@ def _rows(
     return rows, shown
 
 
-def quiz_gradebook(*, user, pk: int) -> QuizGradebook:
+def quiz_gradebook(*, user, pk: int, page: int | str | None = None) -> QuizGradebook:
     """The quiz's gradebook for its instructors and staff; Quiz.DoesNotExist (404) for
     anyone else. Five queries: the gate, the points possible, learners, attempts, and
-    the extensions of the learners the user may see (each on its learner's row)."""
+    the extensions of the learners the user may see (each on its learner's row), and with
+    `page` one page of PAGE_SIZE learners after a count (as course_gradebook)."""
     quiz = quiz_get_for_instructor(user=user, pk=pk)
     quiz.max_points = (
         _with_max_points(Quiz.objects.filter(pk=quiz.pk)).values_list("max_points", flat=True)
     )[0]
-    rows, _ = _rows(user=user, course_id=quiz.course_id, quizzes=[quiz])
+    rows, shown = _rows(user=user, course_id=quiz.course_id, quizzes=[quiz], page=page)
     extensions = {e.learner_id: e for e in extensions_for_instructor(user=user, quiz=quiz)}
     rows = [
         Row(learner=r.learner, cells=r.cells, extension=extensions.get(r.learner.pk)) for r in rows
     ]
-    return QuizGradebook(quiz=quiz, rows=rows)
+    return QuizGradebook(quiz=quiz, rows=rows, page=shown)
 
 
 def course_gradebook(*, user, slug: str, page: int | str | None = None) -> CourseGradebook:

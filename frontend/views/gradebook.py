@@ -62,7 +62,8 @@ def _who(row: gradebook.Row) -> list[str]:
 @login_required
 @missing_is_404
 def quiz_gradebook(request, pk: int):
-    book = gradebook.quiz_gradebook(user=request.user, pk=pk)
+    page = request.GET.get("page") or 1
+    book = gradebook.quiz_gradebook(user=request.user, pk=pk, page=page)
     return render(request, "frontend/teach/gradebook_quiz.html", {"book": book})
 
 
@@ -108,7 +109,9 @@ def quiz_extension(request, pk: int):
         said = [(messages.ERROR, sentence) for sentence in _said(err)]
     for level, sentence in said:
         messages.add_message(request, level, sentence)
-    return redirect(reverse("quiz-gradebook", args=[quiz.pk]) + f"#learner-{learner.pk}")
+    page = request.POST.get("page", "")
+    back = f"?page={page}" if page.isdigit() else ""  # the page the row was on
+    return redirect(reverse("quiz-gradebook", args=[quiz.pk]) + f"{back}#learner-{learner.pk}")
 
 
 def quiz_csv_rows(book: gradebook.QuizGradebook) -> list[list]:

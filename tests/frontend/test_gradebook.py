@@ -9,6 +9,7 @@ import io
 from datetime import UTC, timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -324,3 +325,29 @@ def test_the_course_gradebook_shows_a_page_of_learners_with_a_pager(
     )
     rows = csv_rows(client.get("/teach/courses/ai-infra/gradebook.csv"))
     assert sum(r[1].startswith("pager-") for r in rows) == PAGE_SIZE + 3
+
+
+def test_the_quiz_gradebook_pages_its_learners_and_an_extension_returns_to_its_page(
+    login, instructor, exam, course
+):
+    from assess.selectors.gradebook import PAGE_SIZE
+
+    for i in range(PAGE_SIZE + 2):
+        enrol(course, f"qpager-{i:03d}")
+    client = login(instructor)
+    url = f"/teach/quizzes/{exam.pk}/gradebook/"
+    first = client.get(url).content.decode()
+    assert "Page 1 of 2" in first and 'href="?page=2"' in first
+    second = client.get(url + "?page=2").content.decode()
+    last = f"qpager-{PAGE_SIZE + 1:03d}"
+    assert last in second and "qpager-000" not in second
+    assert count(client, url + "?page=2") == count(client, url)
+    assert exam.time_limit  # so each row offers an extension, which must come back here
+    assert '<input type="hidden" name="page" value="2">' in second
+    learner = get_user_model().objects.get(username=last)
+    back = client.post(f"/teach/quizzes/{exam.pk}/extensions/",
+                       {"learner": last, "extra_minutes": "10", "page": "2"})  # fmt: skip
+    assert back.status_code == 302
+    assert back["Location"].endswith(f"?page=2#learner-{learner.pk}")
+    rows = csv_rows(client.get(f"/teach/quizzes/{exam.pk}/gradebook.csv"))
+    assert sum(r[1].startswith("qpager-") for r in rows) == PAGE_SIZE + 2
