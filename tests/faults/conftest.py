@@ -1,6 +1,6 @@
-"""Faults against a private PostgreSQL: a throwaway cluster (initdb in a temporary
-directory, owned by the `postgres` OS user since the server refuses to run as root) on
-a free port, and the service on gunicorn pointed at it. One cluster and one server for
+"""Faults against a private PostgreSQL: a throwaway cluster (bench/_cluster.py: initdb in
+a temporary directory, owned by the `postgres` OS user since the server refuses to run as
+root) on a free port, and the service on gunicorn pointed at it. One cluster and one server for
 the whole session; the tests stop, restart and cut it, never the shared server.
 
 Like tests/services/ these run in the PostgreSQL pass of .ci/run (marker `services`)
@@ -10,22 +10,19 @@ binary or a non-PostgreSQL suite fails instead.
 
 from __future__ import annotations
 
-import glob
 import json
 import os
 import secrets
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-import psycopg
 import pytest
 
+from bench._cluster import Missing, cluster_create, cluster_destroy
 from bench._server import free_port, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,87 +41,18 @@ def _refuse(reason: str):
     pytest.skip(reason)
 
 
-def _as_postgres(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        ["runuser", "-u", "postgres", "--", *args],
-        capture_output=True,
-        text=True,
-        check=check,
-        timeout=120,
-    )
-
-
-@dataclass
-class Cluster:
-    bin: Path
-    data: Path
-    port: int
-    log: Path
-
-    @property
-    def options(self) -> str:
-        root = self.data.parent
-        return (
-            f"-p {self.port} -c listen_addresses=127.0.0.1 -c unix_socket_directories={root}"
-            " -c fsync=off -c max_connections=50"
-        )
-
-    @property
-    def url(self) -> str:
-        return f"postgres://postgres@127.0.0.1:{self.port}/burnin"
-
-    def admin(self, sql: str, params=()) -> list:
-        with psycopg.connect(
-            host="127.0.0.1", port=self.port, user="postgres", dbname="burnin", autocommit=True
-        ) as conn:
-            cur = conn.execute(sql, params)
-            return cur.fetchall() if cur.description else []
-
-    def pg_ctl(self, *args: str) -> None:
-        """pg_ctl on the cluster, the server's output always to its log file: a restart
-        without `-l` would hand the new postmaster pg_ctl's stdout, our pipe, and
-        subprocess.run would wait for that pipe to close as long as the server runs."""
-        _as_postgres(
-            str(self.bin / "pg_ctl"),
-            "-D",
-            str(self.data),
-            "-l",
-            str(self.log),
-            "-w",
-            "-t",
-            "60",
-            *args,
-        )
-
-    def start(self) -> None:
-        self.pg_ctl("-o", self.options, "start")
-
-
 @pytest.fixture(scope="session")
 def cluster():
     if not os.environ.get("DATABASE_URL", "").startswith("postgres"):
         _refuse("fault tests run in the PostgreSQL pass (DATABASE_URL is not PostgreSQL)")
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if not found or not shutil.which("runuser"):
-        _refuse("PostgreSQL server binaries (/usr/lib/postgresql/*/bin/initdb) or runuser absent")
-    bin_dir = Path(found[-1]).parent
-    root = Path(tempfile.mkdtemp(prefix="burnin-faults-"))
-    os.chmod(root, 0o755)  # noqa: S103 - the postgres user must reach it
-    shutil.chown(root, "postgres", "postgres")
-    data = root / "data"
-    _as_postgres(str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres")
-    c = Cluster(bin_dir, data, free_port(), root / "server.log")
     try:
-        c.start()
-        with psycopg.connect(
-            host="127.0.0.1", port=c.port, user="postgres", dbname="postgres", autocommit=True
-        ) as conn:
-            conn.execute("CREATE DATABASE burnin")
-        yield c
+        made = cluster_create(prefix="burnin-faults-")
+    except Missing as exc:
+        _refuse(f"{exc} absent")
+    try:
+        yield made
     finally:
-        pg_ctl = str(bin_dir / "pg_ctl")
-        _as_postgres(pg_ctl, "-D", str(data), "-m", "immediate", "stop", check=False)
-        shutil.rmtree(root, ignore_errors=True)
+        cluster_destroy(made)
 
 
 @dataclass
