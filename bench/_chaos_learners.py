@@ -1,0 +1,197 @@
+"""The chaos run's learners: one thread each, with its own HTTP client, practising,
+taking exams and submitting memos through the API until the run's deadline.
+
+Every answer carries a unique idempotency key and is sent again with the same key after
+a connection error, a timeout or a 503 (honouring Retry-After), as a careful client
+would; the keys that got a 2xx are kept for the end's check. Every response is kept
+too (endpoint, when, how long, status) for the report's counts and percentiles.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import httpx
+
+TIMEOUT = 30.0  # seconds a request may take before the client gives up on it
+GRACE = 90.0  # seconds after the deadline a request already started may keep retrying
+
+
+@dataclass
+class Sample:
+    endpoint: str
+    start: float  # time.time()
+    seconds: float
+    status: int | str  # an HTTP status, or "connection" / "timeout"
+    retry_after: bool = False
+
+
+@dataclass
+class Ledger:
+    """What the clients saw, shared by every learner thread."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    samples: list[Sample] = field(default_factory=list)
+    answer_keys: set[str] = field(default_factory=set)  # answers that got a 2xx
+    answers_sent: int = 0  # distinct answers (keys) sent at least once
+    memo_versions_acked: int = 0  # memo submissions that got a 201
+    exams_finished: int = 0  # finishes that got a 200
+    lms_exams_finished: int = 0
+
+    def add(self, sample: Sample) -> None:
+        with self.lock:
+            self.samples.append(sample)
+
+
+def answer_for(part: dict, rng: random.Random) -> str:
+    """Any answer the reader can read: a choice part's option or a number in its unit."""
+    if part["kind"] == "choice":
+        return rng.choice(part["choices"])
+    number = str(rng.randint(1, 999)) if part["kind"] == "integer" else f"{rng.uniform(1, 1e3):.4g}"
+    return f"{number} {part.get('unit') or ''}".strip()
+
+
+class Learner:
+    def __init__(self, base, row, fixture, ledger, rng, deadline, think) -> None:
+        self.http = httpx.Client(
+            base_url=base, headers={"Authorization": f"Token {row['token']}"}, timeout=TIMEOUT
+        )
+        self.row, self.fixture, self.ledger, self.rng = row, fixture, ledger, rng
+        self.deadline, self.think_range = deadline, think
+        self.memo_id: int | None = None
+
+    # -- one request, retried the way a client should ---------------------------------
+    def call(self, method: str, path: str, endpoint: str, body=None) -> httpx.Response | None:
+        """The response (any status but 503), or None once the run is over and the
+        service still did not answer. Connection errors, timeouts and 503s are retried
+        with the same body (an answer keeps its idempotency key)."""
+        while True:
+            started = time.time()
+            try:
+                r = self.http.request(method, path, json=body)
+            except httpx.TimeoutException:
+                self.ledger.add(Sample(endpoint, started, time.time() - started, "timeout"))
+            except httpx.TransportError:
+                self.ledger.add(Sample(endpoint, started, time.time() - started, "connection"))
+            else:
+                has_retry_after = "Retry-After" in r.headers
+                self.ledger.add(
+                    Sample(endpoint, started, time.time() - started, r.status_code, has_retry_after)
+                )
+                if r.status_code != 503:
+                    return r
+            if time.time() > self.deadline + GRACE:
+                return None
+            time.sleep(self.rng.uniform(0.5, 2.0))
+
+    def think(self) -> bool:
+        """Wait as a person would between requests; False once the run's time is up."""
+        time.sleep(self.rng.uniform(*self.think_range))
+        return time.time() < self.deadline
+
+    # -- what a learner does ----------------------------------------------------------
+    def run(self) -> None:
+        lms = self.row["lms_sub"] is not None
+        try:
+            while self.think():
+                roll = self.rng.random()
+                if roll < (0.15 if lms else 0.4):
+                    self.practise()
+                elif roll < 0.9:
+                    self.exam()
+                else:
+                    self.memo()
+        finally:
+            self.http.close()
+
+    def _open(self, quiz: int, endpoint: str) -> dict | None:
+        r = self.call("POST", f"/api/quizzes/{quiz}/attempts/", endpoint)
+        if r is None or r.status_code not in (200, 201):
+            return None
+        attempt = r.json()["id"]
+        if not self.think():
+            return None
+        r = self.call("GET", f"/api/attempts/{attempt}/", "read attempt")
+        return r.json() if r is not None and r.status_code == 200 else None
+
+    def _answer(self, attempt: int, question: dict, part: dict) -> None:
+        key = uuid.uuid4().hex
+        body = {
+            "question": question["id"],
+            "part": part["name"],
+            "answer": answer_for(part, self.rng),
+            "idempotency_key": key,
+        }
+        with self.ledger.lock:
+            self.ledger.answers_sent += 1
+        r = self.call("POST", f"/api/attempts/{attempt}/responses/", "answer", body)
+        if r is not None and 200 <= r.status_code < 300:
+            with self.ledger.lock:
+                self.ledger.answer_keys.add(key)
+
+    def practise(self) -> None:
+        """A few answers in the practice quiz (its open attempt is taken up again)."""
+        attempt = self._open(self.fixture["practice"], "practice start")
+        if attempt is None:
+            return
+        parts = [(q, p) for q in attempt["questions"] for p in q["parts"]]
+        for question, part in self.rng.sample(parts, min(3, len(parts))):
+            if not self.think():
+                return
+            self._answer(attempt["id"], question, part)
+
+    def exam(self) -> None:
+        """A whole exam: every part answered, then the finish (which releases the
+        grade, and for an LMS learner queues its passback)."""
+        attempt = self._open(self.fixture["exam"], "exam start")
+        if attempt is None:
+            return
+        for question in attempt["questions"]:
+            for part in question["parts"]:
+                if not self.think():
+                    return
+                self._answer(attempt["id"], question, part)
+        if not self.think():
+            return
+        r = self.call("POST", f"/api/attempts/{attempt['id']}/finish/", "finish")
+        if r is not None and r.status_code == 200:
+            with self.ledger.lock:
+                self.ledger.exams_finished += 1
+                self.ledger.lms_exams_finished += self.row["lms_sub"] is not None
+
+    def memo(self) -> None:
+        """The memo's first version, or a new one (one a minute: a 429 is an answer)."""
+        body = {"markdown": self.row["memo"] + f"\n\n<!-- {uuid.uuid4().hex} -->\n"}
+        if self.memo_id is None:
+            r = self.call("POST", "/api/memos/", "memo submit", body)
+            if r is not None and r.status_code == 409:  # a retry after a lost 201
+                listed = self.call("GET", "/api/memos/", "memo list")
+                if listed is not None and listed.status_code == 200:
+                    results = listed.json().get("results") or []
+                    self.memo_id = results[0]["id"] if results else None
+                return
+        else:
+            r = self.call("POST", f"/api/memos/{self.memo_id}/versions/", "memo version", body)
+        if r is not None and r.status_code == 201:
+            self.memo_id = r.json()["id"]
+            with self.ledger.lock:
+                self.ledger.memo_versions_acked += 1
+
+
+def run_learners(base, fixture, ledger, *, seed: int, deadline: float, think) -> list:
+    """Start one thread per learner, their arrivals spread over the first 10 s; returns
+    the threads (the caller joins them)."""
+    threads = []
+    for k, row in enumerate(fixture["learners"]):
+        rng = random.Random(seed * 100_003 + k)
+        learner = Learner(base, row, fixture, ledger, rng, deadline, think)
+        thread = threading.Thread(target=learner.run, name=f"learner-{k}", daemon=True)
+        threads.append(thread)
+    for thread in threads:
+        thread.start()
+        time.sleep(10 / max(len(threads), 1))
+    return threads

@@ -1,0 +1,134 @@
+"""The chaos run's seed, run inside Django on the private database (bench/chaos.py):
+
+    python bench/_chaos_seed.py OUT LMS_BASE LEARNERS LMS_LEARNERS
+
+Through the services where there is one: a course with a practice quiz and an exam (any
+number of attempts, grades released at each finish), LEARNERS learners enrolled with
+tokens, each with a capstone brief drawn and an example memo written against it (the
+client cannot draw briefs). The first LMS_LEARNERS are also LMS users of the test LMS
+at LMS_BASE: its registration and deployment, a course context that offered the score
+service, a resource link to the exam, and a learner membership for each, the rows a
+launch of that link would have written (the launch itself is tests/lti's subject; the
+run is about what happens to their grades). Writes the fixture the clients read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+TEMPLATES = ["gb-gib", "weights-memory", "kv-cache-total", "roofline-attainable", "littles-law"]
+
+
+def _quiz(staff, course, title: str, mode: str):
+    from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
+
+    spec = QuizSpec(
+        title=title,
+        mode=mode,
+        slots=[SlotSpec(templates=[t]) for t in TEMPLATES],
+        course_slug=course.slug,
+    )
+    return quiz_create(user=staff, spec=spec)
+
+
+def _lms(exam, learners, lms_base: str) -> list[str]:
+    """The LTI rows of a launch from the test LMS for each of `learners`; their subs."""
+    from lti_tool.models import (
+        Key,
+        LtiContext,
+        LtiDeployment,
+        LtiMembership,
+        LtiRegistration,
+        LtiResourceLink,
+        LtiUser,
+    )
+
+    from bench._chaos_lms import CLIENT_ID
+    from lti.models import DeploymentCourse, ResourceLinkQuiz
+
+    Key.objects.generate()
+    registration = LtiRegistration.objects.create(
+        name="Chaos test LMS",
+        issuer=lms_base,
+        client_id=CLIENT_ID,
+        auth_url=f"{lms_base}/auth",
+        token_url=f"{lms_base}/token",
+        keyset_url=f"{lms_base}/jwks",
+    )
+    deployment = LtiDeployment.objects.create(
+        registration=registration, deployment_id="chaos-deployment", is_active=True
+    )
+    DeploymentCourse.objects.create(deployment=deployment, course=exam.course)
+    context = LtiContext.objects.create(
+        deployment=deployment,
+        id_on_platform="chaos-course",
+        title="Chaos course",
+        lineitems_url=f"{lms_base}/lineitems",
+        can_query_lineitems=True,
+        can_manage_lineitems=True,
+        can_publish_scores=True,
+    )
+    link = LtiResourceLink.objects.create(context=context, id_on_platform="chaos-exam")
+    ResourceLinkQuiz.objects.create(resource_link=link, quiz=exam)
+    subs = []
+    for learner in learners:
+        sub = f"lms-{learner.username}"
+        user = LtiUser.objects.create(registration=registration, sub=sub, auth_user=learner)
+        LtiMembership.objects.create(user=user, context=context, is_learner=True)
+        subs.append(sub)
+    return subs
+
+
+def main(out: Path, lms_base: str, count: int, lms_count: int) -> None:
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from assess.services.enrolments import enrolment_add
+    from capstone.memo_review import kept
+    from capstone.memo_review.example import example_memo
+    from capstone.models import Capstone
+    from capstone.services import CAPSTONE_COURSE, capstone_brief
+    from curricula.models import Course
+
+    users = get_user_model().objects
+    staff = users.create_user(username="chaos-staff", password=None, is_staff=True)
+    course = Course.objects.create(slug="chaos", title="Chaos", summary=".", order=1)
+    capstones = Course.objects.create(
+        slug=CAPSTONE_COURSE, title="Foundations", summary=".", order=0
+    )
+    practice = _quiz(staff, course, "Chaos practice", "practice")
+    exam = _quiz(staff, course, "Chaos exam", "exam")
+    learners, rows = [], []
+    for k in range(count):
+        user = users.create_user(username=f"chaos-{k}", password=None)
+        enrolment_add(actor=staff, course=course, username=user.username)
+        brief, version = kept.draw(1000 + k)
+        capstone = Capstone.objects.create(
+            learner=user, course=capstones, seed=1000 + k, brief=brief, brief_version=version
+        )
+        learners.append(user)
+        rows.append(
+            {
+                "token": Token.objects.create(user=user).key,
+                "memo": example_memo(capstone_brief(capstone)),
+                "lms_sub": None,
+            }
+        )
+    for row, sub in zip(rows, _lms(exam, learners[:lms_count], lms_base), strict=False):
+        row["lms_sub"] = sub
+    out.write_text(
+        json.dumps({"practice": practice.pk, "exam": exam.pk, "learners": rows, "staff": staff.pk})
+    )
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings_chaos")
+    main(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
