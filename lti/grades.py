@@ -105,10 +105,21 @@ def scores_queue(*, quiz_id: int, user_id: int) -> list[int]:
     return due
 
 
+NOT_QUEUED = (
+    "Not queued: the task broker was unavailable. It is queued again within "
+    f"{STALE_AFTER.seconds // 60} minutes."
+)
+
+
 def enqueue(sync_ids) -> None:
-    """Queue delivery; with the broker down the rows stay pending for the requeue."""
+    """Queue delivery; with the broker down the rows stay pending for the requeue, and
+    say so (a pending row with no reason would look in flight when it is not). The
+    reason leaves `updated_at` alone, so the requeue still finds the row stale."""
     for sync_id in sync_ids:
-        queue("lti.tasks.post_score", sync_id, what=f"score {sync_id}")
+        if not queue("lti.tasks.post_score", sync_id, what=f"score {sync_id}"):
+            ScoreSync.objects.filter(pk=sync_id, state=ScoreSync.State.PENDING).update(
+                reason=NOT_QUEUED
+            )
 
 
 def _line_item_url(sync: ScoreSync) -> str:

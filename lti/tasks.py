@@ -6,6 +6,7 @@ import logging
 import random
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 from lti_tool.models import LtiContext
 
 from lti.grades import score_deliver, score_give_up, scores_requeue_stale
@@ -15,6 +16,9 @@ from lti.roster import roster_sync
 log = logging.getLogger(__name__)
 
 MAX_RETRIES = 8
+# The database went away under the delivery (a restart, a pause, a dropped connection):
+# its transaction rolled back, the row is still pending, and a retry will find it.
+DATABASE_DOWN = (OperationalError, InterfaceError)
 
 
 def backoff(retries: int) -> float:
@@ -35,10 +39,14 @@ def backoff(retries: int) -> float:
 def post_score(self, sync_id: int) -> str:
     """Deliver one score. Transient failures (5xx, 429, timeouts, a token refused twice
     is not one of them) retry with backoff; when retries are spent the row is failed
-    with the last reason and waits for the instructor's resend."""
+    with the last reason and waits for the instructor's resend.
+
+    A database error retries the same way: raised out of the task, it was acknowledged
+    (acks_late acks a failure) and the row stayed pending, its message gone, until the
+    beat's requeue ten minutes later (the chaos run's PostgreSQL restart and pause)."""
     try:
         return score_deliver(sync_id=sync_id)
-    except Transient as exc:
+    except (Transient, *DATABASE_DOWN) as exc:
         if self.request.retries >= self.max_retries:
             reason = f"gave up after {self.max_retries + 1} tries: {exc}"
             score_give_up(sync_id=sync_id, reason=reason)

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 import pytest
 import requests
 from django.core.cache import cache
+from django.db import OperationalError
 from django.utils import timezone
 from lti_tool.models import Key
 
@@ -18,7 +19,7 @@ from assess.models import Attempt, Quiz
 from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.mastery import mastery_release_due
 from assess.services.responses import response_submit
-from lti.grades import scores_requeue_stale, scores_resend
+from lti.grades import NOT_QUEUED, scores_requeue_stale, scores_resend
 from lti.models import LineItem, ScoreSync
 from tests.assess.helpers import correct_text, wrong_text
 from tests.lti.conftest import CLAIM
@@ -205,10 +206,34 @@ def test_a_dead_broker_loses_nothing(
 ):
     with broker_down(monkeypatch):
         finish(launch(platform), django_capture_on_commit_callbacks)
-    assert ScoreSync.objects.get().state == "pending" and lms.scores == []
+    sync = ScoreSync.objects.get()
+    assert (sync.state, sync.reason, lms.scores) == ("pending", NOT_QUEUED, [])
     assert scores_requeue_stale() == 0  # not stale yet
     assert scores_requeue_stale(now=timezone.now() + timedelta(minutes=11)) == 1
-    assert ScoreSync.objects.get().state == "sent" and len(lms.scores) == 1
+    sync.refresh_from_db()
+    assert (sync.state, sync.reason, len(lms.scores)) == ("sent", "", 1)
+
+
+def test_a_database_error_in_delivery_is_retried_not_dropped(
+    platform, lms, django_capture_on_commit_callbacks, monkeypatch
+):
+    """PostgreSQL restarted under a delivery (the chaos run): the task retries, as for a
+    5xx from the LMS, instead of failing with the row left pending and its message
+    acknowledged."""
+    import lti.tasks
+
+    real, calls = lti.tasks.score_deliver, []
+
+    def restarting(*, sync_id):
+        calls.append(sync_id)
+        if len(calls) == 1:
+            raise OperationalError("terminating connection due to administrator command")
+        return real(sync_id=sync_id)
+
+    monkeypatch.setattr(lti.tasks, "score_deliver", restarting)
+    finish(launch(platform), django_capture_on_commit_callbacks)
+    sync = ScoreSync.objects.get()
+    assert (len(calls), sync.state, len(lms.scores)) == (2, "sent", 1)
 
 
 def test_no_score_scope_means_no_score_and_no_line_item(
