@@ -128,9 +128,13 @@ def _drain(cluster, timeout: float) -> float:
 def run(*, minutes: float, seed: int, learners: int = 200, log=print) -> Result:
     """One whole run; never raises for what it finds (the Result says), only for a
     harness that could not start."""
+    redis = Redis()  # Missing before anything is started, as cluster_create
+    try:
+        cluster = cluster_create(prefix="burnin-chaos-pg-")
+    except BaseException:
+        redis.destroy()
+        raise
     work = Path(tempfile.mkdtemp(prefix="burnin-chaos-"))
-    cluster = cluster_create(prefix="burnin-chaos-pg-")
-    redis = Redis()
     lms = TestLms()
     stack = None
     try:
