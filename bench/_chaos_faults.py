@@ -46,6 +46,7 @@ class Fault:
     start: float = 0.0  # time.time()
     end: float = 0.0
     detail: str = ""
+    ready_after: float | None = None  # seconds from its end to /readyz's next 200
 
 
 def schedule(seed: int, seconds: float) -> list[Fault]:
@@ -169,9 +170,10 @@ def _reap_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-def injector(stack: Stack, faults: list[Fault], seed: int, t0: float, log) -> threading.Thread:
+def injector(stack: Stack, faults: list[Fault], seed: int, t0: float, log, ready):
     """A thread that injects each fault at its planned time (or as soon as the one before
-    it is over), writing a line for each to `log`."""
+    it is over), then times how long /readyz takes to answer 200 again (`ready()`),
+    writing a line for each to `log`."""
     rng = random.Random(seed + 1)
 
     def run() -> None:
@@ -182,6 +184,7 @@ def injector(stack: Stack, faults: list[Fault], seed: int, t0: float, log) -> th
             except Exception as exc:  # recorded: the report says the fault went wrong
                 fault.end = fault.end or time.time()
                 fault.detail = f"injection failed: {type(exc).__name__}: {exc}"
+            fault.ready_after = ready()
             log(f"t={fault.start - t0:6.1f} s  {fault.kind}: {fault.detail}")
 
     thread = threading.Thread(target=run, name="fault-injector", daemon=True)

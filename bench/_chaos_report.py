@@ -28,7 +28,14 @@ def checks(cluster, ledger, lms, fixture, readyz) -> tuple[dict[str, int], dict[
         " count(*) FILTER (WHERE deliveries > 1)"
         " FROM capstone_memoversion"
     )
-    # Every (LMS learner, quiz) whose grade was released, and its passback row.
+    [(attempts_released,)] = cluster.admin(
+        "SELECT count(*) FROM assess_attempt a"
+        " JOIN lti_tool_ltiuser u ON u.auth_user_id = a.learner_id"
+        " WHERE a.mastery_applied_at IS NOT NULL AND a.quiz_id = %s",
+        (fixture["exam"],),
+    )
+    # Every LMS learner whose exam grade was released, and their passback row (one per
+    # learner and quiz: only a changed counted score is sent again).
     released = cluster.admin(
         "SELECT DISTINCT u.sub, s.state, coalesce(s.reason, ''), s.sent_score_given,"
         "       s.score_given"
@@ -81,10 +88,19 @@ def checks(cluster, ledger, lms, fixture, readyz) -> tuple[dict[str, int], dict[
         "memo versions reviewed": reviewed,
         "memo reviews failed": failed,
         "memo reviews delivered more than once (written once)": redelivered,
-        "LMS grades released": len(released),
+        "LMS learners' exam attempts released": attempts_released,
+        "LMS learners with a released grade": len(released),
         **{f"LMS grades {k}": n for k, n in sorted(states.items())},
         "LMS score posts received": sum(lms.received().values()),
         **{f"HTTP {k}": n for k, n in sorted(statuses.items(), key=lambda kv: str(kv[0]))},
+        **{
+            f"HTTP {status} on {endpoint}": n
+            for (endpoint, status), n in sorted(
+                Counter((s.endpoint, s.status) for s in ledger.samples).items(),
+                key=lambda kv: (str(kv[0][1]), kv[0][0]),
+            )
+            if not (isinstance(status, int) and status < 300)
+        },
     }
     return violations, counts
 
@@ -115,12 +131,13 @@ def report(*, minutes, seed, learners, t0, faults, ledger, counts, violations, r
         "(think time 2-8 s), gunicorn 3 sync workers, 2 Celery workers (celery, reviews; "
         "prefork, concurrency 1), private PostgreSQL and Redis on loopback.",
         "",
-        "| fault | at (s) | took (s) | detail |",
-        "|---|---:|---:|---|",
+        "| fault | at (s) | took (s) | /readyz 200 after (s) | detail |",
+        "|---|---:|---:|---:|---|",
     ]
     for f in faults:
         took = f.end - f.start if f.start else 0.0
-        lines.append(f"| {f.kind} | {f.start - t0:.1f} | {took:.1f} | {f.detail} |")
+        ready = f"{f.ready_after:.2f}" if f.ready_after is not None else "not within 60"
+        lines.append(f"| {f.kind} | {f.start - t0:.1f} | {took:.1f} | {ready} | {f.detail} |")
     ready = f"{readyz:.2f} s" if readyz is not None else "not within 120 s"
     lines += ["", f"/readyz answered 200 {ready} after the last fault ended.", ""]
     lines += [f"Queues drained {drained:.0f} s after the learners stopped.", ""]

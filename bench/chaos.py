@@ -140,8 +140,12 @@ def run(*, minutes: float, seed: int, learners: int = 200, log=print) -> Result:
     try:
         redis.start()
         env = chaos_env(cluster.url, redis.url)
+        began = time.monotonic()
         fixture = _prepare(env, work, lms, learners)
-        log(f"prepared: {learners} learners ({LMS_LEARNERS} from the LMS); logs in {work}")
+        log(
+            f"migrated and seeded in {time.monotonic() - began:.0f} s: {learners} learners "
+            f"({LMS_LEARNERS} from the LMS); logs in {work}"
+        )
         stack = Stack(env, cluster, redis, work, workers=3)
         port = free_port()
         stack.start_gunicorn(port)
@@ -149,8 +153,10 @@ def run(*, minutes: float, seed: int, learners: int = 200, log=print) -> Result:
         stack.start_celery("reviews")
         base = f"http://127.0.0.1:{port}"
         wait_for(port, stack.gunicorn, timeout=120)
-        if _ready(base, 120) is None:
+        up = _ready(base, 120)
+        if up is None:
             raise RuntimeError(f"/readyz not 200 within 120 s; see {work}/gunicorn.log")
+        log(f"gunicorn ready in {up:.0f} s")
         lms.start(f"{base}/lti/jwks/")
 
         seconds = minutes * 60
@@ -158,7 +164,7 @@ def run(*, minutes: float, seed: int, learners: int = 200, log=print) -> Result:
         ledger = Ledger()
         t0 = time.time()
         threads = run_learners(base, fixture, ledger, seed=seed, deadline=t0 + seconds, think=THINK)
-        inject = injector(stack, faults, seed, t0, log)
+        inject = injector(stack, faults, seed, t0, log, ready=lambda: _ready(base, 60))
         inject.join()
         readyz = _ready(base, 120)
         log(f"/readyz 200 {readyz:.2f} s after the last fault" if readyz else "/readyz not 200")
