@@ -9,6 +9,7 @@ too (endpoint, when, how long, status) for the report's counts and percentiles.
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
@@ -16,6 +17,10 @@ import uuid
 from dataclasses import dataclass, field
 
 import httpx
+
+# A line per request from 200 clients would drown the run's own output (and a failing
+# test's captured log).
+logging.getLogger("httpx").setLevel(logging.WARNING)
 
 TIMEOUT = 30.0  # seconds a request may take before the client gives up on it
 GRACE = 90.0  # seconds after the deadline a request already started may keep retrying
