@@ -75,7 +75,7 @@ class Learner:
         service still did not answer. Connection errors, timeouts and 503s are retried
         with the same body (an answer keeps its idempotency key)."""
         while True:
-            started = time.time()
+            started, wait = time.time(), self.rng.uniform(0.5, 2.0)
             try:
                 r = self.http.request(method, path, json=body)
             except httpx.TimeoutException:
@@ -83,15 +83,16 @@ class Learner:
             except httpx.TransportError:
                 self.ledger.add(Sample(endpoint, started, time.time() - started, "connection"))
             else:
-                has_retry_after = "Retry-After" in r.headers
-                self.ledger.add(
-                    Sample(endpoint, started, time.time() - started, r.status_code, has_retry_after)
-                )
+                retry_after = r.headers.get("Retry-After", "")
+                took = time.time() - started
+                self.ledger.add(Sample(endpoint, started, took, r.status_code, bool(retry_after)))
                 if r.status_code != 503:
                     return r
+                if retry_after.isdigit():  # as asked, spread a little
+                    wait = int(retry_after) * self.rng.uniform(1.0, 1.2)
             if time.time() > self.deadline + GRACE:
                 return None
-            time.sleep(self.rng.uniform(0.5, 2.0))
+            time.sleep(wait)
 
     def think(self) -> bool:
         """Wait as a person would between requests; False once the run's time is up."""
