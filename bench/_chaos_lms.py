@@ -135,7 +135,10 @@ class TestLms:
         self._thread.start()
 
     def stop(self) -> None:
-        self._server.shutdown()
+        """Stop serving (if it started: shutdown() of a server that never served waits
+        for good) and close the socket."""
+        if self._thread.is_alive():
+            self._server.shutdown()
         self._server.server_close()
 
     def received(self) -> dict[str, int]:
