@@ -22,10 +22,12 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,70 +130,67 @@ def _drain(cluster, timeout: float) -> float:
 def run(*, minutes: float, seed: int, learners: int = 200, log=print) -> Result:
     """One whole run; never raises for what it finds (the Result says), only for a
     harness that could not start."""
-    redis = Redis()  # Missing before anything is started, as cluster_create
-    try:
+    with ExitStack() as cleanup:  # every step undone, in reverse, even if one fails
+        redis = Redis()  # Missing before anything is started, as cluster_create
+        cleanup.callback(redis.destroy)
         cluster = cluster_create(prefix="burnin-chaos-pg-")
-    except BaseException:
-        redis.destroy()
-        raise
-    work = Path(tempfile.mkdtemp(prefix="burnin-chaos-"))
-    lms = TestLms()
-    stack = None
-    try:
-        redis.start()
-        env = chaos_env(cluster.url, redis.url)
-        began = time.monotonic()
-        fixture = _prepare(env, work, lms, learners)
-        log(
-            f"migrated and seeded in {time.monotonic() - began:.0f} s: {learners} learners "
-            f"({LMS_LEARNERS} from the LMS); logs in {work}"
-        )
-        stack = Stack(env, cluster, redis, work, workers=3)
-        port = free_port()
-        stack.start_gunicorn(port)
-        stack.start_celery("celery")
-        stack.start_celery("reviews")
-        base = f"http://127.0.0.1:{port}"
-        wait_for(port, stack.gunicorn, timeout=120)
-        up = _ready(base, 120)
-        if up is None:
-            raise RuntimeError(f"/readyz not 200 within 120 s; see {work}/gunicorn.log")
-        log(f"gunicorn ready in {up:.0f} s")
-        lms.start(f"{base}/lti/jwks/")
+        cleanup.callback(cluster_destroy, cluster)
+        lms = TestLms()
+        cleanup.callback(lms.stop)
+        return _run(minutes, seed, learners, log, redis, cluster, lms, cleanup)
 
-        seconds = minutes * 60
-        faults = schedule(seed, seconds)
-        ledger = Ledger()
-        t0 = time.time()
-        threads = run_learners(base, fixture, ledger, seed=seed, deadline=t0 + seconds, think=THINK)
-        inject = injector(stack, faults, seed, t0, log, ready=lambda: _ready(base, 60))
-        inject.join()
-        readyz = _ready(base, 120)
-        log(f"/readyz 200 {readyz:.2f} s after the last fault" if readyz else "/readyz not 200")
-        for thread in threads:
-            thread.join()
-        drained = _drain(cluster, DRAIN)
-        log(f"learners done at t={time.time() - t0:.0f} s; queues drained in {drained:.0f} s")
-        violations, counts = checks(cluster, ledger, lms, fixture, readyz)
-        markdown = report(
-            minutes=minutes,
-            seed=seed,
-            learners=learners,
-            t0=t0,
-            faults=faults,
-            ledger=ledger,
-            counts=counts,
-            violations=violations,
-            readyz=readyz,
-            drained=drained,
-        )
-        return Result(violations, counts, faults, readyz, markdown, work)
-    finally:
-        if stack is not None:
-            stack.stop()
-        lms.stop()
-        redis.destroy()
-        cluster_destroy(cluster)
+
+def _run(minutes, seed, learners, log, redis, cluster, lms, cleanup) -> Result:
+    work = Path(tempfile.mkdtemp(prefix="burnin-chaos-"))
+    redis.start()
+    env = chaos_env(cluster.url, redis.url)
+    began = time.monotonic()
+    fixture = _prepare(env, work, lms, learners)
+    log(
+        f"migrated and seeded in {time.monotonic() - began:.0f} s: {learners} learners "
+        f"({LMS_LEARNERS} from the LMS); logs in {work}"
+    )
+    stack = Stack(env, cluster, redis, work, workers=3)
+    cleanup.callback(stack.stop)
+    port = free_port()
+    stack.start_gunicorn(port)
+    stack.start_celery("celery")
+    stack.start_celery("reviews")
+    base = f"http://127.0.0.1:{port}"
+    wait_for(port, stack.gunicorn, timeout=120)
+    up = _ready(base, 120)
+    if up is None:
+        raise RuntimeError(f"/readyz not 200 within 120 s; see {work}/gunicorn.log")
+    log(f"gunicorn ready in {up:.0f} s")
+    lms.start(f"{base}/lti/jwks/")
+
+    seconds = minutes * 60
+    faults = schedule(seed, seconds)
+    ledger = Ledger()
+    t0 = time.time()
+    threads = run_learners(base, fixture, ledger, seed=seed, deadline=t0 + seconds, think=THINK)
+    inject = injector(stack, faults, seed, t0, log, ready=lambda: _ready(base, 60))
+    inject.join()
+    readyz = _ready(base, 120)
+    log(f"/readyz 200 {readyz:.2f} s after the last fault" if readyz else "/readyz not 200")
+    for thread in threads:
+        thread.join()
+    drained = _drain(cluster, DRAIN)
+    log(f"learners done at t={time.time() - t0:.0f} s; queues drained in {drained:.0f} s")
+    violations, counts = checks(cluster, ledger, lms, fixture, readyz)
+    markdown = report(
+        minutes=minutes,
+        seed=seed,
+        learners=learners,
+        t0=t0,
+        faults=faults,
+        ledger=ledger,
+        counts=counts,
+        violations=violations,
+        readyz=readyz,
+        drained=drained,
+    )
+    return Result(violations, counts, faults, readyz, markdown, work)
 
 
 def main() -> None:
@@ -200,6 +199,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--learners", type=int, default=200)
     args = parser.parse_args()
+    # A TERM (a cancelled job) unwinds like ^C, so the run's clean-up stops what it started.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     result = run(minutes=args.minutes, seed=args.seed, learners=args.learners)
     print(result.markdown)
     failed = {k: v for k, v in result.violations.items() if v}
