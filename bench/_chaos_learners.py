@@ -14,6 +14,7 @@ import random
 import threading
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 
 import httpx
@@ -43,6 +44,7 @@ class Ledger:
     samples: list[Sample] = field(default_factory=list)
     answer_keys: set[str] = field(default_factory=set)  # answers that got a 2xx
     answers_sent: int = 0  # distinct answers (keys) sent at least once
+    refusals: Counter = field(default_factory=Counter)  # (endpoint, status, detail) of 4xx
     memo_versions_acked: int = 0  # memo submissions that got a 201
     exams_finished: int = 0  # finishes that got a 200
     lms_exams_finished: int = 0
@@ -86,6 +88,8 @@ class Learner:
                 retry_after = r.headers.get("Retry-After", "")
                 took = time.time() - started
                 self.ledger.add(Sample(endpoint, started, took, r.status_code, bool(retry_after)))
+                if 400 <= r.status_code < 500:
+                    self._refused(endpoint, r)
                 if r.status_code != 503:
                     return r
                 if retry_after.isdigit():  # as asked, spread a little
@@ -93,6 +97,15 @@ class Learner:
             if time.time() > self.deadline + GRACE:
                 return None
             time.sleep(wait)
+
+    def _refused(self, endpoint: str, r: httpx.Response) -> None:
+        """Keep why a request was refused (the API's error detail), for the report."""
+        try:
+            detail = r.json()["errors"][0]["detail"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            detail = r.text
+        with self.ledger.lock:
+            self.ledger.refusals[endpoint, r.status_code, detail[:90]] += 1
 
     def think(self) -> bool:
         """Wait as a person would between requests; False once the run's time is up."""

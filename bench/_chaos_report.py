@@ -5,6 +5,7 @@ gradebook and the clients' ledger, and the Markdown report (bench/README.md keep
 
 from __future__ import annotations
 
+import os
 from collections import Counter, defaultdict
 
 SETTLE = 10.0  # seconds after a fault's end still counted as the fault's, for the p99s
@@ -129,7 +130,9 @@ def report(*, minutes, seed, learners, t0, faults, ledger, counts, violations, r
     lines = [
         f"Chaos run: {minutes:g} min, CHAOS_SEED={seed}, {learners} learners "
         "(think time 2-8 s), gunicorn 3 sync workers, 2 Celery workers (celery, reviews; "
-        "prefork, concurrency 1), private PostgreSQL and Redis on loopback.",
+        "prefork, concurrency 1), private PostgreSQL and Redis on loopback; the "
+        "machine's load average at the end %.1f (1 min), %.1f (5 min), %.1f (15 min)."
+        % os.getloadavg(),
         "",
         "| fault | at (s) | took (s) | /readyz 200 after (s) | detail |",
         "|---|---:|---:|---:|---|",
@@ -146,6 +149,9 @@ def report(*, minutes, seed, learners, t0, faults, ledger, counts, violations, r
         lines.append(f"| {endpoint} | {len(ms)} | {_pct(ms, 50):.0f} | {_pct(ms, 99):.0f} |")
     lines += ["", "| count | n |", "|---|---:|"]
     lines += [f"| {k} | {v} |" for k, v in counts.items()]
+    lines += ["", "| refused (4xx) | status | why (the API's detail) | n |", "|---|---:|---|---:|"]
+    for (endpoint, status, detail), n in ledger.refusals.most_common(10):
+        lines.append(f"| {endpoint} | {status} | {detail.replace('|', '/')} | {n} |")
     lines += ["", "| must be 0 | n |", "|---|---:|"]
     lines += [f"| {k} | {v} |" for k, v in violations.items()]
     return "\n".join(lines)
