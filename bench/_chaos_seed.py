@@ -1,4 +1,5 @@
-"""The chaos run's seed, run inside Django on the private database (bench/chaos.py):
+"""The chaos run's steps inside Django on the private database (bench/chaos.py): the
+seed, and at the end the beat's requeues (`requeue`, below).
 
     python bench/_chaos_seed.py OUT LMS_BASE LEARNERS LMS_LEARNERS
 
@@ -129,6 +130,29 @@ def main(out: Path, lms_base: str, count: int, lms_count: int) -> None:
     )
 
 
+def requeue() -> None:
+    """`python bench/_chaos_seed.py requeue`: the beat's two requeues, run now as if
+    their deadlines had passed (every review queued or running, every pending score);
+    prints how many each queued. Delivery is idempotent, so one queued twice is done
+    once."""
+    import django
+
+    django.setup()
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from capstone.services import memo_reviews_requeue_stuck
+    from lti.grades import STALE_AFTER, scores_requeue_stale
+
+    reviews = memo_reviews_requeue_stuck(after=timedelta(0))
+    scores = scores_requeue_stale(now=timezone.now() + STALE_AFTER)
+    print(json.dumps({"reviews": reviews, "scores": scores}))
+
+
 if __name__ == "__main__":
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.settings_chaos")
-    main(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    if sys.argv[1:] == ["requeue"]:
+        requeue()
+    else:
+        main(Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
