@@ -509,3 +509,22 @@ def test_a_version_within_a_minute_is_a_429_and_the_text_stays(login, learner, r
     html = response.content.decode()
     assert "one new version a minute" in html and "A second thought." in html
     assert reviewed.memo.versions.count() == 1
+
+
+def test_the_queue_pages_its_memos(login, instructor, course):
+    """Past QUEUE_PAGE_SIZE memos the queue shows a pager (frontend/_pager.html)."""
+    from capstone.models import Capstone
+    from capstone.pages import QUEUE_PAGE_SIZE
+
+    for i in range(QUEUE_PAGE_SIZE + 1):
+        writer = UserFactory(username=f"writer-{i:03d}")
+        memo = Memo.objects.create(
+            capstone=Capstone.objects.create(learner=writer, course=course, seed=i)
+        )
+        MemoVersion.objects.create(memo=memo, number=1, markdown=f"# Plan {i}")
+    client = login(instructor)
+    first = client.get("/teach/memos/").content.decode()
+    assert 'aria-label="Pages of memos"' in first and "Page 1 of 2" in first
+    assert 'href="?page=2"' in first
+    second = client.get("/teach/memos/?page=2").content.decode()
+    assert "Page 2 of 2" in second and 'href="?page=1"' in second
