@@ -151,7 +151,7 @@ def endpoints(seed: int, calls: int, budget: float) -> dict:
         ("page", "quiz gradebook (busiest quiz)", teacher, f"/teach/quizzes/{q}/gradebook/", {}),
         ("page", "item analysis (busiest quiz)", teacher, f"/teach/quizzes/{q}/items/", {}),
         ("page", "course progress", teacher, f"/teach/courses/{c}/progress/", {}),
-        ("page", "course progress CSV (streamed)", teacher, f"/teach/courses/{c}/progress.csv", {}),
+        ("page", "course progress CSV", teacher, f"/teach/courses/{c}/progress.csv", {}),
         ("page", "readiness matrix (biggest team)", manager, f"/teams/{t}/", {}),
         ("page", "readiness CSV (biggest team)", manager, f"/teams/{t}/readiness.csv", {}),
         ("page", f"dashboard ({n})", learner, "/dashboard/", {}),
