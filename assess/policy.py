@@ -161,14 +161,16 @@ def part_policy(
         )
     limit = rules.tries
     counted = tries if limit is None else tries[:limit]
+    # its own limit, or the ceiling every part has, whichever comes first
+    cap = TRIES_CEILING if limit is None else min(limit, TRIES_CEILING)
     closed = None
     if any(r.correct for r in counted):
         closed = Closed.SOLVED
     elif revealed:
         closed = Closed.REVEALED
-    elif len(tries) >= (TRIES_CEILING if limit is None else min(limit, TRIES_CEILING)):
-        closed = Closed.EXHAUSTED  # its own limit, or the ceiling every part has
-    left = None if limit is None else max(0, min(limit, TRIES_CEILING) - len(tries))
+    elif len(tries) >= cap:
+        closed = Closed.EXHAUSTED
+    left = None if limit is None else max(0, cap - len(tries))
     show_answer = closed is not None or over or not learner
     accepts = learner and not over and closed is None
     return PartPolicy(

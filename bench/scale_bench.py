@@ -40,6 +40,7 @@ def _subjects(seed: int) -> dict:
     from django.db.models import Count
 
     from assess.models import Attempt, CourseRole, Enrolment, Response
+    from capstone.services import CAPSTONE_COURSE
     from curricula.models import Course
     from orgs.models import Membership, Team
 
@@ -71,12 +72,8 @@ def _subjects(seed: int) -> dict:
             :1
         ]
     )
-    from django.db.models import Q
-
     capstone_teacher = users.get(
-        pk=CourseRole.objects.filter(Q(course__slug="foundations-of-ai-infrastructure")).values(
-            "user"
-        )[:1]
+        pk=CourseRole.objects.filter(course__slug=CAPSTONE_COURSE).values("user")[:1]
     )
     engineer = team.members.order_by("id").first().user
     return {

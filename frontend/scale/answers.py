@@ -23,6 +23,11 @@ from problems.engine.misconception_names import NAMES
 SLIPS = sorted(NAMES)
 
 
+def _batch() -> dict[str, list]:
+    """The rows one round of attempts adds, by table."""
+    return {"attempts": [], "questions": [], "responses": [], "events": []}
+
+
 class Answerer:
     """Answers one attempt's questions: pure but for the ids it hands out."""
 
@@ -99,11 +104,9 @@ def _pilot_responses(plan_rows, pool, lam: float, thetas, seed: int) -> int:
     rng = random.Random(f"pilot-{seed}")
     totals = Totals()
     answerer = Answerer(pool, lam, {"attempt": 1, "question": 1, "response": 1}, totals)
-    out = {"attempts": [], "questions": [], "responses": [], "events": []}
     start = datetime(2026, 1, 1)
-    for learner, quiz, number in plan_rows:
-        answerer.attempt(rng, learner, thetas[learner], quiz, number, start, out)
-        out = {"attempts": [], "questions": [], "responses": [], "events": []}
+    for learner, quiz, number in plan_rows:  # only the counts are kept
+        answerer.attempt(rng, learner, thetas[learner], quiz, number, start, _batch())
     return totals.responses
 
 
@@ -128,7 +131,7 @@ def work_write(plan: Plan, plan_rows: list, pool, thetas, rng, now: datetime, lo
     totals = Totals()
     answerer = Answerer(pool, lam, dict(writers.next), totals)
     for at in range(0, len(plan_rows), CHUNK):
-        out = {"attempts": [], "questions": [], "responses": [], "events": []}
+        out = _batch()
         for learner, quiz, number in plan_rows[at : at + CHUNK]:
             started = now - timedelta(days=rng.uniform(1, 365), minutes=rng.uniform(0, 1440))
             answerer.attempt(rng, learner, thetas[learner], quiz, number, started, out)

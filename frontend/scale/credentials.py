@@ -43,8 +43,7 @@ def certificates_write(plan: Plan, people: People, rng: random.Random, now: date
         return 0
     rules = track_rules(tracks)
     rows = []
-    holders = people.engineers + [u for u in people.learners[plan.engineers :]]
-    for user in holders:
+    for user in people.learners:  # the engineers first (people.People.engineers)
         if len(rows) >= plan.certificates:
             break
         for track in tracks:

@@ -37,7 +37,7 @@ def prefix(plan: Plan) -> str:
     return f"scale{plan.seed}"
 
 
-def _users(plan: Plan, names: list[str], now: datetime, staff=False) -> list[int]:
+def _users(names: list[str], now: datetime) -> list[int]:
     table = Table(
         get_user_model(),
         ["id", "password", "is_superuser", "username", "first_name", "last_name", "email",
@@ -45,7 +45,7 @@ def _users(plan: Plan, names: list[str], now: datetime, staff=False) -> list[int
     )  # fmt: skip
     start = table.next_id()
     table.write(
-        (start + i, "!", False, name, "", "", f"{name}@scale.invalid", staff, True, now)
+        (start + i, "!", False, name, "", "", f"{name}@scale.invalid", False, True, now)
         for i, name in enumerate(names)
     )
     return list(range(start, start + len(names)))
@@ -56,7 +56,7 @@ def people_load(plan: Plan, rng: random.Random, now: datetime) -> People:
     if not courses:
         raise ValueError("no courses: run load_curricula first")
     tag = prefix(plan)
-    learners = _users(plan, [f"{tag}-learner-{i:06d}" for i in range(plan.learners)], now)
+    learners = _users([f"{tag}-learner-{i:06d}" for i in range(plan.learners)], now)
     enrolled: dict[int, list[int]] = {}
     rows = []
     for i, user in enumerate(learners):
@@ -73,7 +73,7 @@ def people_load(plan: Plan, rng: random.Random, now: datetime) -> People:
     people = People(learners=learners, courses=courses, enrolled=enrolled)
 
     staff_names = [f"{tag}-instructor-{c.slug}-{k}" for c in courses for k in range(2)]
-    teachers = _users(plan, staff_names, now)
+    teachers = _users(staff_names, now)
     for n, course in enumerate(courses):
         people.instructors[course.pk] = teachers[2 * n : 2 * n + 2]
     Table(CourseRole, ["user_id", "course_id", "role"]).write(
@@ -85,7 +85,7 @@ def people_load(plan: Plan, rng: random.Random, now: datetime) -> People:
 
 def _organisations(plan: Plan, people: People, rng: random.Random, now: datetime) -> None:
     tag = prefix(plan)
-    people.managers = _users(plan, [f"{tag}-manager-{k}" for k in range(plan.organisations)], now)
+    people.managers = _users([f"{tag}-manager-{k}" for k in range(plan.organisations)], now)
     orgs = Table(Organization, ["id", "slug", "name", "created_at", "managers_manage_sso"])
     first_org = orgs.next_id()
     org_ids = [first_org + k for k in range(plan.organisations)]

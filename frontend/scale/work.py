@@ -21,6 +21,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from django.contrib.auth import get_user_model
+
 from assess import skills as skill_map
 from assess.models import Attempt, MasteryEvent, Question, Quiz, Response
 from assess.services.questions import question_from_variant
@@ -77,7 +79,7 @@ def quizzes_load(plan: Plan, people: People) -> dict[int, list[QuizRow]]:
         if not templates:
             continue
         count = total // len(people.courses) + (1 if n < total % len(people.courses) else 0)
-        author = people.instructors[course.pk][0]
+        author = get_user_model().objects.get(pk=people.instructors[course.pk][0])
         rows = []
         for k in range(count):
             mode = (Quiz.Mode.EXAM, Quiz.Mode.PRACTICE, Quiz.Mode.HOMEWORK, Quiz.Mode.HOMEWORK)[
@@ -93,9 +95,7 @@ def quizzes_load(plan: Plan, people: People) -> dict[int, list[QuizRow]]:
                 time_limit=timedelta(minutes=60) if mode == Quiz.Mode.EXAM else None,
                 attempts_allowed=3 if mode == Quiz.Mode.EXAM else None,
             )
-            from django.contrib.auth import get_user_model
-
-            quiz = quiz_create(user=get_user_model().objects.get(pk=author), spec=spec)
+            quiz = quiz_create(user=author, spec=spec)
             slots = [(s.pk, s.templates[0]) for s in quiz.slots.order_by("order")]
             rows.append(QuizRow(quiz.pk, mode, slots))
         per_course[course.pk] = rows
