@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.core import mail
+from playwright.sync_api import expect
 
 from assess.models import Attempt, Question, Quiz
 from tests.factories import LessonFactory, QuizFactory
@@ -69,8 +70,8 @@ def test_sign_up_confirm_practise_change_email_download_and_delete(
     try:
         # The landing page says how to get in; sign up from it.
         page.goto("/")
-        assert page.get_by_role("heading", name="How to get in").is_visible()
-        assert page.get_by_role("heading", name="Launch from your LMS").is_visible()
+        expect(page.get_by_role("heading", name="How to get in")).to_be_visible()
+        expect(page.get_by_role("heading", name="Launch from your LMS")).to_be_visible()
         page.get_by_role("main").get_by_role("link", name="Sign up").click()
         page.wait_for_url("**/accounts/signup/")
         check(page, "sign up")
@@ -81,15 +82,15 @@ def test_sign_up_confirm_practise_change_email_download_and_delete(
         page.get_by_label("Password (again)").fill(PASSWORD)
         page.get_by_label("Password (again)").press("Enter")  # the keyboard submits
         page.wait_for_url("**/dashboard/")
-        assert page.get_by_text(f"Confirmation email sent to {email}").is_visible()
+        expect(page.get_by_text(f"Confirmation email sent to {email}")).to_be_visible()
 
         # The exam waits for the address; the list says so, the start says why.
         page.goto("/quizzes/")
-        assert page.get_by_text("Confirm your email address to start exams").is_visible()
+        expect(page.get_by_text("Confirm your email address to start exams")).to_be_visible()
         check(page, "quizzes (unconfirmed)")
         page.get_by_role("link", name="Details of Sizing exam").click()
         page.wait_for_url(f"**/quizzes/{exam.pk}/")
-        assert page.get_by_text("Confirm your email address before an exam").is_visible()
+        expect(page.get_by_text("Confirm your email address before an exam")).to_be_visible()
         assert page.get_by_role("button", name="Start exam now").count() == 0
         check(page, "start page (unconfirmed)")
         assert not Attempt.objects.filter(quiz=exam).exists()
@@ -126,13 +127,13 @@ def test_sign_up_confirm_practise_change_email_download_and_delete(
         check(page, "email address")
         page.get_by_label("New email address").fill(new)
         page.get_by_role("button", name="Change email").click()
-        assert page.get_by_text(f"Changing to {new}").is_visible()
+        expect(page.get_by_text(f"Changing to {new}")).to_be_visible()
         check(page, "email change pending")
         shot(page, f"email-change-{width}")
         page.goto(link_to(new))
         page.get_by_role("button", name="Confirm").click()
         page.goto("/accounts/email/")
-        assert page.get_by_text(f"Your address is {new}").is_visible()
+        expect(page.get_by_text(f"Your address is {new}")).to_be_visible()
         from django.contrib.auth import get_user_model
 
         user = get_user_model().objects.get(username=username)
@@ -160,12 +161,12 @@ def test_sign_up_confirm_practise_change_email_download_and_delete(
         page.get_by_label("Your password").fill(PASSWORD)
         page.get_by_role("button", name="Delete my account").click()
         page.wait_for_url(f"{live_server.url}/")
-        assert page.get_by_text("Your account is deleted.").is_visible()
+        expect(page.get_by_text("Your account is deleted.")).to_be_visible()
         check(page, "home after deleting")
         gone = get_user_model().objects.get(pk=user.pk)
         assert gone.username.startswith("deleted-") and gone.email == ""
         assert Attempt.objects.filter(learner=gone).count() == 2  # the answers stay
-        assert page.get_by_role("link", name="Sign in").first.is_visible()
+        expect(page.get_by_role("link", name="Sign in").first).to_be_visible()
     finally:
         context.close()
     assert errors == []

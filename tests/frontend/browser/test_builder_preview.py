@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
 
 from assess.models import Quiz
 from curricula.services import curricula_load
@@ -51,4 +52,4 @@ def test_the_preview_opens_where_it_is(page, sign_in, shot, width):
     assert blocking == []
 
     page.get_by_role("link", name="back to the form").click()
-    assert page.get_by_label("Title").input_value() == "Memory warm-up"
+    expect(page.get_by_label("Title")).to_have_value("Memory warm-up")

@@ -7,6 +7,7 @@ timeline beside the expert path. axe finds nothing serious or critical."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from assess.services.questions import practice_question_add
 from problems.engine.variants import Variant
@@ -99,7 +100,7 @@ def test_a_practice_drill_at_phone_and_laptop_width(page, sign_in, shot, width):
     assert "Not correct" in safety and drill.action(wrong).label in safety
     assert "Score: 90%" in page.locator("#announcer").inner_text()
     paths = page.get_by_role("heading", name="Your timeline beside the expert path")
-    assert paths.is_visible()
+    expect(paths).to_be_visible()
     expert = page.locator("ol.drill-timeline.expert li")
     assert expert.count() == 3
     for i, action in enumerate(drill.expert_path):

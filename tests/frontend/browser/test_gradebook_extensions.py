@@ -11,6 +11,7 @@ from datetime import timedelta
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from assess.models import Extension, Quiz
 from assess.services.attempts import attempt_finish, attempt_start
@@ -88,7 +89,7 @@ def test_extensions_from_the_gradebook(page, sign_in, shot, book, width):
     check("gradebook (grant form open)")
     bob_row.get_by_role("button", name="Grant the extension for bob").click()
     page.wait_for_url(f"**{url}?page=1#learner-{bob.pk}")  # back to the row's page
-    assert page.get_by_text("bob's extension is saved").is_visible()
+    expect(page.get_by_text("bob's extension is saved")).to_be_visible()
     assert "+20 minutes" in page.locator(f"#learner-{bob.pk}").inner_text()
     assert Extension.objects.get(quiz=exam, learner=bob).extra_time == timedelta(minutes=20)
 

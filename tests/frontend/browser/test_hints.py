@@ -4,6 +4,7 @@ the typed answer survives, and nothing is wider than a phone's screen.
 One page, two widths, so the test stays cheap."""
 
 import pytest
+from playwright.sync_api import expect
 
 from assess.models import Hint
 from assess.selectors.hints import question_hints
@@ -21,7 +22,7 @@ def test_hints_in_place_at_both_widths(page, shot, sign_in, learner, practice):
 
     page.get_by_role("button", name=f"Hint 1 of {total}").click()
     page.locator(".hint-step").first.wait_for()
-    assert page.get_by_text(f"Hint 1 of {total}", exact=True).is_visible()
+    expect(page.get_by_text(f"Hint 1 of {total}", exact=True)).to_be_visible()
     assert page.url.endswith(address)  # swapped in place, no navigation
     assert page.get_by_label(f"{part['label']} ({part['unit']})").input_value() == "12"
     assert Hint.objects.filter(question=question).count() == 1

@@ -3,6 +3,7 @@ analysis once learners have answered, the progress of the enrolled learners, and
 learner to the course; the hardware pages are captured on the way."""
 
 import pytest
+from playwright.sync_api import expect
 
 from assess.models import Enrolment, Quiz
 from assess.services.attempts import attempt_finish, attempt_start
@@ -79,19 +80,19 @@ def test_instructor_builds_a_quiz_and_reads_its_item_analysis(page, shot, sign_i
     quiz.refresh_from_db()
     page.get_by_role("link", name="Item analysis").click()
     page.wait_for_url("**/items/")
-    assert page.get_by_text("No attempt at this quiz has closed yet").is_visible()
+    expect(page.get_by_text("No attempt at this quiz has closed yet")).to_be_visible()
 
     for i, right in enumerate([True, True, False, False]):
         answer_as(f"learner{i}", quiz, right)
     page.reload()
     assert page.locator("svg.correct rect.bar").count() >= 2
-    assert page.locator("svg.discrimination").is_visible()
+    expect(page.locator("svg.discrimination")).to_be_visible()
     assert "GB and GiB mixed up" in page.locator("table").inner_text()
     shot(page, "item-analysis")
 
     UserFactory(username="outsider")  # answered nothing here, not enrolled
     page.goto("/teach/courses/learn-ai-infrastructure/progress/")
-    assert page.get_by_role("row", name="learner0").first.is_visible()  # a table per module
+    expect(page.get_by_role("row", name="learner0").first).to_be_visible()  # a table per module
     assert page.get_by_role("row", name="outsider").count() == 0
     shot(page, "progress")
 
@@ -99,7 +100,7 @@ def test_instructor_builds_a_quiz_and_reads_its_item_analysis(page, shot, sign_i
     page.get_by_label("Username").fill("outsider")
     page.get_by_role("button", name="Enrol this learner").click()
     page.get_by_text("outsider is now enrolled.").wait_for()
-    assert page.get_by_role("row", name="outsider").is_visible()
+    expect(page.get_by_role("row", name="outsider")).to_be_visible()
     assert Enrolment.objects.filter(user__username="outsider").exists()
     shot(page, "learners")
     page.get_by_role("button", name="Remove outsider").click()
@@ -111,9 +112,9 @@ def test_instructor_builds_a_quiz_and_reads_its_item_analysis(page, shot, sign_i
     page.get_by_label("Second accelerator").select_option("b200")
     page.get_by_role("button", name="Compare").click()
     page.wait_for_url("**b=b200")
-    assert page.get_by_role("cell", name="7.7 TB/s").is_visible()
+    expect(page.get_by_role("cell", name="7.7 TB/s")).to_be_visible()
     shot(page, "hardware-compare")
 
     page.goto("/hardware/roofline/?accelerator=mi300x&precision=fp8")
-    assert page.locator("svg.roofline circle.ridge").is_visible()
+    expect(page.locator("svg.roofline circle.ridge")).to_be_visible()
     shot(page, "roofline")

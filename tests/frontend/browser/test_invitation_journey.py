@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 from django.core import mail
+from playwright.sync_api import expect
 
 from orgs.models import TeamMember
 from orgs.services import member_add, organization_create, team_create
@@ -47,13 +48,13 @@ def test_a_manager_invites_and_the_invitee_accepts(browser, live_server, shot, s
         check(page, "invitations (empty)")
         page.get_by_label("Email addresses").fill(f"{address}, not-an-address")
         page.get_by_role("button", name="Send invitations").click()
-        assert page.get_by_role("heading", name="Nothing was sent").is_visible()
-        assert page.get_by_text("'not-an-address' is not an email address").is_visible()
+        expect(page.get_by_role("heading", name="Nothing was sent")).to_be_visible()
+        expect(page.get_by_text("'not-an-address' is not an email address")).to_be_visible()
         check(page, "invitations (a bad row)")
         assert mail.outbox == []
         page.get_by_label("Email addresses").fill(address)
         page.get_by_role("button", name="Send invitations").click()
-        assert page.get_by_text("1 invitation sent.").is_visible()
+        expect(page.get_by_text("1 invitation sent.")).to_be_visible()
         first = link_to(address)
         # A new link by htmx: the row says so in place, and the first link dies.
         page.get_by_role("button", name=f"Send a new link to {address}").click()
@@ -66,17 +67,21 @@ def test_a_manager_invites_and_the_invitee_accepts(browser, live_server, shot, s
         page = invitee.new_page()
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(first)
-        assert page.get_by_role("heading", name="This invitation cannot be accepted").is_visible()
+        expect(
+            page.get_by_role("heading", name="This invitation cannot be accepted")
+        ).to_be_visible()
         check(page, "a dead link")
         page.goto(link)
-        assert page.get_by_role(
-            "heading", name="You are invited to the team Inference on-call of GPU Cloud"
-        ).is_visible()
+        expect(
+            page.get_by_role(
+                "heading", name="You are invited to the team Inference on-call of GPU Cloud"
+            )
+        ).to_be_visible()
         check(page, "the invitation")
         shot(page, f"invitation-{width}")
         page.get_by_role("button", name="Create your account").click()
         page.wait_for_url("**/accounts/signup/**")
-        assert page.get_by_text("You are accepting an invitation to the team").is_visible()
+        expect(page.get_by_text("You are accepting an invitation to the team")).to_be_visible()
         check(page, "sign up from the invitation")
         assert page.get_by_label("Email").input_value() == address
         page.get_by_label("Username").fill(username)
@@ -87,7 +92,9 @@ def test_a_manager_invites_and_the_invitee_accepts(browser, live_server, shot, s
         check(page, "the invitation, signed in")
         page.get_by_role("button", name="Accept and join Inference on-call").click()
         page.wait_for_url("**/certify/")
-        assert page.get_by_text("You joined the team Inference on-call of GPU Cloud").is_visible()
+        expect(
+            page.get_by_text("You joined the team Inference on-call of GPU Cloud")
+        ).to_be_visible()
         check(page, "joined")
         assert TeamMember.objects.filter(team=team, user__username=username).exists()
         assert [m.to for m in mail.outbox] == [[address], [address]]  # no confirmation mail

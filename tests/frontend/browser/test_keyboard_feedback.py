@@ -6,6 +6,7 @@ reveal; the live region reads the named mistake, not a bare "Not correct."."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from assess.models import Question
 from curricula.models import LessonTemplate
@@ -79,6 +80,6 @@ def test_focus_moves_to_the_feedback_then_hint_then_reveal(page, sign_in, width)
     # The reveal, from the keyboard, still works through its own form.
     page.keyboard.press("Enter")
     page.locator("span.answer").wait_for()
-    assert page.get_by_text("You asked for this part's answer").is_visible()
+    expect(page.get_by_text("You asked for this part's answer")).to_be_visible()
     checked(page, width, "question after the reveal")
     assert refused == []  # no inline script or style after the swaps

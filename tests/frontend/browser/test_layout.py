@@ -16,6 +16,7 @@ import re
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
 
 from tests.frontend.browser.journeys import DEMO_PASSWORDS, seed
 
@@ -163,10 +164,10 @@ def test_on_a_phone_the_header_is_one_row_with_a_menu(browser, live_server, scri
     page.goto("/hardware/")
     assert page.locator("header.site").bounding_box()["height"] <= 64  # was 161 px
     courses = page.get_by_role("link", name="Courses", exact=True)
-    assert not courses.is_visible()  # folded away in the menu
+    expect(courses).not_to_be_visible()  # folded away in the menu
     page.get_by_text("Menu", exact=True).click()  # a <details>: opens with no script
-    assert courses.is_visible()
-    assert page.get_by_role("link", name="Sign in").is_visible()
+    expect(courses).to_be_visible()
+    expect(page.get_by_role("link", name="Sign in")).to_be_visible()
     courses.click()
     page.wait_for_url("**/courses/")
     context.close()
@@ -174,7 +175,7 @@ def test_on_a_phone_the_header_is_one_row_with_a_menu(browser, live_server, scri
 
 def test_at_a_laptop_width_the_menu_is_laid_out_inline(page):
     page.goto("/hardware/")
-    assert page.get_by_role("link", name="Courses", exact=True).is_visible()
-    assert page.get_by_role("link", name="Sign in").is_visible()
-    assert not page.get_by_text("Menu", exact=True).is_visible()
+    expect(page.get_by_role("link", name="Courses", exact=True)).to_be_visible()
+    expect(page.get_by_role("link", name="Sign in")).to_be_visible()
+    expect(page.get_by_text("Menu", exact=True)).not_to_be_visible()
     assert page.locator("header.site").bounding_box()["height"] <= 64

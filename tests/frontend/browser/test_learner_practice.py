@@ -4,6 +4,7 @@ right at once raises the skill estimates; "Show the answer" closes a part in pla
 the course page, lesson page and dashboard read back the honest evidence."""
 
 import pytest
+from playwright.sync_api import expect
 
 from assess.models import Enrolment, Question
 from curricula.models import LessonTemplate
@@ -42,8 +43,8 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     page.goto("/")
     shot(page, "home")
     sign_in(page, "learner", f"/lessons/{LESSON}/")
-    assert page.get_by_role("heading", name="What a Model Is").is_visible()
-    assert page.get_by_text("Not started: you have not practised this lesson yet.").is_visible()
+    expect(page.get_by_role("heading", name="What a Model Is")).to_be_visible()
+    expect(page.get_by_text("Not started: you have not practised this lesson yet.")).to_be_visible()
 
     page.get_by_role("button", name="Practice this lesson").click()
     page.wait_for_url("**/q/*/")
@@ -67,7 +68,7 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     # A wrong try: the mistake is named, the answer and the solution wait.
     assert page.get_by_text("Worked solution").count() == 0
     assert page.locator("span.answer").count() == 0
-    assert page.get_by_role("button", name="Show the answer").is_visible()
+    expect(page.get_by_role("button", name="Show the answer")).to_be_visible()
     shot(page, "question-feedback")
 
     page.reload()  # the box keeps the last answer
@@ -78,9 +79,9 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     page.locator(".feedback.ok").wait_for()
     assert "Correct" in page.locator(".feedback.ok").inner_text()
     assert page.locator("#announcer").inner_text().endswith(": Correct.")
-    assert page.get_by_text("Worked solution").is_visible()
+    expect(page.get_by_text("Worked solution")).to_be_visible()
     assert page.locator(".solution math").count() > 0  # MathML rendered on the server
-    assert page.get_by_text("This part was answered correctly already").is_visible()
+    expect(page.get_by_text("This part was answered correctly already")).to_be_visible()
     assert page.locator(f"#a{question.pk}-weights").count() == 0  # the box is gone
     shot(page, "question-solved")
 
@@ -88,7 +89,7 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     page.goto(f"/lessons/{LESSON}/")
     after_slip, answers = skill_cells(page, "Bytes of weights")
     assert answers == 1
-    assert page.get_by_role("cell", name="correct", exact=True).is_visible()
+    expect(page.get_by_role("cell", name="correct", exact=True)).to_be_visible()
 
     # The next question, right at the first try: the estimate rises, two answers behind.
     page.get_by_role("button", name="Start a new session").click()
@@ -110,14 +111,14 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     third = latest_question(learner)
     page.get_by_role("button", name="Show the answer").click()
     page.locator("span.answer").wait_for()
-    assert page.get_by_text("You asked for this part's answer").is_visible()
-    assert page.get_by_text("Worked solution").is_visible()
+    expect(page.get_by_text("You asked for this part's answer")).to_be_visible()
+    expect(page.get_by_text("Worked solution")).to_be_visible()
     assert page.locator(f"#a{third.pk}-weights").count() == 0
     assert not third.responses.exists()
     shot(page, "question-revealed")
 
     page.goto(f"/courses/{COURSE}/")
-    assert page.get_by_text("You are enrolled in this course").is_visible()
+    expect(page.get_by_text("You are enrolled in this course")).to_be_visible()
     mastery = page.locator(f'.mastery[data-lesson="{LESSON}"]')
     assert "of 2 skills mastered" in mastery.inner_text()
     assert page.locator("svg.mastery rect.bar").count() >= 1
@@ -128,7 +129,7 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     assert page.locator("svg.history polyline.series").count() == 2
     assert page.locator("svg.history circle").count() == 4
     assert "Bytes of weights" in page.locator("svg.history").inner_html()
-    assert page.get_by_role("link", name="What a Model Is").first.is_visible()
+    expect(page.get_by_role("link", name="What a Model Is").first).to_be_visible()
     shot(page, "dashboard")
 
 

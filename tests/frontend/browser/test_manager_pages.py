@@ -12,6 +12,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.core.management import call_command
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from assess.models import Attempt
 from certify.models import Certificate, Track
@@ -73,7 +74,7 @@ def test_a_manager_lands_on_the_team_and_opens_an_engineer(page, shot, team, wid
     said = check("engineer")
     shot(page, f"manager-engineer-{width}")
     for heading in ("Requirements", "Certificates", "Exam attempts"):
-        assert page.get_by_role("heading", name=heading).first.is_visible(), heading
+        expect(page.get_by_role("heading", name=heading).first, heading).to_be_visible()
     assert "Next step: Take the certification exam." in said
     assert "expired" in said and "90% (passed" in said
     assert Attempt.objects.filter(learner__username="lapsed").count() == 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
 
 from assess.models import Attempt, MasteryEvent, Question
 from curricula.models import LessonTemplate
@@ -110,7 +111,7 @@ def test_a_session_of_five_ends_with_a_summary_in_words(page, shot, width):
     attempt = Attempt.objects.get(learner=learner)
     assert attempt.status == "finished" and attempt.practice_length == 5
     main = page.locator("main")
-    assert page.get_by_role("heading", name="Practice summary: What a Model Is").is_visible()
+    expect(page.get_by_role("heading", name="Practice summary: What a Model Is")).to_be_visible()
     assert "3 right and 2 wrong, of 5 questions." in page.locator("#session-result").inner_text()
     slips = page.locator("ul.slips").inner_text()
     assert "GB and GiB mixed up" in slips
@@ -133,7 +134,7 @@ def test_a_session_of_five_ends_with_a_summary_in_words(page, shot, width):
     nxt = page.locator("#next-step a")
     href, title = nxt.get_attribute("href"), nxt.inner_text()
     assert href.startswith("/lessons/") and href != f"/lessons/{LESSON}/"
-    assert page.get_by_role("button", name=f"Practice {title}").is_visible()
+    expect(page.get_by_role("button", name=f"Practice {title}")).to_be_visible()
     fits(page, width, "summary")
     no_serious_axe_violation(page, "summary")
     shot(page, f"session-summary-{width}")
@@ -141,7 +142,7 @@ def test_a_session_of_five_ends_with_a_summary_in_words(page, shot, width):
     # The dashboard: the lesson under its course's heading, its skills in words.
     page.goto("/dashboard/")
     course = page.locator("section.course-progress").first
-    assert course.get_by_role("link", name="What a Model Is").is_visible()
+    expect(course.get_by_role("link", name="What a Model Is")).to_be_visible()
     skills = course.locator("ul.skill-bars").inner_text()
     assert "Bytes of weights" in skills and "%, mastered (5 answers)" in skills
     fits(page, width, "dashboard, after")

@@ -4,6 +4,7 @@ the learner sees it only once it is published. At 1280 px the progress tables sh
 column without scrolling."""
 
 import pytest
+from playwright.sync_api import expect
 
 from assess.models import Quiz
 from curricula.models import Course
@@ -87,8 +88,8 @@ def test_instructor_drafts_previews_and_publishes_a_quiz(
     page.get_by_role("button", name="Preview the quiz").click()
     preview = page.locator("#quiz-preview")
     preview.wait_for()
-    assert preview.get_by_role("heading", name=f"Question 1: {weights}").is_visible()
-    assert preview.get_by_role("heading", name=f"Question 2: {kv}").is_visible()
+    expect(preview.get_by_role("heading", name=f"Question 1: {weights}")).to_be_visible()
+    expect(preview.get_by_role("heading", name=f"Question 2: {kv}")).to_be_visible()
     assert "Worked solution" not in preview.inner_text()
     assert not Quiz.objects.exists()  # a preview saves nothing
     assert page.get_by_label("Title").input_value() == "Memory warm-up"
@@ -102,7 +103,7 @@ def test_instructor_drafts_previews_and_publishes_a_quiz(
         ["weights-memory"],
         ["kv-cache-per-token"],
     ]
-    assert page.get_by_text("Status: Draft.").is_visible()
+    expect(page.get_by_text("Status: Draft.")).to_be_visible()
     fits(page, "quiz-draft")
 
     learner_context, learner_page, learner_errors = context_page()
@@ -129,7 +130,7 @@ def test_instructor_drafts_previews_and_publishes_a_quiz(
     fits(learner_page, "learner-attempt")
 
     page.goto(f"/teach/courses/{COURSE}/progress/")
-    assert page.get_by_role("row", name="learner").first.is_visible()
+    expect(page.get_by_role("row", name="learner").first).to_be_visible()
     if width >= 1280:
         assert all(extra <= 0 for extra in hidden_columns(page)), hidden_columns(page)
     fits(page, "progress")

@@ -14,6 +14,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from django.core.management import call_command
 from django.utils import timezone
+from playwright.sync_api import expect
 
 from assess.models import Attempt, Quiz
 from assess.services.attempts import attempt_finish, attempt_start
@@ -127,7 +128,7 @@ def test_start_pages_and_eligibility(browser, live_server, shot, world, width):
         assert "Lessons to master before the exam" in text
         lessons = page.get_by_role("list", name="Lessons to master before the exam")
         for lesson in track_rules([track])[track.pk].lessons:
-            assert lessons.get_by_role("link", name=lesson.title).is_visible()
+            expect(lessons.get_by_role("link", name=lesson.title)).to_be_visible()
         assert page.get_by_role("button", name=re.compile("^Start")).count() == 0
     finally:
         context.close()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
 
 from assess.models import Quiz
 from authoring.models import AuthoredTemplate
@@ -46,7 +47,7 @@ def test_write_check_preview_publish_and_use_a_template(page, sign_in, shot, wid
     problems.get_by_text("No problems").wait_for()
     page.get_by_role("button", name="Preview three seeds").click()
     page.get_by_role("heading", name="Seed 2").wait_for()
-    assert page.get_by_role("heading", name="Misconception check over 50 variants").is_visible()
+    expect(page.get_by_role("heading", name="Misconception check over 50 variants")).to_be_visible()
     blocking = [
         v["id"]
         for v in Axe().run(page).response["violations"]
@@ -68,7 +69,7 @@ def test_write_check_preview_publish_and_use_a_template(page, sign_in, shot, wid
     page.get_by_label("Course").select_option(COURSE)
     group = page.locator("details.lesson-group", has_text="Written for this course")
     group.locator("summary").click()
-    assert group.get_by_text("written for this course").first.is_visible()
+    expect(group.get_by_text("written for this course").first).to_be_visible()
     pick(page, "KV cache for one sequence on our serving nodes", 1).check()
     page.get_by_role("button", name="Save").first.click()
     page.wait_for_url("**/teach/quizzes/*/")
