@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db.models import Count, Min
+from django.db.models import Count, Min, OuterRef, Subquery, Sum
+from django.db.models.functions import Coalesce
 
 from assess import skills as skill_map
 from assess.mastery import bkt
-from assess.models import Enrolment, Response, SkillMastery
+from assess.models import Enrolment, Question, Response, SkillMastery
 from curricula.models import Lesson
 
 
@@ -80,16 +81,27 @@ def skill_rows_for_user(*, user) -> dict[str, SkillRow]:
 
 def answers_by_template(*, learner_ids: Iterable[int]) -> dict[int, dict[str, int]]:
     """{learner_id: {template_slug: answers}}: each learner's own answers per template,
-    in one query, for whether they started a lesson (LessonMastery.answers)."""
-    out: dict[int, dict[str, int]] = {}
+    in one query, for whether they started a lesson (LessonMastery.answers). Driven from
+    the learners' questions, each counting its answers on the (question, part) index:
+    joining every answer to its question instead took 390 ms for 50 learners with
+    130,000 answers, this 40 ms (issue 43)."""
+    answers = (
+        Response.objects.filter(question_id=OuterRef("pk"))
+        .order_by()
+        .values("question_id")
+        .annotate(n=Count("*"))
+        .values("n")
+    )
     rows = (
-        Response.objects.filter(attempt__learner_id__in=list(learner_ids))
-        .values_list("attempt__learner_id", "question__template_slug")
-        .annotate(n=Count("id"))
+        Question.objects.filter(attempt__learner_id__in=list(learner_ids))
+        .values_list("attempt__learner_id", "template_slug")
+        .annotate(n=Sum(Coalesce(Subquery(answers), 0)))
         .order_by()
     )
+    out: dict[int, dict[str, int]] = {}
     for learner_id, slug, n in rows:
-        out.setdefault(learner_id, {})[slug] = n
+        if n:
+            out.setdefault(learner_id, {})[slug] = n
     return out
 
 

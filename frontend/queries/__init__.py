@@ -28,7 +28,7 @@ from frontend.queries.learning import (
     lesson_rows_for_user,
 )
 from frontend.queries.practice import PracticePage, practice_page
-from frontend.queries.progress import ProgressTable, course_progress, progress_csv_rows
+from frontend.queries.progress import ProgressTable, course_progress, progress_csv
 from frontend.queries.teaching import (
     ItemsPage,
     LearnersPage,
@@ -68,7 +68,7 @@ __all__ = [
     "lesson_page",
     "lesson_rows_for_user",
     "practice_page",
-    "progress_csv_rows",
+    "progress_csv",
     "question_page",
     "question_views",
     "roofline",

@@ -10,17 +10,21 @@ abbr title). The CSV names the learners and the lessons in words.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
+from django.core.paginator import Page, Paginator
 
 from assess import selectors
 from assess.mastery import bkt
 from assess.models import SkillMastery
+from assess.selectors.gradebook import PAGE_SIZE
 from curricula import selectors as curricula_selectors
 from curricula.models import Course, Lesson
 from frontend.queries.common import lesson_skills, weakest_estimate
 
+CSV_CHUNK = 500  # learners read at a time while the CSV streams
 MAX_COLUMNS = 7  # lessons per table: about 135 px a column in the page's 1104 px at 1280
 SHORT_TITLE = 40  # characters of a heading before it is shortened (about three lines)
 # Words a shortened heading does not end on: "Power, Cooling & the…" says less than
@@ -76,6 +80,7 @@ class ProgressTable:
     # each learner, then per lesson its mastery (None: not started, no evidence yet)
     rows: list[tuple[Learner, list[selectors.LessonMastery | None]]]
     sections: list[ProgressSection]
+    page: Page | None = None  # the page of learners shown; None: every learner
 
 
 def _course_for_instructor(*, user, slug: str) -> Course:
@@ -113,59 +118,107 @@ def _sections(course: Course, lessons: list[Lesson], rows) -> list[ProgressSecti
     return sections
 
 
-def course_progress(*, user, slug: str) -> ProgressTable:
-    """Per enrolled learner, per lesson mastery on a course the user instructs (404
-    otherwise). Only learners enrolled in the course are shown (selectors.
-    learners_of_course): someone who answered the same skills elsewhere is not this
-    course's learner, and an instructor scoped to an LMS course sees only its
-    members. Enrolled learners with no answer yet are listed, not started."""
+def _layout(*, user, slug: str) -> tuple[Course, list[Lesson], set[str]]:
+    """The gate (Course.DoesNotExist for anyone who does not teach it), the course's
+    lessons that test a skill, and those skills."""
     course = _course_for_instructor(user=user, slug=slug)
     lessons = [
         lesson for m in course.modules.all() for lesson in m.lessons.all() if lesson_skills(lesson)
     ]
-    skills = {s for lesson in lessons for s in lesson_skills(lesson)}
+    return course, lessons, {s for lesson in lessons for s in lesson_skills(lesson)}
+
+
+def _learners(*, user, course: Course):
+    """The enrolled learners the user may see, by username: (pk, username, first name,
+    last name, email) rows, not yet run."""
     enrolled = selectors.learners_of_course(user=user, course_id=course.pk)
-    people = {
-        pk: Learner(username, f"{first} {last}".strip(), email)
-        for pk, username, first, last, email in get_user_model()
+    return (
+        get_user_model()
         .objects.filter(pk__in=enrolled)
+        .order_by("username", "id")
         .values_list("pk", "username", "first_name", "last_name", "email")
-    }
-    per_learner: dict[int, dict[str, selectors.SkillRow]] = {pk: {} for pk in people}
-    rows = SkillMastery.objects.filter(learner_id__in=enrolled, skill__in=skills)
+    )
+
+
+def _rows_of(people, *, lessons: list[Lesson], skills: set[str]):
+    """Each of these learners (in their order), then per lesson its mastery: two
+    queries, whatever the number of learners."""
+    who = {pk: Learner(username, f"{first} {last}".strip(), email)
+           for pk, username, first, last, email in people}  # fmt: skip
+    per_learner: dict[int, dict[str, selectors.SkillRow]] = {pk: {} for pk in who}
+    rows = SkillMastery.objects.filter(learner_id__in=list(who), skill__in=skills)
     for learner_id, skill, p, n in rows.values_list(
         "learner_id", "skill", "p_mastery", "responses"
     ):
         per_learner[learner_id][skill] = selectors.SkillRow(skill, p, bkt.is_mastered(p), n)
-    answered = selectors.answers_by_template(learner_ids=people)
+    answered = selectors.answers_by_template(learner_ids=who)
     table = []
-    for pk, who in sorted(people.items(), key=lambda item: item[1].username):
+    for pk, learner in who.items():
         masteries = selectors.lesson_masteries(
             lessons=lessons, rows=per_learner[pk], answered=answered.get(pk, {})
         )
-        table.append((who, [m if m.started or m.carried else None for m in masteries]))
+        table.append((learner, [m if m.started or m.carried else None for m in masteries]))
+    return table
+
+
+def course_progress(*, user, slug: str, page: int | str | None = None) -> ProgressTable:
+    """Per enrolled learner, per lesson mastery on a course the user instructs (404
+    otherwise). Only learners enrolled in the course are shown (selectors.
+    learners_of_course): someone who answered the same skills elsewhere is not this
+    course's learner, and an instructor scoped to an LMS course sees only its
+    members. Enrolled learners with no answer yet are listed, not started. With `page`
+    (a number, or whatever a pager link carries), PAGE_SIZE learners by username, after
+    a count: a course of 5,743 learners built whole took 3.7 s (issue 43); without it,
+    every learner."""
+    course, lessons, skills = _layout(user=user, slug=slug)
+    learners = _learners(user=user, course=course)
+    shown = None
+    if page is not None:
+        shown = Paginator(learners, PAGE_SIZE).get_page(page)
+        learners = shown.object_list
+    table = _rows_of(learners, lessons=lessons, skills=skills)
     return ProgressTable(
-        course=course, lessons=lessons, rows=table, sections=_sections(course, lessons, table)
+        course=course,
+        lessons=lessons,
+        rows=table,
+        sections=_sections(course, lessons, table),
+        page=shown,
     )
 
 
-def progress_csv_rows(table: ProgressTable) -> list[list[str]]:
-    """The table for a spreadsheet: the learner's name, username and email, then two
-    columns per lesson, headed by its title (and slug), the share of its skills mastered
-    and its weakest skill's estimate; empty where the learner has not started the lesson
-    (or that skill, whose figure would only be the prior). The caller makes the cells
-    safe for spreadsheets."""
+def progress_csv(*, user, slug: str) -> tuple[Course, Iterator[list[str]]]:
+    """The gate now (Course.DoesNotExist before a byte is sent), then the CSV's rows
+    lazily, CSV_CHUNK learners at a time: the worker's memory stays flat however large
+    the course (the whole table of 5,744 rows took it from 117 to 251 MB)."""
+    course, lessons, skills = _layout(user=user, slug=slug)
+    people = list(_learners(user=user, course=course))  # five short strings a learner
+
+    def rows() -> Iterator[list[str]]:
+        yield _csv_header(lessons)
+        for at in range(0, len(people), CSV_CHUNK):
+            chunk = _rows_of(people[at : at + CSV_CHUNK], lessons=lessons, skills=skills)
+            yield from (_csv_row(who, masteries) for who, masteries in chunk)
+
+    return course, rows()
+
+
+def _csv_header(lessons: list[Lesson]) -> list[str]:
     header = ["name", "username", "email"]
-    for lesson in table.lessons:
+    for lesson in lessons:
         named = f"{lesson.title} ({lesson.slug})"
         header += [f"{named}: skills mastered", f"{named}: weakest estimate"]
-    rows = [header]
-    for who, masteries in table.rows:
-        cells = [who.name, who.username, who.email]
-        for m in masteries:
-            m = m if m is not None and m.started else None  # carried in: not started
-            weakest = weakest_estimate(m) if m is not None else None
-            cells.append("" if m is None else f"{m.summary.share:.3f}")
-            cells.append("" if weakest is None else f"{weakest:.3f}")
-        rows.append(cells)
-    return rows
+    return header
+
+
+def _csv_row(who: Learner, masteries) -> list[str]:
+    """A learner's name, username and email, then two columns per lesson: the share of
+    its skills mastered and its weakest skill's estimate; empty where the learner has not
+    started the lesson (or that skill, whose figure would only be the prior). The caller
+    makes the cells safe for spreadsheets."""
+    cells = [who.name, who.username, who.email]
+    for m in masteries:
+        m = m if m is not None and m.started else None  # carried in: not started
+        weakest = weakest_estimate(m) if m is not None else None
+        cells.append("" if m is None else f"{m.summary.share:.3f}")
+        cells.append("" if weakest is None else f"{weakest:.3f}")
+    return cells

@@ -11,13 +11,12 @@ service's decision (403 for anyone but the holder's manager).
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -29,13 +28,12 @@ from api_common.service_errors import InvalidInput, NotPermitted
 from certify import selectors as certs
 from certify.requirements import Readiness, Status
 from certify.services.certificates import certificate_revoke
+from frontend.views.csv_download import csv_download
 from orgs import selectors as orgs
 from orgs.sso import organizations_sso_for
 
 T = "frontend/certify/"
 SHORT = {"mastery": "skills", "exam": "exam", "memo": "memo"}
-# A spreadsheet runs a cell starting with one of these as a formula.
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _date(moment) -> str:
@@ -217,11 +215,6 @@ def team_detail(request, pk: int):
     return render(request, T + "team.html", context)
 
 
-def csv_safe(value: object) -> str:
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(FORMULA_PREFIXES) else text
-
-
 def readiness_csv_rows(rows: list[MatrixRow]) -> list[list[str]]:
     out = [["username", "name", "track", "status", "until", "certificate", "missing requirements"]]
     for row in rows:
@@ -229,18 +222,15 @@ def readiness_csv_rows(rows: list[MatrixRow]) -> list[list[str]]:
             standing = cell.standing
             out.append(
                 [
-                    csv_safe(v)
-                    for v in (
-                        row.user.get_username(),
-                        row.user.get_full_name(),
-                        cell.track.slug,
-                        standing.status.value,
-                        _date(standing.until),
-                        cell.certificate.pk if cell.certificate else "",
-                        # A holder's exam pass is spent on the certificate: what
-                        # a renewal needs is not "missing" while it is valid.
-                        "" if standing.certified else missing_summary(standing.readiness),
-                    )
+                    row.user.get_username(),
+                    row.user.get_full_name(),
+                    cell.track.slug,
+                    standing.status.value,
+                    _date(standing.until),
+                    cell.certificate.pk if cell.certificate else "",
+                    # A holder's exam pass is spent on the certificate: what
+                    # a renewal needs is not "missing" while it is valid.
+                    "" if standing.certified else missing_summary(standing.readiness),
                 ]
             )
     return out
@@ -251,8 +241,5 @@ def readiness_csv_rows(rows: list[MatrixRow]) -> list[list[str]]:
 def team_readiness_csv(request, pk: int):
     team = orgs.team_get_for_manager(user=request.user, pk=pk)
     _, rows = _matrix(team)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
     name = f"readiness-{team.organization.slug}-{team.slug}.csv"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    csv.writer(response).writerows(readiness_csv_rows(rows))
-    return response
+    return csv_download(name, readiness_csv_rows(rows))

@@ -10,14 +10,12 @@ assess.selectors.gradebook's.
 
 from __future__ import annotations
 
-import csv
 from datetime import UTC, datetime
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -28,15 +26,7 @@ from assess import selectors
 from assess.selectors import gradebook
 from assess.services.extensions import extension_grant, extension_revoke
 from frontend.forms import ExtensionForm
-
-# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection):
-# such a cell gets a leading apostrophe, which spreadsheets show as plain text.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def safe_cell(value) -> str:
-    text = "" if value is None else str(value)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+from frontend.views.csv_download import csv_download
 
 
 def iso_utc(moment: datetime | None) -> str:
@@ -45,13 +35,6 @@ def iso_utc(moment: datetime | None) -> str:
 
 def _number(value: float | None) -> str:
     return "" if value is None else f"{value:g}"
-
-
-def _csv_response(filename: str, rows: list[list]) -> HttpResponse:
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    csv.writer(response).writerows([[safe_cell(c) for c in row] for row in rows])
-    return response
 
 
 def _who(row: gradebook.Row) -> list[str]:
@@ -157,7 +140,7 @@ def quiz_csv_rows(book: gradebook.QuizGradebook) -> list[list]:
 @missing_is_404
 def quiz_gradebook_csv(request, pk: int):
     book = gradebook.quiz_gradebook(user=request.user, pk=pk)
-    return _csv_response(f"gradebook-quiz-{book.quiz.pk}.csv", quiz_csv_rows(book))
+    return csv_download(f"gradebook-quiz-{book.quiz.pk}.csv", quiz_csv_rows(book))
 
 
 @login_required
@@ -199,4 +182,4 @@ def course_csv_rows(book: gradebook.CourseGradebook) -> list[list]:
 @missing_is_404
 def course_gradebook_csv(request, slug: str):
     book = gradebook.course_gradebook(user=request.user, slug=slug)
-    return _csv_response(f"gradebook-{book.course.slug}.csv", course_csv_rows(book))
+    return csv_download(f"gradebook-{book.course.slug}.csv", course_csv_rows(book))

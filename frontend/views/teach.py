@@ -8,12 +8,9 @@ and 404 on a quiz or course they do not teach.
 
 from __future__ import annotations
 
-import csv
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -23,7 +20,7 @@ from assess import selectors
 from assess.services.enrolments import enrolment_add, enrolment_remove
 from frontend import queries
 from frontend.forms import EnrolmentForm, PreviewForm
-from frontend.views.gradebook import safe_cell
+from frontend.views.csv_download import csv_download
 
 
 def _teacher_only(user) -> None:
@@ -59,19 +56,16 @@ def quiz_items(request, pk: int):
 @login_required
 @missing_is_404
 def course_progress(request, slug: str):
-    table = queries.course_progress(user=request.user, slug=slug)
+    page = request.GET.get("page") or 1
+    table = queries.course_progress(user=request.user, slug=slug, page=page)
     return render(request, "frontend/teach/progress.html", {"table": table})
 
 
 @login_required
 @missing_is_404
 def course_progress_csv(request, slug: str):
-    table = queries.course_progress(user=request.user, slug=slug)
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="progress-{table.course.slug}.csv"'
-    rows = queries.progress_csv_rows(table)
-    csv.writer(response).writerows([[safe_cell(c) for c in row] for row in rows])
-    return response
+    course, rows = queries.progress_csv(user=request.user, slug=slug)  # the gate (404)
+    return csv_download(f"progress-{course.slug}.csv", rows)
 
 
 @login_required

@@ -61,7 +61,7 @@ def test_a_manager_removes_a_member_and_their_pages_and_the_check_stop_showing_t
     # and its CSV list no one, the certificate cannot be revoked by this manager (404).
     assert api.get(check).status_code == 404
     assert api.get(readiness).json()["rows"] == []
-    assert "eve" not in client.get(f"/teams/{org.team.pk}/readiness.csv").content.decode()
+    assert "eve" not in client.get(f"/teams/{org.team.pk}/readiness.csv").getvalue().decode()
     assert "Eve Engineer" not in client.get(f"/teams/{org.team.pk}/").content.decode()
     revoke = api.post(f"/api/certificates/{org.certificate.pk}/revoke/", {"reason": "left"})
     assert revoke.status_code == 404

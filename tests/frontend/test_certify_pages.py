@@ -15,7 +15,7 @@ from certify.selectors import track_rules
 from certify.services.certificates import certificate_revoke, certificates_issue_due
 from certify.services.tracks import tracks_load
 from curricula.services import curricula_load
-from frontend.views.certify import csv_safe
+from frontend.views.csv_download import safe_cell as csv_safe
 from orgs.models import Membership
 from orgs.services import member_add, organization_create, team_create, team_member_add
 from tests.factories import UserFactory
@@ -212,7 +212,7 @@ def test_the_csv_lists_every_cell_and_defuses_formulas(login, manager, team, cer
     response = login(manager).get(f"/teams/{team.pk}/readiness.csv")
     assert response.status_code == 200
     assert response["Content-Disposition"] == 'attachment; filename="readiness-acme-fleet.csv"'
-    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    rows = list(csv.reader(io.StringIO(response.getvalue().decode())))
     assert rows[0] == [
         "username", "name", "track", "status", "until", "certificate", "missing requirements"
     ]  # fmt: skip

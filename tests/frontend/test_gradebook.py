@@ -72,7 +72,7 @@ def graded(exam):
 def csv_rows(response) -> list[list[str]]:
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
-    return list(csv.reader(io.StringIO(response.content.decode())))
+    return list(csv.reader(io.StringIO(response.getvalue().decode())))
 
 
 # ------------------------------------------------------------------ per-quiz gradebook

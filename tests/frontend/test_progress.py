@@ -81,7 +81,7 @@ def test_columns_are_headed_by_lesson_names_in_tables_that_fit(client, real_cour
 def test_the_csv_names_learners_and_lessons_and_is_safe_for_spreadsheets(client, real_course):
     course, teacher = real_course
     client.force_login(teacher)
-    body = client.get(f"/teach/courses/{course.slug}/progress.csv").content.decode()
+    body = client.get(f"/teach/courses/{course.slug}/progress.csv").getvalue().decode()
     header, *rows = list(csv.reader(io.StringIO(body)))
     assert header[:3] == ["name", "username", "email"]
     assert "GPU Memory Math (gpu-memory-math): skills mastered" in header

@@ -169,7 +169,7 @@ def test_progress_table_and_csv_export(login, instructor, answered_exam, lesson)
     response = client.get("/teach/courses/ai-infra/progress.csv")
     assert response["Content-Type"].startswith("text/csv")
     assert 'filename="progress-ai-infra.csv"' in response["Content-Disposition"]
-    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    rows = list(csv.reader(io.StringIO(response.getvalue().decode())))
     assert rows[0] == [
         "name",
         "username",
