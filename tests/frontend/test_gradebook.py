@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from datetime import UTC, timedelta
 
 import pytest
@@ -351,3 +352,21 @@ def test_the_quiz_gradebook_pages_its_learners_and_an_extension_returns_to_its_p
     assert back["Location"].endswith(f"?page=2#learner-{learner.pk}")
     rows = csv_rows(client.get(f"/teach/quizzes/{exam.pk}/gradebook.csv"))
     assert sum(r[1].startswith("qpager-") for r in rows) == PAGE_SIZE + 2
+
+
+def test_a_row_links_the_latest_attempts_and_the_counted_one_and_counts_the_rest(
+    login, instructor, course
+):
+    from assess.selectors.gradebook import LISTED_ATTEMPTS
+
+    quiz = QuizFactory(course=course, attempts_allowed=None, slots=[["weights-memory"]])
+    ann = enrol(course, "ann")
+    best = take(quiz, ann, right=True)  # the first attempt is the best: it counts
+    rest = [take(quiz, ann, right=False) for _ in range(LISTED_ATTEMPTS + 2)]
+    html = login(instructor).get(f"/teach/quizzes/{quiz.pk}/gradebook/").content.decode()
+    linked = re.findall(r'href="/attempts/(\d+)/"', html)
+    assert linked == [str(a.pk) for a in [best, *rest[-LISTED_ATTEMPTS:]]]
+    assert "2 earlier attempts not listed" in html
+    assert f'<td class="num">{LISTED_ATTEMPTS + 3}</td>' in html  # attempts used: all
+    rows = csv_rows(login(instructor).get(f"/teach/quizzes/{quiz.pk}/gradebook.csv"))
+    assert rows[1][1] == "ann" and str(LISTED_ATTEMPTS + 3) in rows[1]
