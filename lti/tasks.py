@@ -11,6 +11,7 @@ from lti_tool.models import LtiContext
 
 from lti.grades import score_deliver, score_give_up, scores_requeue_stale
 from lti.platform_client import Permanent, Transient
+from lti.reconcile import scores_reconcile
 from lti.roster import roster_sync
 
 log = logging.getLogger(__name__)
@@ -82,5 +83,6 @@ def sync_roster(self, context_id: int) -> dict:
 
 @shared_task(name="lti.tasks.requeue_scores")
 def requeue_scores() -> int:
-    """Beat: queue pending scores whose message was lost or never sent."""
-    return scores_requeue_stale()
+    """Beat: queue pending scores whose message was lost or never sent, and released
+    grades whose rows were never written (lti.reconcile)."""
+    return scores_requeue_stale() + scores_reconcile()

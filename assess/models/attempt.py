@@ -61,7 +61,11 @@ class Attempt(models.Model):
                 name="assess_attempt_one_open",
             ),
         ]
-        indexes = [models.Index(fields=["status", "deadline"], name="assess_attempt_expiry")]
+        indexes = [
+            models.Index(fields=["status", "deadline"], name="assess_attempt_expiry"),
+            # The beat's passback reconciliation reads the last days' releases (lti.reconcile).
+            models.Index(fields=["mastery_applied_at"], name="assess_attempt_released"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.learner} on {self.quiz} #{self.number}"

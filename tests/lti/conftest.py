@@ -16,8 +16,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import jwt
 import pytest
+import requests
 from cryptography.hazmat.primitives.asymmetric import rsa
 from django.apps import apps
+from django.core.cache import cache
 from django.test import Client
 from jwt.algorithms import RSAAlgorithm
 from lti_tool.models import Key, LtiDeployment, LtiRegistration
@@ -277,3 +279,23 @@ def platform(registration, quiz, monkeypatch):
 
 def new_kid() -> str:
     return "kid-" + uuid.uuid4().hex[:8]
+
+
+@pytest.fixture
+def lms(platform, tool_key, monkeypatch):
+    """The test LMS's services (tests.lti.lms_services) behind the platform client."""
+    from tests.lti.lms_services import FakeLms, LmsAdapter  # it imports this module
+
+    cache.clear()  # no access token from another test's platform
+    lms = FakeLms(key=platform.key, tool_jwks=Key.objects.as_jwks())
+    session = requests.Session()
+    session.mount("https://lms.example.org/", LmsAdapter(lms))
+    monkeypatch.setattr("lti.platform_client._session", session)
+    # Eager tasks run their retries in a loop only when errors are not propagated (a
+    # real worker schedules them with the countdown instead).
+    from config.celery import app
+
+    saved = app.conf.task_eager_propagates
+    app.conf.task_eager_propagates = False
+    yield lms
+    app.conf.task_eager_propagates = saved

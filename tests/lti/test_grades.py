@@ -9,11 +9,8 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 import pytest
-import requests
-from django.core.cache import cache
 from django.db import OperationalError
 from django.utils import timezone
-from lti_tool.models import Key
 
 from assess.models import Attempt, Quiz
 from assess.services.attempts import attempt_finish, attempt_start
@@ -23,27 +20,10 @@ from lti.grades import NOT_QUEUED, scores_requeue_stale, scores_resend
 from lti.models import LineItem, ScoreSync
 from tests.assess.helpers import correct_text, wrong_text
 from tests.lti.conftest import CLAIM
-from tests.lti.lms_services import LINEITEMS_URL, FakeLms, LmsAdapter, ags_claim
+from tests.lti.lms_services import LINEITEMS_URL, ags_claim
 
 pytestmark = pytest.mark.django_db
 SCORE = "application/vnd.ims.lis.v1.score+json"
-
-
-@pytest.fixture
-def lms(platform, tool_key, monkeypatch):
-    cache.clear()  # no access token from another test's platform
-    lms = FakeLms(key=platform.key, tool_jwks=Key.objects.as_jwks())
-    session = requests.Session()
-    session.mount("https://lms.example.org/", LmsAdapter(lms))
-    monkeypatch.setattr("lti.platform_client._session", session)
-    # Eager tasks run their retries in a loop only when errors are not propagated (a
-    # real worker schedules them with the countdown instead).
-    from config.celery import app
-
-    saved = app.conf.task_eager_propagates
-    app.conf.task_eager_propagates = False
-    yield lms
-    app.conf.task_eager_propagates = saved
 
 
 @contextmanager
