@@ -1,7 +1,8 @@
 """Item analysis of a quiz per template: difficulty, discrimination, common mistakes.
 
-Read-only; the caller gates access (selectors.quiz_get_for_instructor). Two queries for
-the whole quiz; the statistics are computed here in Python.
+Read-only; the caller gates access (selectors.quiz_get_for_instructor). The counts and
+sums are the database's (item_analysis says which queries); the statistics are
+finished here.
 """
 
 from __future__ import annotations
@@ -12,7 +13,17 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from django.db.models import Q, QuerySet
+from django.db.models import (
+    Count,
+    Exists,
+    Func,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+)
+from django.db.models.functions import Coalesce
 
 from assess.models import Attempt, Question, Quiz, Response
 
@@ -48,6 +59,17 @@ class ItemStats:
     median_time_spent_ms: float | None
 
 
+class _JSONArrayLength(Func):
+    """The length of a JSON array column: json_array_length on SQLite, jsonb_array_length
+    on PostgreSQL (Django has no portable one)."""
+
+    function = "JSON_ARRAY_LENGTH"
+    output_field = IntegerField()
+
+    def as_postgresql(self, compiler, connection, **extra_context):
+        return self.as_sql(compiler, connection, function="JSONB_ARRAY_LENGTH", **extra_context)
+
+
 def item_analysis(*, quiz: Quiz, attempts: QuerySet[Attempt] | None = None) -> list[ItemStats]:
     """Per template used in the quiz, ordered by slug; over `attempts` (of the quiz) when
     given: the instructor's, from selectors.attempts_for_instructor, so an instructor
@@ -59,53 +81,88 @@ def item_analysis(*, quiz: Quiz, attempts: QuerySet[Attempt] | None = None) -> l
 
     An item is correct in an attempt when every part's latest response is correct;
     discrimination is its point-biserial correlation with the attempt's score.
+
+    Aggregated in the database: three queries and one per template for its median time,
+    however many attempts. Reading every question and response into Python took 1.9 s
+    for a quiz of 6,297 attempts and 153,605 answers (issue 43).
     """
-    scope = {"attempt__quiz": quiz}
+    scope = Q(attempt__quiz=quiz) & ~Q(attempt__status=Attempt.Status.OPEN)
     if attempts is not None:
-        scope["attempt__in"] = attempts.order_by().values("pk")
-    closed = ~Q(attempt__status=Attempt.Status.OPEN)
-    questions = list(
-        Question.objects.filter(closed, **scope).values(
-            "id", "template_slug", "active", "answers", "attempt__status", "attempt__score"
-        )
-    )
-    responses = list(
-        Response.objects.filter(closed, **scope)
-        .order_by("created_at", "id")
-        .values("question_id", "part", "correct", "misconception", "time_spent_ms")
-    )
-    slug_of = {q["id"]: q["template_slug"] for q in questions}
-    by_template: dict[str, list[dict]] = defaultdict(list)
-    latest_correct: dict[tuple[int, str], bool] = {}
-    for r in responses:
-        by_template[slug_of[r["question_id"]]].append(r)
-        latest_correct[(r["question_id"], r["part"])] = r["correct"]
-
-    sample: dict[str, tuple[list[bool], list[float]]] = defaultdict(lambda: ([], []))
-    for q in questions:
-        if not q["active"] or q["attempt__score"] is None:
-            continue
-        ok = all(latest_correct.get((q["id"], p["name"]), False) for p in q["answers"])
-        xs, ys = sample[q["template_slug"]]
-        xs.append(ok)
-        ys.append(q["attempt__score"])
-
+        scope &= Q(attempt__in=attempts.order_by().values("pk"))
+    responses = Response.objects.filter(scope).order_by()
+    per_template: dict[str, Counter] = defaultdict(Counter)  # n, right, timed
+    codes: dict[str, Counter] = defaultdict(Counter)
+    for slug, code, n, right, timed in responses.values_list(
+        "question__template_slug", "misconception"
+    ).annotate(
+        n=Count("id"), right=Count("id", filter=Q(correct=True)), timed=Count("time_spent_ms")
+    ):  # one pass: per template and misconception ("" for none)
+        per_template[slug].update(n=n, right=right, timed=timed)
+        if code:
+            codes[slug][code] = n
+    samples = _samples(scope)
+    slugs = Question.objects.filter(scope).order_by().values_list("template_slug", flat=True)
     out = []
-    for slug in sorted({q["template_slug"] for q in questions}):
-        rows = by_template.get(slug, [])
-        codes = Counter(r["misconception"] for r in rows if r["misconception"])
-        top = sorted(codes.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_MISCONCEPTIONS]
-        times = [r["time_spent_ms"] for r in rows if r["time_spent_ms"] is not None]
-        xs, ys = sample.get(slug, ([], []))
+    for slug in sorted(set(slugs.distinct())):
+        counts = per_template[slug]
+        top = sorted(codes[slug].items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_MISCONCEPTIONS]
+        xs, ys = samples.get(slug, ([], []))
         out.append(
             ItemStats(
                 template=slug,
-                responses=len(rows),
-                proportion_correct=(sum(r["correct"] for r in rows) / len(rows)) if rows else None,
+                responses=counts["n"],
+                proportion_correct=counts["right"] / counts["n"] if counts["n"] else None,
                 questions=len(xs),
                 discrimination=point_biserial(xs, ys),
                 misconceptions=top,
-                median_time_spent_ms=statistics.median(times) if times else None,
+                median_time_spent_ms=_median_time(responses, slug, counts["timed"]),
             )
         )
     return out
+
+
+def _samples(scope: Q) -> dict[str, tuple[list[bool], list[float]]]:
+    """Per template, over the active questions of scored attempts: whether the item was
+    right (every part's latest response correct) and the attempt's score, one pair per
+    question, for point_biserial. The latest response per part is the database's pick."""
+    later = Response.objects.filter(
+        question_id=OuterRef("question_id"), part=OuterRef("part")
+    ).filter(
+        Q(created_at__gt=OuterRef("created_at"))
+        | Q(created_at=OuterRef("created_at"), id__gt=OuterRef("id"))
+    )
+    latest_right = (
+        Response.objects.filter(question_id=OuterRef("pk"), correct=True)
+        .exclude(Exists(later))
+        .order_by()
+        .values("question_id")
+        .annotate(n=Count("part", distinct=True))
+        .values("n")
+    )
+    rows = (
+        Question.objects.filter(scope, active=True, attempt__score__isnull=False)
+        .annotate(
+            parts=_JSONArrayLength("answers"), parts_right=Coalesce(Subquery(latest_right), 0)
+        )
+        .order_by()
+        .values_list("template_slug", "parts", "parts_right", "attempt__score")
+    )
+    out: dict[str, tuple[list[bool], list[float]]] = defaultdict(lambda: ([], []))
+    for slug, parts, parts_right, score in rows:
+        xs, ys = out[slug]
+        xs.append(parts > 0 and parts_right == parts)
+        ys.append(score)
+    return out
+
+
+def _median_time(responses: QuerySet[Response], slug: str, timed: int) -> float | None:
+    """The median of the template's answers' time spent: the middle one or two, read in
+    order by the database."""
+    if not timed:
+        return None
+    middle = list(
+        responses.filter(question__template_slug=slug, time_spent_ms__isnull=False)
+        .order_by("time_spent_ms")
+        .values_list("time_spent_ms", flat=True)[(timed - 1) // 2 : timed // 2 + 1]
+    )
+    return statistics.median(middle)

@@ -130,6 +130,26 @@ def _measure(client, url: str, calls: int, headers: dict, budget: float) -> dict
     return found
 
 
+def _afresh(user, quiz_id: int) -> dict:
+    """The busiest quiz's item analysis with nothing kept (the first reading after an
+    attempt closes): the page's warm figure is its cache's (assess.selectors.items)."""
+    from django.core.cache import cache
+
+    from assess.models import Quiz
+    from assess.selectors.items import item_analysis_for_instructor
+
+    quiz = Quiz.objects.get(pk=quiz_id)
+    times = []
+    for _ in range(3):
+        cache.clear()
+        start = time.perf_counter()
+        item_analysis_for_instructor(user=user, quiz=quiz)
+        times.append((time.perf_counter() - start) * 1000)
+    times.sort()
+    return {"kind": "note", "p50": times[1], "p95": times[2], "p99": times[2],
+            "queries": 0, "calls": 3}  # fmt: skip
+
+
 def endpoints(seed: int, calls: int, budget: float, only: str = "") -> dict:
     import django
 
@@ -168,6 +188,8 @@ def endpoints(seed: int, calls: int, budget: float, only: str = "") -> dict:
          token(s["manager"])),
     ]  # fmt: skip
     results = {}
+    if only in "item analysis computed afresh":
+        results["item analysis computed afresh"] = _afresh(s["teacher"], s["quiz"])
     for kind, label, client, url, headers in plan:
         if only not in label:
             continue
@@ -249,12 +271,13 @@ def main() -> None:
     print("| endpoint | calls | p50 ms | p95 ms | p99 ms | queries | target | met |")
     print("|---|---:|---:|---:|---:|---:|---|---|")
     for label, r in found.items():
-        target = {"page": f"p95 < {PAGE:g}", "api": f"p95 < {API:g}", "check": f"p99 < {CHECK:g}"}[
-            r["kind"]
-        ]
-        met = {"page": r["p95"] < PAGE, "api": r["p95"] < API, "check": r["p99"] < CHECK}[r["kind"]]
+        target = {"page": f"p95 < {PAGE:g}", "api": f"p95 < {API:g}", "check": f"p99 < {CHECK:g}",
+                  "note": "(no target)"}[r["kind"]]  # fmt: skip
+        met = {"page": r["p95"] < PAGE, "api": r["p95"] < API, "check": r["p99"] < CHECK,
+               "note": True}[r["kind"]]  # fmt: skip
         figures = f"{r['p50']:.1f} | {r['p95']:.1f} | {r['p99']:.1f} | {r['queries']}"
-        print(f"| {label} | {r['calls']} | {figures} | {target} | {'yes' if met else 'NO'} |")
+        said = ("-" if r["kind"] == "note" else "yes") if met else "NO"
+        print(f"| {label} | {r['calls']} | {figures} | {target} | {said} |")
         if "first_byte_p95" in r:
             print(f"|   (streamed: first rows at p95 {r['first_byte_p95']:.1f} ms) | | | | | | | |")
     how = "streamed" if csv["streamed"] else "NOT streamed (built whole)"

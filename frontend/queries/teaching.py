@@ -11,8 +11,8 @@ from django.db.models import Count, OuterRef, Subquery
 from django.db.models.functions import Coalesce
 
 from assess import selectors
-from assess.analysis import item_analysis
-from assess.models import Attempt, Enrolment, Quiz
+from assess.models import Enrolment, Quiz
+from assess.selectors.items import item_analysis_for_instructor
 from curricula import selectors as curricula_selectors
 from curricula.models import Course
 from frontend import charts
@@ -72,8 +72,8 @@ def items_page(*, user, pk: int) -> ItemsPage:
     """Item analysis of a quiz the user instructs (404 for anyone else), over the
     attempts of the learners they may see (selectors.attempts_for_instructor)."""
     quiz = selectors.quiz_get_for_instructor(user=user, pk=pk)
-    attempts = selectors.attempts_for_instructor(user=user, quiz=quiz)
-    items = item_analysis(quiz=quiz, attempts=attempts)
+    analysis = item_analysis_for_instructor(user=user, quiz=quiz)
+    items = analysis.items
     titles = {i.template: template_title(i.template) for i in items}
     correct = charts.bar_chart(
         [charts.Bar(titles[i.template], i.proportion_correct, "") for i in items],
@@ -96,7 +96,7 @@ def items_page(*, user, pk: int) -> ItemsPage:
         quiz=quiz,
         items=items,
         titles=titles,
-        attempts=attempts.exclude(status=Attempt.Status.OPEN).count(),  # what is counted
+        attempts=analysis.attempts,  # what is counted
         correct_chart=correct,
         discrimination_chart=discrimination,
         lms=score_sync_counts(user=user, quiz=quiz),

@@ -11,7 +11,6 @@ from rest_framework.response import Response
 from api_common.errors import ErrorResponse409StartSerializer, error_responses
 from api_common.pagination import Pagination, paginate
 from assess import selectors
-from assess.analysis import item_analysis
 from assess.api import docs
 from assess.api import serializers as s
 from assess.api.views.base import (
@@ -21,6 +20,7 @@ from assess.api.views.base import (
     service_validation,
 )
 from assess.policy import feedback_visible
+from assess.selectors.items import item_analysis_for_instructor
 from assess.services.attempts import attempt_start
 from assess.services.quizzes import (
     check_quiz_author,
@@ -139,8 +139,8 @@ class QuizItemsView(AssessAPIView):
     )
     def get(self, request, pk: int):
         quiz = selectors.quiz_get_for_instructor(user=request.user, pk=pk)
-        attempts = selectors.attempts_for_instructor(user=request.user, quiz=quiz)
-        return paginate(self, item_analysis(quiz=quiz, attempts=attempts), s.ItemStatsSerializer)
+        items = item_analysis_for_instructor(user=request.user, quiz=quiz).items
+        return paginate(self, items, s.ItemStatsSerializer)
 
 
 _LIFECYCLE_ERRORS = error_responses(403, 409, c403=docs.LIFECYCLE_403, c409=docs.LIFECYCLE_409)
