@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench._server import bench_env  # noqa: E402
+from bench._server import bench_env, settle, throwaway_database  # noqa: E402
 
 PAGE, API, CHECK = 300.0, 100.0, 20.0  # the targets, ms: p95 pages, p95 API reads, p99 check
 
@@ -241,6 +241,13 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=300.0, help="seconds per fit at most")
     parser.add_argument("--skip-fits", action="store_true", help="endpoints and CSV only")
     parser.add_argument("--only", default="", help="the endpoints whose label has this")
+    parser.add_argument(
+        "--fresh",
+        type=int,
+        metavar="N",
+        help="fill a throwaway database "
+        "beside --database-url with load_scale_data --learners N first",
+    )
     parser.add_argument("--step", choices=["endpoints", "csv"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.step:
@@ -251,7 +258,24 @@ def main() -> None:
         )
         print(json.dumps(found))
         return
-    env = bench_env(args.database_url)
+    if args.fresh:
+        with throwaway_database(args.database_url, "scale") as env:
+            for command in (["load_curricula"], ["load_tracks"]):
+                subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env,
+                               check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "manage.py", "load_scale_data", "--learners",
+                            str(args.fresh), "--seed", str(args.seed)], cwd=ROOT, env=env,
+                           check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+            print(f"load_scale_data --learners {args.fresh}: "
+                  f"{time.perf_counter() - start:.1f} s", flush=True)  # fmt: skip
+            settle(env["DATABASE_URL"])
+            run(args, env)
+        return
+    run(args, bench_env(args.database_url))
+
+
+def run(args, env: dict) -> None:
     env["LOG_LEVEL"] = "WARNING"
 
     def step(name: str) -> dict:
