@@ -16,6 +16,7 @@ database.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import resource
@@ -151,9 +152,7 @@ def _afresh(user, quiz_id: int) -> dict:
 
 
 def endpoints(seed: int, calls: int, budget: float, only: str = "") -> dict:
-    import django
-
-    django.setup()
+    importlib.import_module("config.wsgi")  # a worker's own start: warm-up, then gc.freeze
     from django.test import Client
     from rest_framework.authtoken.models import Token
 
@@ -259,7 +258,7 @@ def main() -> None:
         print(json.dumps(found))
         return
     if args.fresh:
-        with throwaway_database(args.database_url, "scale") as env:
+        with throwaway_database(args.database_url, "scalebench") as env:
             for command in (["load_curricula"], ["load_tracks"]):
                 subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env,
                                check=True, stdout=subprocess.DEVNULL)  # fmt: skip
