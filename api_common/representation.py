@@ -12,36 +12,74 @@ payload: drf-spectacular documents them as before, and
 tests/api_common/test_representation.py holds every class using this to DRF's own output.
 
 It handles the field kinds these payloads use (plain fields with `source`, `*`,
-SerializerMethodField); a class declaring a nested serializer as a field, or a
-write-only field, keeps DRF's own to_representation. Reading an attribute that is
-missing (where DRF would apply a default or skip the field) also falls back to DRF's
-path for that instance, so the edge cases keep DRF's behaviour exactly. A list of them
+SerializerMethodField, a nested serializer or a list of them, each written by its own
+class's plan where it has one); a class with a write-only field keeps DRF's own
+to_representation. An attribute that is missing takes the field's default, or null
+where the field allows it, as DRF's Field.get_attribute gives them; any other case (a
+field DRF would skip, an error) falls back to DRF's path for that instance, so the
+edge cases keep DRF's behaviour exactly. A list of them
 (`many=True` in a method field) is written by `represent_many`, one child instance and
 no ListSerializer.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from django.db.models.manager import BaseManager
 from rest_framework import serializers
-from rest_framework.fields import SerializerMethodField, get_attribute
+from rest_framework.fields import SerializerMethodField, empty, get_attribute
+
+
+@dataclass(frozen=True)
+class _Nested:
+    """A declared field that is itself a serializer: its class, and whether it is a list
+    (`many=True`); written by that class, as DRF's field would write it."""
+
+    cls: type
+    many: bool
+
+    def write(self, value, context: dict) -> Any:
+        if not self.many:
+            return self.cls(context=context).to_representation(value)
+        if isinstance(value, BaseManager):  # as ListSerializer reads a related manager
+            value = value.all()
+        return represent_many(self.cls, value, context)
 
 
 def _plan(cls) -> list[tuple] | None:
-    """[(key, source attrs or None for a method, field or method name)], or None where
-    this class must keep DRF's path."""
+    """[(key, source attrs or None for a method, field or _Nested or method name)], or
+    None where this class must keep DRF's path."""
     plan = []
     for name, field in cls._declared_fields.items():
-        if isinstance(field, serializers.BaseSerializer) or field.write_only:
+        if field.write_only:
             return None
         if isinstance(field, SerializerMethodField):
             plan.append((name, None, field.method_name or f"get_{name}"))
             continue
         source = field.source or name
         attrs = [] if source == "*" else source.split(".")
-        plan.append((name, attrs, field))
+        if isinstance(field, serializers.ListSerializer):
+            plan.append((name, attrs, _Nested(type(field.child), many=True)))
+        elif isinstance(field, serializers.BaseSerializer):
+            plan.append((name, attrs, _Nested(type(field), many=False)))
+        else:
+            plan.append((name, attrs, field))
     return plan
+
+
+def _missing(field) -> tuple[bool, Any]:
+    """What DRF's Field.get_attribute gives for an attribute that is not there: the
+    field's default, else None where null is allowed; (False, None) for the cases left
+    to DRF's own path (a skipped field, an error)."""
+    if isinstance(field, _Nested):
+        return False, None
+    if field.default is not empty:
+        return True, field.get_default()
+    if field.allow_null:
+        return True, None
+    return False, None
 
 
 class PlainRepresentation:
@@ -66,8 +104,15 @@ class PlainRepresentation:
             try:
                 value = get_attribute(instance, attrs)
             except (KeyError, AttributeError):
-                return super().to_representation(instance)  # DRF's defaults and skips
-            out[key] = None if value is None else how.to_representation(value)
+                known, value = _missing(how)  # a default, or null (DRF's rules)
+                if not known:
+                    return super().to_representation(instance)  # DRF's skips and errors
+            if value is None:
+                out[key] = None
+            elif isinstance(how, _Nested):
+                out[key] = how.write(value, self.context)
+            else:
+                out[key] = how.to_representation(value)
         return out
 
 

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api_common.fields import StrictCharField
+from api_common.representation import PlainRepresentation
 from api_common.request_serializers import FlatRequest
 from assess.api.schema import NamedChoiceField
 from certify.models import Certificate
@@ -41,7 +42,7 @@ def standing_status_field(**kwargs) -> NamedChoiceField:
     return NamedChoiceField(enum_name="StandingStatusEnum", choices=STANDINGS, **kwargs)
 
 
-class TrackRefSerializer(serializers.Serializer):
+class TrackRefSerializer(PlainRepresentation, serializers.Serializer):
     slug = serializers.SlugField(help_text="The track's identifier.")
     title = serializers.CharField(help_text="The track's name.")
 
@@ -195,7 +196,7 @@ class CheckQuerySerializer(FlatRequest, serializers.Serializer):
 # ------------------------------------------------------------------------ certificates
 
 
-class PersonSerializer(serializers.Serializer):
+class PersonSerializer(PlainRepresentation, serializers.Serializer):
     username = serializers.CharField(help_text="The person's username.")
     name = serializers.SerializerMethodField(help_text="Full name, or the username without one.")
 
@@ -273,7 +274,7 @@ class RevokeInputSerializer(FlatRequest, serializers.Serializer):
 # ------------------------------------------------------------------------------- teams
 
 
-class OrganizationRefSerializer(serializers.Serializer):
+class OrganizationRefSerializer(PlainRepresentation, serializers.Serializer):
     slug = serializers.SlugField(help_text="The organisation's identifier.")
     name = serializers.CharField(help_text="The organisation's name.")
 
@@ -288,13 +289,13 @@ class TeamSerializer(serializers.Serializer):
     )
 
 
-class TeamRefSerializer(serializers.Serializer):
+class TeamRefSerializer(PlainRepresentation, serializers.Serializer):
     id = serializers.IntegerField(help_text="The team's id.")
     name = serializers.CharField(help_text="The team's name.")
     organization = OrganizationRefSerializer(help_text="The organisation it belongs to.")
 
 
-class ReadinessCellSerializer(serializers.Serializer):
+class ReadinessCellSerializer(PlainRepresentation, serializers.Serializer):
     """From a certify.selectors.Cell."""
 
     track = serializers.SlugField(source="track.slug", help_text="The track's slug.")
@@ -324,12 +325,12 @@ class ReadinessCellSerializer(serializers.Serializer):
         return [r.key for r in cell.standing.readiness.missing]
 
 
-class ReadinessRowSerializer(serializers.Serializer):
+class ReadinessRowSerializer(PlainRepresentation, serializers.Serializer):
     user = PersonSerializer(help_text="The team member.")
     cells = ReadinessCellSerializer(many=True, help_text="One per track, in `tracks` order.")
 
 
-class ReadinessSerializer(serializers.Serializer):
+class ReadinessSerializer(PlainRepresentation, serializers.Serializer):
     team = TeamRefSerializer(help_text="The team.")
     tracks = TrackRefSerializer(many=True, help_text="The matrix's columns.")
     rows = ReadinessRowSerializer(many=True, help_text="One per member, by username.")

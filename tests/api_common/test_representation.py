@@ -75,3 +75,25 @@ def test_a_list_is_written_as_drfs_list_serializer_writes_it():
     assert represent_many(_Leaf, [], context) == []
     # no context: the methods see an empty one, as DRF's would
     assert represent_many(_Leaf, items[:1]) == _Leaf(items[:1], many=True).data
+
+
+class _Holder(PlainRepresentation, serializers.Serializer):
+    one = _Leaf(source="first")
+    many = _Leaf(many=True, source="items")
+    none = _Leaf(allow_null=True)
+    ref = serializers.CharField(source="thing.pk", allow_null=True, default=None)
+
+
+def test_nested_serializers_and_lists_are_written_as_drf_writes_them():
+    def leaf(n):
+        return {"a": {"b": n}, "when": dt.datetime(2026, 1, n, tzinfo=dt.UTC), "maybe": None,
+                "tags": [n]}  # fmt: skip
+
+    # `thing` is missing: the field's default (None), as DRF's get_attribute gives it
+    obj = {"first": leaf(1), "items": [leaf(2), leaf(3)], "none": None}
+    context = {"suffix": "k"}
+    drf = serializers.Serializer.to_representation(_Holder(context=context), obj)
+    assert _Holder(context=context).to_representation(obj) == drf
+    assert drf["many"][1]["computed"] == "2026-k" and drf["ref"] is None and drf["none"] is None
+    obj["thing"] = {"pk": 5}
+    assert _Holder(context=context).to_representation(obj)["ref"] == "5"

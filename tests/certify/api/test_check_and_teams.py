@@ -209,3 +209,28 @@ def test_readiness_queries_do_not_grow_with_members(team, fleet, manager):
             certify(member, fleet)
     assert team.members.count() == 6
     assert count() == small
+
+
+def test_the_readiness_payload_is_drfs_own_output(team, fleet, manager, alice, monkeypatch):
+    """The readiness serializers write through PlainRepresentation's plan (nested rows
+    and cells included): each call also runs DRF's path, and the two must agree."""
+    from rest_framework import serializers
+
+    from api_common.representation import PlainRepresentation
+
+    seen: dict[str, int] = {}
+    plain = PlainRepresentation.to_representation
+
+    def both(self, instance):
+        ours = plain(self, instance)
+        assert ours == serializers.Serializer.to_representation(self, instance)
+        seen[type(self).__name__] = seen.get(type(self).__name__, 0) + 1
+        return ours
+
+    monkeypatch.setattr(PlainRepresentation, "to_representation", both)
+    team_member_add(team=team, user=UserFactory(username="bob"))
+    certify(alice, fleet)
+    status, body = readiness(manager, team.pk)
+    assert status == 200 and len(body["rows"]) == 2
+    assert {"ReadinessSerializer", "ReadinessRowSerializer", "ReadinessCellSerializer",
+            "PersonSerializer", "TeamRefSerializer", "TrackRefSerializer"} <= set(seen)  # fmt: skip
