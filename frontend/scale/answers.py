@@ -17,10 +17,16 @@ from datetime import datetime, timedelta
 from assess.models import Quiz, SkillMastery
 from frontend.scale.plan import Plan
 from frontend.scale.rows import Table
-from frontend.scale.work import CHUNK, PRIOR, Totals, Writers, _answer, _bkt, _tries
-from problems.engine.misconception_names import NAMES
-
-SLIPS = sorted(NAMES)
+from frontend.scale.work import (
+    CHUNK,
+    PRIOR,
+    Totals,
+    Writers,
+    _answer,
+    _bkt,
+    _slip_answer,
+    _tries,
+)
 
 
 def _batch() -> dict[str, list]:
@@ -54,7 +60,7 @@ class Answerer:
             chance = 1.0 / (1.0 + math.exp(-(theta - b)))
             got = 0.0
             for part in v.parts:
-                right, clock = self._part(rng, out, attempt_id, qid, learner, part, v.skills,
+                right, clock = self._part(rng, out, attempt_id, qid, learner, part, v,
                                           chance, deferred, quiz.mode, clock)  # fmt: skip
                 got += float(part.get("weight") or 1.0) * right
             weights = sum(float(p.get("weight") or 1.0) for p in v.parts) or 1.0
@@ -68,8 +74,9 @@ class Answerer:
                                 deadline, finished, score, earned))  # fmt: skip
         self.totals.attempts += 1
 
-    def _part(self, rng, out, attempt_id, qid, learner, part, skills, chance, deferred,
+    def _part(self, rng, out, attempt_id, qid, learner, part, variant, chance, deferred,
               mode, clock):  # fmt: skip
+        skills, slips = variant.skills, variant.slips
         tries = _tries(mode, rng, self.lam)
         right = False
         for k in range(tries):
@@ -77,11 +84,15 @@ class Answerer:
             correct = rng.random() < min(0.97, chance + 0.12 * k)
             right = correct if deferred else (right or correct)  # the last save counts
             raw, value, unit = _answer(part, correct, k)
+            slip = ""
+            named = slips.get(part["name"])
+            if not correct and named and rng.random() < 0.3:  # a named mistake, its answer
+                slip, wrong = named[rng.randrange(len(named))]
+                raw, value, unit = _slip_answer(part, wrong)
             rid = self.ids["response"]
             self.ids["response"] += 1
             clock += timedelta(seconds=rng.uniform(20, 240))
             evidence = not deferred and k == 0
-            slip = "" if correct or rng.random() > 0.3 else SLIPS[rng.randrange(len(SLIPS))]
             out["responses"].append((
                 rid, attempt_id, qid, part["name"], raw, value, unit, True, correct,
                 1.0 if correct else 0.0, slip, "Correct." if correct else "Not correct.",

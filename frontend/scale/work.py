@@ -107,6 +107,9 @@ class PoolVariant:
     values: dict  # Question columns by attname
     parts: list[dict]
     skills: tuple[str, ...]
+    # per part, the variant's own named slips (code, the answer it produces): a wrong
+    # answer that names a misconception is one the engine names the same way
+    slips: dict[str, list[tuple[str, object]]]
 
 
 def variant_pool(plan: Plan, quizzes: dict[int, list[QuizRow]], rng: random.Random):
@@ -126,9 +129,20 @@ def variant_pool(plan: Plan, quizzes: dict[int, list[QuizRow]], rng: random.Rand
                 "seed": q.seed, "params": q.params, "answers": q.answers,
                 "statement_html": q.statement_html, "statement_markdown": q.statement_markdown,
             }  # fmt: skip
-            variants.append(PoolVariant(values, q.answers, skill_map.template_skills(slug)))
+            slips: dict[str, list[tuple[str, object]]] = {}
+            for m in variant.misconceptions:
+                slips.setdefault(m.part, []).append((m.code, m.value))
+            variants.append(PoolVariant(values, q.answers, skill_map.template_skills(slug), slips))
         pool[slug] = (variants, rng.gauss(0, 1))
     return pool
+
+
+def _slip_answer(part: dict, value) -> tuple[str, object, str]:
+    """(raw, parsed value, parsed unit) of the answer a named slip produces."""
+    if part["kind"] == "choice":
+        return str(value), value, ""
+    unit = part.get("unit") or ""
+    return f"{value:.6g} {unit}".strip(), value, unit
 
 
 def _answer(part: dict, right: bool, k: int) -> tuple[str, object, str]:

@@ -98,15 +98,18 @@ def test_the_skews_are_planted(loaded):
 
 
 def test_questions_are_real_variants_whose_answers_grade_as_stored(loaded):
-    checked = 0
+    checked = named = 0
     for r in Response.objects.select_related("question").order_by("id")[::37][:150]:
         q = r.question
         variant = Variant.from_params(q.template_slug, q.params, q.template_version)
         assert variant.statement_markdown() == q.statement_markdown
         result = variant.grade(r.part, r.raw)
         assert result.valid and result.correct == r.correct, (q.template_slug, r.raw)
+        if r.misconception:  # a named slip is the template's own, and the engine names it
+            assert result.misconception == r.misconception, (q.template_slug, r.raw)
+            named += 1
         checked += 1
-    assert checked > 50
+    assert checked > 50 and named > 0
 
 
 def test_a_seed_loads_once_and_ids_continue_after_it(loaded):

@@ -31,8 +31,8 @@ from capstone.services import (
 )
 from lti.models import ScoreSync
 from tests.factories import CourseFactory, UserFactory
-from tests.lti.conftest import course, platform, quiz, registration, tool_key  # noqa: F401
-from tests.lti.test_grades import finish, launch, lms  # noqa: F401
+from tests.lti.conftest import course, lms, platform, quiz, registration, tool_key  # noqa: F401
+from tests.lti.test_grades import finish, launch
 
 pytestmark = pytest.mark.timeout(60)
 HUNG_PUBLISH_LIMIT = 8.0  # seconds: 2 tries x (connect + command) at 1.5 s, with slack
