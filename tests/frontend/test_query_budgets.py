@@ -74,3 +74,50 @@ def test_progress_and_learners_pages_do_not_grow_with_learners(client, instructo
         practise(learner, lesson, "k")
     assert [count(client, url) for url in pages] == few
     assert max(few) <= 12
+
+
+def test_the_mastery_api_does_not_grow_with_answers(client, learner, lesson, kv_lesson):
+    from rest_framework.authtoken.models import Token
+
+    key = Token.objects.create(user=learner).key
+    practise(learner, lesson, "first")
+
+    def api_count() -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.get("/api/me/mastery/", HTTP_AUTHORIZATION=f"Token {key}")
+        assert response.status_code == 200
+        return len(ctx.captured_queries)
+
+    few = api_count()
+    for i in range(5):
+        practise(learner, kv_lesson, f"kv{i}")
+    assert api_count() == few
+
+
+def test_item_analysis_does_not_grow_with_attempts(client, instructor, course):
+    from django.core.cache import cache
+
+    from assess.services.attempts import attempt_finish
+
+    exam = QuizFactory(mode="exam", course=course, slots=[["weights-memory"], ["gb-gib"]])
+    client.force_login(instructor)
+
+    def sit(n: int) -> None:
+        for _ in range(n):
+            learner = UserFactory()
+            EnrolmentFactory(user=learner, course=course)
+            attempt, _ = attempt_start(quiz=exam, learner=learner)
+            q = attempt.questions.first()
+            response_submit(attempt=attempt, question=q, part=q.answers[0]["name"], text="1",
+                            idempotency_key=f"{learner.pk}")  # fmt: skip
+            attempt_finish(attempt=attempt)
+
+    def computed() -> int:
+        cache.clear()  # computed afresh, not the kept one
+        return count(client, f"/teach/quizzes/{exam.pk}/items/")
+
+    sit(1)
+    few = computed()
+    sit(4)
+    assert computed() == few
+    assert count(client, f"/teach/quizzes/{exam.pk}/items/") < few  # kept: no analysis read
