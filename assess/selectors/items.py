@@ -35,9 +35,8 @@ def item_analysis_for_instructor(*, user, quiz: Quiz) -> ItemAnalysis:
     """The quiz's item analysis over the attempts of the learners the user may see
     (selectors.attempts_for_instructor); the caller has gated the quiz. Two small
     queries when nothing changed since the last reading."""
-    closed = (
-        attempts_for_instructor(user=user, quiz=quiz).exclude(status=Attempt.Status.OPEN).order_by()
-    )
+    attempts = attempts_for_instructor(user=user, quiz=quiz)
+    closed = attempts.exclude(status=Attempt.Status.OPEN).order_by()
     state = closed.aggregate(n=Count("id"), last=Max("finished_at"), top=Max("id"))
     regraded = AuditEvent.objects.filter(action=AuditEvent.Action.REGRADE).aggregate(top=Max("id"))[
         "top"
@@ -47,7 +46,7 @@ def item_analysis_for_instructor(*, user, quiz: Quiz) -> ItemAnalysis:
     found = cache.get(key)
     if found is None:
         found = ItemAnalysis(
-            items=item_analysis(quiz=quiz, attempts=attempts_for_instructor(user=user, quiz=quiz)),
+            items=item_analysis(quiz=quiz, attempts=attempts),
             attempts=state["n"],
         )
         cache.set(key, found, ANALYSIS_TTL)

@@ -80,7 +80,7 @@ class ProgressTable:
     # each learner, then per lesson its mastery (None: not started, no evidence yet)
     rows: list[tuple[Learner, list[selectors.LessonMastery | None]]]
     sections: list[ProgressSection]
-    page: Page | None = None  # the page of learners shown; None: every learner
+    page: Page | None = None  # the page of learners shown
 
 
 def _course_for_instructor(*, user, slug: str) -> Course:
@@ -161,22 +161,18 @@ def _rows_of(people, *, lessons: list[Lesson], skills: set[str]):
     return table
 
 
-def course_progress(*, user, slug: str, page: int | str | None = None) -> ProgressTable:
+def course_progress(*, user, slug: str, page: int | str) -> ProgressTable:
     """Per enrolled learner, per lesson mastery on a course the user instructs (404
     otherwise). Only learners enrolled in the course are shown (selectors.
     learners_of_course): someone who answered the same skills elsewhere is not this
     course's learner, and an instructor scoped to an LMS course sees only its
-    members. Enrolled learners with no answer yet are listed, not started. With `page`
-    (a number, or whatever a pager link carries), PAGE_SIZE learners by username, after
-    a count: a course of 5,743 learners built whole took 3.7 s (issue 43); without it,
-    every learner."""
+    members. Enrolled learners with no answer yet are listed, not started. One `page`
+    (a number, or whatever a pager link carries) of PAGE_SIZE learners by username,
+    after a count: a course of 5,743 learners built whole took 3.7 s (issue 43); the
+    CSV (progress_csv) has every learner."""
     course, lessons, skills = _layout(user=user, slug=slug)
-    learners = _learners(user=user, course=course)
-    shown = None
-    if page is not None:
-        shown = Paginator(learners, PAGE_SIZE).get_page(page)
-        learners = shown.object_list
-    table = _rows_of(learners, lessons=lessons, skills=skills)
+    shown = Paginator(_learners(user=user, course=course), PAGE_SIZE).get_page(page)
+    table = _rows_of(shown.object_list, lessons=lessons, skills=skills)
     return ProgressTable(
         course=course,
         lessons=lessons,

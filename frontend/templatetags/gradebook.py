@@ -13,15 +13,20 @@ from django.utils.safestring import SafeString
 register = template.Library()
 
 _MARK = 987654321  # an id no attempt has: where the attempt's id goes in its URL
+_URL_KEY = "gradebook.attempt_url"
 
 
-@register.simple_tag
-def course_cell(cell, learner_name: str) -> SafeString:
+@register.simple_tag(takes_context=True)
+def course_cell(context, cell, learner_name: str) -> SafeString:
     """One learner on one quiz: the counted attempt's points linked to its review (or
-    "in progress", or "-"), then how many attempts."""
+    "in progress", or "-"), then how many attempts. The review URL is reversed once per
+    rendering (kept in its render_context), not once per cell."""
     counted = cell.counted
     if counted is not None:
-        url = _attempt_url().replace(str(_MARK), str(counted.pk))
+        pattern = context.render_context.get(_URL_KEY)
+        if pattern is None:
+            pattern = context.render_context[_URL_KEY] = reverse("attempt-detail", args=[_MARK])
+        url = pattern.replace(str(_MARK), str(counted.pk))
         score = format_html(
             '<a href="{}">{} / {}<span class="sr-only"> on {} by {}</span></a>',
             url,
@@ -39,7 +44,3 @@ def course_cell(cell, learner_name: str) -> SafeString:
         n,
         pluralize(n),
     )
-
-
-def _attempt_url() -> str:
-    return reverse("attempt-detail", args=[_MARK])
