@@ -71,7 +71,7 @@ def test_flat_items_decide_worse_than_sharp_ones(tracks, tmp_path):
     for a in (0.3, 3.0):
         path = tmp_path / f"p{a}.json"
         path.write_text(json.dumps({t: [a, 0.5] for t in templates}))
-        reports[a] = _simulate("--track", track.slug, "--learners", "100", "--seed", "2",
+        reports[a] = _simulate("--track", track.slug, "--learners", "30", "--seed", "2",
                                "--parameters", str(path))  # fmt: skip
     assert reports[3.0]["expected_accuracy"] > reports[0.3]["expected_accuracy"]
 
