@@ -10,19 +10,25 @@ RECONCILE_GRACE ago (the after-commit path had its chance), by a learner the qui
 contexts can take a score for, with no ScoreSync row for that quiz and learner, is
 queued as its release would have (scores_queue: idempotent, a row per context).
 
-Not covered: a regrade lost in the same window leaves an existing row at the old score
-(the row exists, so this pass cannot tell it apart from an unchanged one).
+A regrade lost the same way leaves the row at the score from before. The regrade's audit
+event names the released attempts it rescored (assess.services.regrade); the same pass
+takes those events of the window, past the grace, and queues each learner whose row for
+one of those attempts still holds another score than the attempt's points now. Not
+covered: a regrade that made another of the learner's attempts the counted one, while the
+row names an attempt whose points did not move (the next release or resend fixes it).
 """
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, F, OuterRef, Value
+from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
 from lti_tool.models import LtiMembership
 
 from assess.models import Attempt
+from audit.models import AuditEvent
 from lti.grades import scores_queue
 from lti.models import ScoreSync
 
@@ -32,9 +38,14 @@ BATCH = 200  # (quiz, learner) pairs a pass takes; the next pass takes the rest
 
 
 def scores_reconcile(*, now: datetime | None = None) -> int:
-    """Queue the released grades that have no ScoreSync row but should; returns how
-    many (quiz, learner) pairs were brought in line."""
+    """Queue the released grades that have no ScoreSync row but should, and the regraded
+    ones whose row kept the old score; returns how many (quiz, learner) pairs were
+    brought in line."""
     now = now or timezone.now()
+    return _unsynced_releases(now) + _stale_regrades(now)
+
+
+def _unsynced_releases(now: datetime) -> int:
     lms_learner = LtiMembership.objects.filter(
         user__auth_user_id=OuterRef("learner_id"),
         context__can_publish_scores=True,
@@ -50,6 +61,33 @@ def scores_reconcile(*, now: datetime | None = None) -> int:
         )
         .filter(Exists(lms_learner))
         .exclude(Exists(synced))
+        .order_by()
+        .values_list("quiz_id", "learner_id")
+        .distinct()[:BATCH]
+    )
+    for quiz_id, learner_id in pairs:
+        scores_queue(quiz_id=quiz_id, user_id=learner_id)
+    return len(pairs)
+
+
+def _stale_regrades(now: datetime) -> int:
+    details = AuditEvent.objects.filter(
+        action=AuditEvent.Action.REGRADE,
+        at__gte=now - RECONCILE_WINDOW,
+        at__lt=now - RECONCILE_GRACE,
+    ).values_list("detail", flat=True)
+    regraded = {pk for detail in details for pk in (detail or {}).get("released_attempts", [])}
+    if not regraded:
+        return 0
+    # What scores_queue would write for the attempt the row names (points clamped to the
+    # row's maximum), compared in the database.
+    given_now = Least(
+        Greatest(Coalesce(F("attempt__points"), Value(0.0)), Value(0.0)), F("score_maximum")
+    )
+    pairs = list(
+        ScoreSync.objects.filter(attempt_id__in=regraded)
+        .alias(given_now=given_now)
+        .exclude(score_given=F("given_now"))
         .order_by()
         .values_list("quiz_id", "learner_id")
         .distinct()[:BATCH]

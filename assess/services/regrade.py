@@ -46,6 +46,7 @@ class RegradeReport:
     changes: list[ScoreChange] = field(default_factory=list)
     answers_changed: list[int] = field(default_factory=list)  # question ids
     attempts: list[tuple[int, float | None, float]] = field(default_factory=list)
+    released: list[int] = field(default_factory=list)  # rescored attempts already released
     errors: list[str] = field(default_factory=list)
     refused: str = ""  # why nothing was stored, when the template cannot take a question
 
@@ -140,6 +141,9 @@ def responses_regrade(*, template_slug: str, dry_run: bool = False, actor=None) 
             detail={
                 "responses": len(touched_responses),
                 "questions": len(touched_questions),
+                # Whose grade must reach their LMS again: lti.reconcile reads it when the
+                # after-commit passback of this regrade was lost.
+                "released_attempts": report.released,
             },
         )
     return report
@@ -163,6 +167,7 @@ def _rescore(attempts, responses, questions, report: RegradeReport, *, save: boo
                 attempt.score, attempt.points = result.score, result.points
                 attempt.save(update_fields=["score", "points"])
                 if attempt.mastery_applied_at is not None:  # a grade already released
+                    report.released.append(attempt.pk)
                     grade_released_on_commit(
                         attempt_id=attempt.pk, quiz_id=attempt.quiz_id, user_id=attempt.learner_id
                     )
