@@ -54,20 +54,14 @@ def _unsynced_releases(now: datetime) -> int:
     synced = ScoreSync.objects.filter(
         quiz_id=OuterRef("quiz_id"), learner_id=OuterRef("learner_id")
     )
-    pairs = list(
+    return _queue(
         Attempt.objects.filter(
             mastery_applied_at__gte=now - RECONCILE_WINDOW,
             mastery_applied_at__lt=now - RECONCILE_GRACE,
         )
         .filter(Exists(lms_learner))
         .exclude(Exists(synced))
-        .order_by()
-        .values_list("quiz_id", "learner_id")
-        .distinct()[:BATCH]
     )
-    for quiz_id, learner_id in pairs:
-        scores_queue(quiz_id=quiz_id, user_id=learner_id)
-    return len(pairs)
 
 
 def _stale_regrades(now: datetime) -> int:
@@ -84,14 +78,16 @@ def _stale_regrades(now: datetime) -> int:
     given_now = Least(
         Greatest(Coalesce(F("attempt__points"), Value(0.0)), Value(0.0)), F("score_maximum")
     )
-    pairs = list(
+    return _queue(
         ScoreSync.objects.filter(attempt_id__in=regraded)
         .alias(given_now=given_now)
         .exclude(score_given=F("given_now"))
-        .order_by()
-        .values_list("quiz_id", "learner_id")
-        .distinct()[:BATCH]
     )
+
+
+def _queue(rows) -> int:
+    """scores_queue for the first BATCH (quiz, learner) pairs of `rows`; how many."""
+    pairs = list(rows.order_by().values_list("quiz_id", "learner_id").distinct()[:BATCH])
     for quiz_id, learner_id in pairs:
         scores_queue(quiz_id=quiz_id, user_id=learner_id)
     return len(pairs)
