@@ -24,8 +24,8 @@ from frontend.scale.work import (
     Writers,
     _answer,
     _bkt,
-    _slip_answer,
     _tries,
+    _typed,
 )
 
 
@@ -88,7 +88,7 @@ class Answerer:
             named = slips.get(part["name"])
             if not correct and named and rng.random() < 0.3:  # a named mistake, its answer
                 slip, wrong = named[rng.randrange(len(named))]
-                raw, value, unit = _slip_answer(part, wrong)
+                raw, value, unit = _typed(part, wrong)
             rid = self.ids["response"]
             self.ids["response"] += 1
             clock += timedelta(seconds=rng.uniform(20, 240))

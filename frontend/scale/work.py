@@ -137,8 +137,9 @@ def variant_pool(plan: Plan, quizzes: dict[int, list[QuizRow]], rng: random.Rand
     return pool
 
 
-def _slip_answer(part: dict, value) -> tuple[str, object, str]:
-    """(raw, parsed value, parsed unit) of the answer a named slip produces."""
+def _typed(part: dict, value) -> tuple[str, object, str]:
+    """(raw, parsed value, parsed unit) of `value` typed as the part's answer: a choice
+    as itself, a number in the part's unit (e.g. the answer a named slip produces)."""
     if part["kind"] == "choice":
         return str(value), value, ""
     unit = part.get("unit") or ""
@@ -149,13 +150,11 @@ def _answer(part: dict, right: bool, k: int) -> tuple[str, object, str]:
     """(raw, parsed value, parsed unit) of a right answer, or the k-th wrong one."""
     if part["kind"] == "choice":
         wrong = [c for c in part["choices"] if c != part["value"]] or [part["value"]]
-        value = part["value"] if right else wrong[k % len(wrong)]
-        return str(value), value, ""
+        return _typed(part, part["value"] if right else wrong[k % len(wrong)])
     value = float(part["value"]) if right else float(part["value"]) * (1.37 + 0.11 * k)
     if part["kind"] == "integer":
         value = int(round(value)) + (0 if right else 1)
-    unit = part.get("unit") or ""
-    return f"{value:.6g} {unit}".strip(), value, unit
+    return _typed(part, value)
 
 
 def _bkt(p: float, correct: bool) -> float:

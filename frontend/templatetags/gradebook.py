@@ -12,7 +12,7 @@ from django.utils.safestring import SafeString
 
 register = template.Library()
 
-_MARK = 987654321  # an id no attempt has: where the attempt's id goes in its URL
+_MARK = 987654321  # a placeholder id, reversed once; each cell puts its attempt's id there
 _URL_KEY = "gradebook.attempt_url"
 
 

@@ -20,6 +20,7 @@ from orgs.models import Membership
 from orgs.services import member_add, organization_create, team_create, team_member_add
 from tests.factories import UserFactory
 from tests.frontend.test_accessibility import audit
+from tests.frontend.test_query_budgets import count
 
 pytestmark = pytest.mark.django_db
 
@@ -319,21 +320,9 @@ def test_a_manager_holding_a_certificate_cannot_revoke_it(login, org, team, cert
 
 
 def test_the_readiness_matrix_and_its_csv_do_not_grow_with_members(login, manager, team):
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
     client = login(manager)
-
-    def count(url: str) -> int:
-        with CaptureQueriesContext(connection) as ctx:
-            response = client.get(url)
-            if response.streaming:
-                response.getvalue()  # the stream's own reads
-        assert response.status_code == 200
-        return len(ctx.captured_queries)
-
     urls = (f"/teams/{team.pk}/", f"/teams/{team.pk}/readiness.csv")
-    before = [count(url) for url in urls]
+    before = [count(client, url) for url in urls]
     for i in range(4):
         team_member_add(team=team, user=UserFactory(username=f"more{i}"))
-    assert [count(url) for url in urls] == before
+    assert [count(client, url) for url in urls] == before
