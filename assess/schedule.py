@@ -13,4 +13,10 @@ BEAT_SCHEDULE = {
         # mastery within a minute of the close (finish and expiry release at once).
         "schedule": 60.0,
     },
+    "assess-top-up-variants": {
+        "task": "assess.tasks.top_up_variants",
+        # Every minute: a quiz's pool is filled within a minute of the hour before it
+        # opens, and what a burst of starts took is drawn again before the next burst.
+        "schedule": 60.0,
+    },
 }

@@ -2,7 +2,9 @@
 
 from celery import shared_task
 
+from assess.models import Quiz
 from assess.services.attempts import attempts_expire
+from assess.services.drawn_variants import pools_top_up, variants_predraw
 from assess.services.mastery import mastery_release_due
 
 
@@ -18,3 +20,18 @@ def release_mastery() -> int:
     """Apply held exam answers to mastery once their grades are visible (quizzes whose
     feedback waits for their close). Idempotent: each attempt is stamped under its lock."""
     return mastery_release_due()
+
+
+@shared_task(name="assess.tasks.predraw_variants")
+def predraw_variants(quiz_id: int) -> int:
+    """A published exam's or homework's first fill of drawn variants (one batch; the
+    beat's top-up goes on). Idempotent: it draws only what the pool lacks."""
+    quiz = Quiz.objects.filter(pk=quiz_id).first()
+    return 0 if quiz is None else variants_predraw(quiz=quiz)
+
+
+@shared_task(name="assess.tasks.top_up_variants")
+def top_up_variants() -> int:
+    """Keep the pools of open (and soon open) exams and homework filled: a start takes
+    from them, and a pool that ran dry draws live (services.drawn_variants)."""
+    return pools_top_up()

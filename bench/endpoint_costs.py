@@ -43,6 +43,7 @@ def _fixture(calls: int):
 
     from assess.models import Quiz, Slot
     from assess.services.attempts import attempt_start
+    from assess.services.drawn_variants import variants_predraw
     from bench.exam_load import exam_with_learners
     from curricula.models import Course
 
@@ -77,9 +78,18 @@ def _fixture(calls: int):
     exam, tokens = exam_with_learners(
         staff=staff, course=course, title="Exam", learners=calls + 30, prefix="bench-e"
     )
+    # The exam's variants drawn ahead, as its publish's task and the beat draw them.
+    variants_predraw(quiz=exam, wanted=calls + 30, budget=10**9)
+    # A certification exam of the same questions: each start assembles its own variants
+    # (none the learner was shown before: assess.services.fresh_variants), no pool.
+    certification, certification_tokens = exam_with_learners(
+        staff=staff, course=course, title="Certification", learners=calls + 30, prefix="bench-c"
+    )
+    Quiz.objects.filter(pk=certification.pk).update(mode=Quiz.Mode.CERTIFICATION)
     return {
         "practice": (first, later, at_ceiling),
         "exam": (exam.pk, tokens),
+        "certification": (certification.pk, certification_tokens),
         "floor_token": tokens[0],
     }
 
@@ -232,6 +242,11 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
         body = post(f"/api/quizzes/{exam_quiz}/attempts/", token).json()
         attempts.append((body["id"], token, body["questions"]))
 
+    certification_quiz, certification_tokens = data["certification"]
+
+    def certification_start(token):
+        post(f"/api/quizzes/{certification_quiz}/attempts/", token)
+
     def read(attempt, token, _questions):
         auth = {"HTTP_AUTHORIZATION": f"Token {token}"}
         expect(client.get(f"/api/attempts/{attempt}/", **auth), 200)
@@ -255,6 +270,10 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
         "practice answer (later try)": (answer, later[:n]),
         "practice answer (try 30, the ceiling)": (answer, at_ceiling[:n]),
         "exam start (5 questions)": (start, [(t,) for t in exam_tokens[:n]]),
+        "certification start (5 questions, no pool)": (
+            certification_start,
+            [(t,) for t in certification_tokens[:n]],
+        ),
         "exam read attempt": (read, None),
         "exam answer": (exam_answer, None),
         "exam finish": (finish, None),

@@ -35,11 +35,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._autovacuum import autovacuum  # noqa: E402
+from bench._exam_report import report  # noqa: E402
 from bench._server import ROOT, gunicorn, run_step, settle, throwaway_database  # noqa: E402
 
 TEMPLATES = ["gb-gib", "weights-memory", "kv-cache-total", "roofline-attainable", "littles-law"]
 PASSWORD = "bench exam sign-in"  # noqa: S105 (a throwaway database's learners)
-ENDPOINTS = ["start", "read attempt", "answer", "finish"]
 WARM_LEARNERS = 12
 THINK_MAX = 8  # seconds, the top of the 2-8 s think time
 
@@ -140,9 +140,15 @@ def exam_with_learners(*, staff, course, title: str, learners: int, prefix: str)
     return quiz, tokens
 
 
-def prepare(out: Path, learners: list[int], signin: int) -> None:
+def prepare(
+    out: Path, learners: list[int], signin: int, live_draw: bool = False, pages: bool = False
+) -> None:
     """Inside Django (bench settings): a course, an exam per N with its own enrolled
-    learners, a warm-up exam, and `signin` learners with a password; writes the fixture."""
+    learners, a warm-up exam, and `signin` learners with a password; writes the fixture.
+    Each exam's variants are drawn ahead for its learners, as the publish's task and the
+    beat would have drawn them before it opened (assess.services.drawn_variants), unless
+    `live_draw`: then every start draws its own. With `pages`, each learner also has a
+    signed-in session (bench.exam_pages)."""
     import django
 
     django.setup()
@@ -162,10 +168,22 @@ def prepare(out: Path, learners: list[int], signin: int) -> None:
             learners=n,
             prefix=f"bench-{i}",
         )
-        runs.append({"n": n, "quiz": quiz.pk, "tokens": tokens})
+        sessions = []
+        if pages:
+            from bench.exam_pages import signed_in_session
+
+            sessions = [signed_in_session(users.get(username=f"bench-{i}-{k}")) for k in range(n)]
+        runs.append({"n": n, "quiz": quiz.pk, "tokens": tokens, "sessions": sessions})
     warm, warm_tokens = exam_with_learners(
         staff=staff, course=course, title="Warm-up", learners=WARM_LEARNERS, prefix="bench-warm"
     )
+    if not live_draw:
+        from assess.models import Quiz
+        from assess.services.drawn_variants import MARGIN, variants_predraw
+
+        for quiz_id, n in [(r["quiz"], r["n"]) for r in runs] + [(warm.pk, WARM_LEARNERS)]:
+            quiz = Quiz.objects.get(pk=quiz_id)
+            variants_predraw(quiz=quiz, wanted=n + MARGIN, budget=10**9)
     # one hash for every sign-in learner: hashing each costs 0.2 s of preparation
     first = users.create_user(username="bench-signin-0", password=PASSWORD)
     for k in range(1, signin):
@@ -234,12 +252,10 @@ def sign_in_phase(base: str, names: list[str], concurrency: int) -> str:
     )
 
 
-def _run_locust(
-    env, fixture: Path, index: int, n: int, parts: int, base: str, work: Path, burst: bool
-):
+def _run_locust(env, fixture: Path, index: int, n: int, parts: int, base: str, work: Path, args):
     """One locust run; returns its rows of the stats CSV by name. The run stops itself when
     every learner has finished; --run-time is only the bound (spawn + every think)."""
-    bound = int(n / 50 + (parts + 3) * THINK_MAX + 30)
+    bound = int(n / 50 + (parts + 3) * THINK_MAX + 30) + (parts * THINK_MAX if args.pages else 0)
     prefix = work / f"run{index}"
     started = time.monotonic()
     subprocess.run(
@@ -267,7 +283,8 @@ def _run_locust(
             **env,
             "EXAM_FIXTURE": str(fixture),
             "EXAM_RUN": str(index),
-            "EXAM_ARRIVAL_SPREAD": "0" if burst else "1.0",
+            "EXAM_ARRIVAL_SPREAD": "0" if args.burst else "1.0",
+            "EXAM_PAGES": "1" if args.pages else "0",
         },
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -324,6 +341,16 @@ def main() -> None:
         help="locust's own arrivals: each second's 50 learners start at once",
     )
     parser.add_argument(
+        "--pages",
+        action="store_true",
+        help="the exam through the web pages and their htmx requests (bench/exam_pages.py)",
+    )
+    parser.add_argument(
+        "--live-draw",
+        action="store_true",
+        help="no variants drawn ahead: every start draws and renders its own questions",
+    )
+    parser.add_argument(
         "--parts", type=int, default=9, help="parts in an exam (9 for TEMPLATES): sets the bound"
     )
     parser.add_argument("--workers", type=int, default=2)
@@ -338,7 +365,7 @@ def main() -> None:
     parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.prepare:
-        prepare(args.prepare, args.learners, args.signin)
+        prepare(args.prepare, args.learners, args.signin, args.live_draw, args.pages)
         return
     if args.async_commit:  # libpq reads it: gunicorn's connections and the preparation's
         os.environ["PGOPTIONS"] = "-c synchronous_commit=off"
@@ -353,12 +380,21 @@ def main() -> None:
             str(fixture),
             "--signin",
             str(args.signin),
+            *(["--live-draw"] if args.live_draw else []),
+            *(["--pages"] if args.pages else []),
             "--learners",
             *map(str, args.learners),
         )
         print(f"prepared in {time.monotonic() - started:.0f} s", file=sys.stderr)
         data = json.loads(fixture.read_text())
         settle(env["DATABASE_URL"])
+        if args.pages:  # DEBUG off serves the manifest's hashed names, as production does
+            subprocess.run(
+                [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+                cwd=ROOT,
+                env=env,
+                check=True,
+            )
         threads = ("--worker-class", "gthread", "--threads", str(args.threads))
         extra = threads if args.threads > 1 else ()
         with (
@@ -372,62 +408,12 @@ def main() -> None:
             results = []
             for index, run in enumerate(data["runs"]):
                 rows, wall, samples = _run_locust(
-                    env, fixture, index, run["n"], args.parts, base, work, args.burst
+                    env, fixture, index, run["n"], args.parts, base, work, args
                 )
                 stored, finished = _stored(env["DATABASE_URL"], run["quiz"])
                 results.append((run["n"], rows, wall, samples, stored, finished))
                 print(f"N={run['n']}: {wall:.0f} s", file=sys.stderr)
-    _report(results, args, signin_line)
-
-
-def _report(results, args, signin_line: str) -> None:
-    arrivals = "in bursts of 50 each second" if args.burst else "spread over each second"
-    if args.async_commit:
-        arrivals += "; DIAGNOSTIC: synchronous_commit=off, not the service's setting"
-    kind = f"gthread workers x {args.threads} threads" if args.threads > 1 else "sync workers"
-    print(
-        f"\ngunicorn {args.workers} {kind} ({'cold' if args.cold else 'warmed up'}), "
-        "DEBUG=0, PostgreSQL; locust headless, "
-        f"50 new learners/s ({arrivals}), "
-        "think time 2-8 s, one 5-question exam per learner\n"
-    )
-    print(f"{signin_line}\n")
-    head = " | ".join(f"{e} p50/p95/p99 ms" for e in ENDPOINTS)
-    print(f"| N | req/s | {head} | failures | answers stored / sent (2xx) | exams finished |")
-    print("|---:|---:|" + "---:|" * len(ENDPOINTS) + "---:|---:|---:|")
-    best = None
-    for n, rows, wall, samples, stored, finished in results:
-        total = rows.get("Aggregated", {})
-        cells, ok = [], True
-        for e in ENDPOINTS:
-            r = rows.get(e)
-            if r is None or int(r["Request Count"]) == 0:
-                cells.append("-")
-                ok = False
-                continue
-            p99 = float(r["99%"])
-            ok = ok and p99 < 150
-            cells.append(f"{float(r['50%']):.0f} / {float(r['95%']):.0f} / {p99:.0f}")
-        failures = int(total.get("Failure Count", 0) or 0)
-        answer = rows.get("answer", {})
-        sent_2xx = int(answer.get("Request Count", 0) or 0) - int(
-            answer.get("Failure Count", 0) or 0
-        )
-        requests = int(total.get("Request Count", 0) or 0)
-        print(
-            f"| {n} | {requests / wall:.1f} | {' | '.join(cells)} | {failures} | "
-            f"{stored} / {sent_2xx} | {finished} / {n} |"
-        )
-        if ok and failures == 0 and stored == sent_2xx and finished == n:
-            best = n if best is None else max(best, n)
-        for line in samples[:5]:
-            print(f"    N={n} failure: {line}", file=sys.stderr)
-    print(
-        "\nreq/s: every request of the run over its wall time (spawn, think time, and the "
-        "last learner's finish included)."
-    )
-    held = f"{best} learners" if best is not None else "none of the N run"
-    print(f"Largest N that holds p99 < 150 ms on every endpoint with no errors: {held}.")
+    report(results, args, signin_line)
 
 
 if __name__ == "__main__":

@@ -400,6 +400,9 @@ CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", CELERY_BROKER_URL or None)
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
+# Draw exams' and homework's variants ahead of their starts (assess.services.drawn_variants)
+# in a worker: on with a broker; in-process it would make a publish wait for the drawing.
+PREDRAW_VARIANTS = env_bool("PREDRAW_VARIANTS", bool(CELERY_BROKER_URL))
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True

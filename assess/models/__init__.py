@@ -1,4 +1,5 @@
 from assess.models.attempt import RESPONSE_KEYS, Attempt, Hint, Question, Response, Reveal
+from assess.models.drawn import DrawnVariant
 from assess.models.drill import DrillStep
 from assess.models.extension import Extension
 from assess.models.mastery import MasteryEvent, SkillMastery
@@ -9,6 +10,7 @@ __all__ = [
     "RESPONSE_KEYS",
     "Attempt",
     "CourseRole",
+    "DrawnVariant",
     "DrillStep",
     "Enrolment",
     "Extension",

@@ -221,6 +221,10 @@ class Slot(models.Model):
     order = models.PositiveIntegerField()
     points = models.PositiveIntegerField(default=1)
     templates = models.JSONField(default=list, validators=[validate_template_pool])
+    # How many variants were ever drawn ahead for the slot (assess.models.drawn): each
+    # fill reserves the next numbers here, so a number, and so a seed, is never drawn
+    # twice, even after the pool ran dry.
+    variants_drawn = models.PositiveIntegerField(default=0)
 
     class Meta:
         ordering = ["quiz", "order"]

@@ -14,7 +14,7 @@ from django.utils import timezone
 from accounts.selectors import email_confirmed
 from api_common.rows import insert_objects, inserted
 from api_common.service_errors import Conflict, NotPermitted
-from assess.models import Attempt, Extension, Quiz, Slot
+from assess.models import Attempt, Extension, Question, Quiz, Slot
 from assess.scoring import Rules, attempt_score
 from assess.selectors.access import extension_of
 from assess.selectors.attempt_rows import active_rows
@@ -24,6 +24,7 @@ from assess.selectors.locked import (
     attempts_locked,
     quiz_with_slots,
 )
+from assess.services.drawn_variants import drawn_claim, pooled, question_from_drawn
 from assess.services.fresh_variants import fresh_questions
 from assess.services.mastery import mastery_release_locked
 from assess.services.questions import question_build
@@ -213,14 +214,22 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
         if fresh.mode == Quiz.Mode.CERTIFICATION:
             questions = fresh_questions(attempt=attempt, slots=slots)
         else:
-            questions = [
-                question_build(attempt=attempt, slot=slot, order=i + 1, variant_number=0)
-                for i, slot in enumerate(slots)
-            ]
+            questions = _questions_of(attempt, slots)
         insert_objects(questions, key="order")
     # The questions as stored, in order: the caller shows them without reading them again.
     attempt.started_questions = questions
     return attempt, True
+
+
+def _questions_of(attempt: Attempt, slots: list[Slot]) -> list[Question]:
+    """The new attempt's questions: one variant drawn ahead per slot where the quiz keeps
+    a pool and it has one waiting (services.drawn_variants), else drawn now."""
+    drawn = drawn_claim(quiz_id=attempt.quiz.pk) if pooled(attempt.quiz) else {}
+    return [
+        question_from_drawn(attempt=attempt, slot=slot, order=i + 1, drawn=drawn.get(slot.pk))
+        or question_build(attempt=attempt, slot=slot, order=i + 1, variant_number=0)
+        for i, slot in enumerate(slots)
+    ]
 
 
 def _close(attempt: Attempt, status: str, now: datetime) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -49,6 +50,20 @@ def question_seed(
         message += f":{draw}"
     if again:
         message += f":example-{again}"
+    return _hmac63(message)
+
+
+def drawn_seed(*, slot_id: int, number: int, again: int = 0) -> int:
+    """The seed of the slot's `number`th variant drawn ahead of any attempt
+    (assess.models.drawn): HMAC-SHA256 of "drawn:slot:number" as question_seed's, a
+    message no attempt's seed has."""
+    message = f"drawn:{slot_id}:{number}"
+    if again:
+        message += f":example-{again}"
+    return _hmac63(message)
+
+
+def _hmac63(message: str) -> int:
     digest = hmac.new(settings.SECRET_KEY.encode(), message.encode(), hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big") >> 1
 
@@ -88,20 +103,34 @@ def question_draw(
     EXAMPLE_REDRAWS times (a template with hardly any variants keeps the last).
     `withheld` templates are left out of the pool unless they are all it holds
     (assess.signals.certification_withholding)."""
+    pool: list[str] = []
     if template_slug is None:
         # The pool was validated at creation; a template removed since is skipped.
         pool = skill_map.known_templates(slot.templates)
         if not pool:
             raise Conflict(f"Question {order} has no template available any more.")
         pool = [t for t in pool if t not in withheld] or pool
-    for again in range(EXAMPLE_REDRAWS):
-        seed = question_seed(
+    return variant_draw(
+        lambda again: question_seed(
             attempt_id=attempt_id,
             slot_id=slot.pk,
             variant_number=variant_number,
             draw=draw,
             again=again,
-        )
+        ),
+        template_slug=template_slug,
+        pool=pool,
+    )
+
+
+def variant_draw(
+    seed_of: Callable[[int], int], *, template_slug: str | None, pool: list[str]
+) -> tuple[int, Variant]:
+    """(seed, variant) for the seeds seed_of(0), seed_of(1), ...: the template is
+    `template_slug`, else drawn from `pool` with the seed's own rng; a variant that is
+    its template's public example is drawn again from the next seed (question_draw)."""
+    for again in range(EXAMPLE_REDRAWS):
+        seed = seed_of(again)
         slug = template_slug if template_slug is not None else random.Random(seed).choice(pool)
         variant = Variant.from_seed(slug, seed)
         if not is_example(variant):

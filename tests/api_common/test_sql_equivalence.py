@@ -116,6 +116,15 @@ STATEMENTS: dict[str, Statement] = {
         START,
         (f"{WRITES}::test_a_start_s_questions_insert_stores_what_bulk_create_stores",),
     ),
+    "drawn claim": Statement(
+        "each slot's first waiting variant, deleted and returned, skipping one another "
+        "start holds (services.drawn_variants.drawn_claim)",
+        START + "; the ORM deletes nothing in the statement that picks it, nor skips a lock",
+        (
+            f"{WRITES}::test_a_start_s_drawn_claim_takes_what_the_orm_takes",
+            f"{WRITES}::test_a_start_s_drawn_claim_skips_a_variant_another_start_holds",
+        ),
+    ),
     "answer insert": Statement(
         "a later try's INSERT ON CONFLICT DO NOTHING (services.responses)",
         ANSWER + "; ON CONFLICT decides a replay in the INSERT, no savepoint",
@@ -180,6 +189,8 @@ SITES: dict[str, tuple[int, tuple[str, ...]]] = {
     "assess.selectors.locked:_quiz_slots_statement": (1, ("quiz with slots",)),
     "assess.selectors.locked:quiz_with_slots": (1, ("quiz with slots",)),
     "assess.services.attempts:attempt_start": (1, ("questions insert",)),
+    "assess.services.drawn_variants:_claim_statement": (2, ("drawn claim",)),
+    "assess.services.drawn_variants:drawn_claim": (1, ("drawn claim",)),
     "assess.services.responses:response_submit": (1, ("answer insert",)),
     "assess.services.held_answers:_statement": (3, ("exam answer",)),
     "assess.services.held_answers:held_answer_store": (1, ("exam answer",)),

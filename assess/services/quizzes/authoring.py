@@ -14,6 +14,7 @@ from django.db import transaction
 
 from api_common.service_errors import Conflict, NotPermitted
 from assess.models import Attempt, Quiz, Slot
+from assess.services.drawn_variants import predraw_after_commit
 from assess.services.quizzes.guards import (
     attempts_phrase,
     check_course_write,
@@ -62,6 +63,8 @@ def quiz_create(*, user, spec: QuizSpec, status: str = Quiz.Status.PUBLISHED) ->
         quiz = Quiz.objects.create(**checked.field_values(), status=status, created_by=user)
         _write_slots(quiz, checked)
         audit_record(actor=user, action=AuditEvent.Action.QUIZ_CREATE, target=quiz)
+        if quiz.status == Quiz.Status.PUBLISHED:
+            predraw_after_commit(quiz)
     return quiz
 
 
@@ -108,6 +111,8 @@ def quiz_update(*, user, quiz: Quiz, spec: QuizSpec) -> Quiz:
         locked.slots.all().delete()
         _write_slots(locked, checked)
         audit_record(actor=user, action=AuditEvent.Action.QUIZ_UPDATE, target=locked)
+        if locked.status == Quiz.Status.PUBLISHED:  # the old slots took their pools along
+            predraw_after_commit(locked)
     return locked
 
 

@@ -27,6 +27,7 @@ from django.utils import timezone
 from api_common.service_errors import Conflict
 from assess.models import Attempt, Extension, Quiz
 from assess.services.attempts import attempts_expire, moment_words
+from assess.services.drawn_variants import predraw_after_commit
 from assess.services.quizzes.guards import (
     attempts_phrase,
     check_course_write,
@@ -64,6 +65,7 @@ def quiz_publish(*, user, quiz: Quiz, now: datetime | None = None) -> Quiz:
         locked.status = Quiz.Status.PUBLISHED
         locked.save(update_fields=["status"])
         audit_record(actor=user, action=AuditEvent.Action.QUIZ_PUBLISH, target=locked)
+        predraw_after_commit(locked)
     return locked
 
 

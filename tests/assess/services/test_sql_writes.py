@@ -35,6 +35,7 @@ from assess.mastery import bkt
 from assess.models import (
     RESPONSE_KEYS,
     Attempt,
+    DrawnVariant,
     MasteryEvent,
     Question,
     Quiz,
@@ -43,6 +44,7 @@ from assess.models import (
 )
 from assess.selectors.locked import attempt_insert_sharing_quiz
 from assess.services.attempts import attempt_start
+from assess.services.drawn_variants import drawn_claim, variants_predraw
 from assess.services.first_tries import first_try_store
 from assess.services.held_answers import held_answer_store
 from assess.services.mastery import (
@@ -342,6 +344,7 @@ def test_an_exam_answer_s_statement_stores_what_the_orm_stores(case):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.django_db(transaction=True)  # committed: the holder and the thread see it
 def test_an_exam_answer_s_statement_skips_an_attempt_another_writer_holds():
     """PostgreSQL: while another transaction holds the attempt's row, the statement
     stores nothing and does not wait (SKIP LOCKED), as the ORM's skip_locked read."""
@@ -356,7 +359,10 @@ def test_an_exam_answer_s_statement_skips_an_attempt_another_writer_holds():
         dbname=settings["NAME"],
     )
     try:
-        holder.execute("SELECT id FROM assess_attempt WHERE id = %s FOR UPDATE", [attempt.pk])
+        held = holder.execute(
+            "SELECT id FROM assess_attempt WHERE id = %s FOR UPDATE", [attempt.pk]
+        ).fetchall()
+        assert held == [(attempt.pk,)]  # the holder sees the attempt and holds its row
         done = threading.Event()
         results = []
 
@@ -626,3 +632,72 @@ def test_the_guarded_upsert_writes_what_the_orm_guard_writes(case):
     assert got_rows == want_rows
     assert got_touched == want_touched
     assert (SKILLS[0] in got) == (case != "stepped since it was read")
+
+
+# ------------------------------------------------------------ a start's drawn variants
+
+
+@pytest.mark.parametrize("waiting", [0, 1, 3], ids=["empty", "one each", "three each"])
+def test_a_start_s_drawn_claim_takes_what_the_orm_takes(waiting):
+    """The claim deletes and returns each slot's lowest-numbered waiting variant, as
+    reading them through the ORM and deleting them does; another quiz's pool is left."""
+    quiz = QuizFactory(mode=Quiz.Mode.EXAM, slots=[["weights-memory"], ["gb-gib"], ["gb-gib"]])
+    neighbour = QuizFactory(mode=Quiz.Mode.EXAM, slots=[["gb-gib"]])
+    for q in (quiz, neighbour):
+        variants_predraw(quiz=q, wanted=waiting)
+    DrawnVariant.objects.filter(slot__order=3, slot__quiz=quiz).delete()  # one slot ran dry
+    pks = list(DrawnVariant.objects.values_list("pk", flat=True))
+
+    def left():
+        return sorted(DrawnVariant.objects.values_list("pk", flat=True))
+
+    def orm() -> dict:
+        taken = {}
+        for slot in quiz.slots.all():
+            first = DrawnVariant.objects.filter(slot=slot).order_by("number").first()
+            if first is not None:
+                taken[slot.pk] = copy.deepcopy(first)
+                first.delete()
+        return taken
+
+    got, got_left, got_touched = run(
+        lambda: drawn_claim(quiz_id=quiz.pk), left, model=DrawnVariant, pks=pks
+    )
+    want, want_left, want_touched = run(orm, left, model=DrawnVariant, pks=pks)
+    assert sorted(got) == sorted(want) and len(got) == (2 if waiting else 0)
+    for slot_id, row in got.items():
+        assert_same(row, want[slot_id])
+    assert got_left == want_left
+    assert got_touched == want_touched
+
+
+@pytest.mark.django_db(transaction=True)  # the pool committed: the other connection sees it
+def test_a_start_s_drawn_claim_skips_a_variant_another_start_holds():
+    """PostgreSQL: a start takes the next waiting variant when another start's
+    transaction holds the first (SKIP LOCKED), rather than waiting for it to commit."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite's writers take the database in turn: nothing to skip")
+    quiz = QuizFactory(mode=Quiz.Mode.EXAM, slots=[["gb-gib"]])
+    variants_predraw(quiz=quiz, wanted=2)
+    first = DrawnVariant.objects.get(number=1)
+    settings = connection.settings_dict
+    holder = psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
+        user=settings["USER"],
+        dbname=settings["NAME"],
+    )
+    try:
+        held = holder.execute(
+            f"SELECT id FROM {DrawnVariant._meta.db_table} WHERE id = %s FOR UPDATE",  # noqa: S608
+            [first.pk],
+        ).fetchall()
+        assert held == [(first.pk,)]  # the holder sees the pool and holds its first row
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute("SET LOCAL lock_timeout = '5s'")  # a claim that waits fails
+            taken = drawn_claim(quiz_id=quiz.pk)
+    finally:
+        holder.rollback()
+        holder.close()
+    assert [row.number for row in taken.values()] == [2]
+    assert list(DrawnVariant.objects.values_list("number", flat=True)) == [1]

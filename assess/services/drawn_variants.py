@@ -1,0 +1,206 @@
+"""Questions drawn ahead of their starts: filling the pool, and handing it out.
+
+When an exam opens, its learners press Start within the same second, and a start that
+draws and renders its questions itself (1.5-3 ms of Python each) queues the whole burst
+behind it (bench/README.md, "Exam openings in bursts"). An exam's or a homework's
+variants do not depend on who takes them (their seed is an HMAC of the slot and a count
+of the pool's own: questions.drawn_seed), so they are drawn here beforehand: when the
+quiz is published (a task, after the commit) and by the beat's top-up every minute while
+it is open, for as many learners of its course as have not started it yet, plus a margin.
+A start takes one waiting variant per slot (drawn_claim, one statement) and draws live
+only for a slot whose pool is empty or out of date (its template changed or left the
+registry since). Practice quizzes and lesson practice draw their variants as asked, and a
+certification exam keeps assembling each attempt for its learner (fresh_variants: no
+variant the learner has seen), so neither has a pool.
+"""
+
+from __future__ import annotations
+
+import functools
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Count, F, Q
+from django.utils import timezone
+
+from api_common.rows import Columns, fetch
+from assess import skills as skill_map
+from assess.models import Attempt, DrawnVariant, Enrolment, Question, Quiz, Slot
+from assess.policy import hints_offered
+from assess.services.questions import drawn_seed, solved_parts, variant_draw
+from problems.engine import registry
+from problems.engine.hints import hints_for
+from problems.engine.render import render_markdown
+
+POOLED_MODES = (Quiz.Mode.EXAM, Quiz.Mode.HOMEWORK)
+# Waiting variants a slot keeps beyond its course's learners who have not started yet.
+MARGIN = 20
+# At most this many per slot, whatever the course's size (a row is a rendered question,
+# a few kB); starts beyond it draw live until the beat tops the pool up again.
+CAP = 2000
+# Draws per run of the filler (a few seconds of a worker's time); the beat's next run
+# goes on where it stopped.
+BATCH = 4000
+# How long before its opening the beat starts filling a quiz's pool.
+LEAD = timedelta(hours=1)
+
+
+def pooled(quiz: Quiz) -> bool:
+    """Does a start of this quiz take drawn variants (module docstring)?"""
+    return quiz.mode in POOLED_MODES and not quiz.adaptive
+
+
+def drawn_wanted(quiz: Quiz) -> int:
+    """How many variants each slot of the quiz should have waiting: one for each learner
+    of its course with no attempt on it yet, plus MARGIN, at most CAP."""
+    if quiz.course_id is None:
+        return MARGIN
+    learners = Enrolment.objects.filter(course_id=quiz.course_id).count()
+    started = Attempt.objects.filter(quiz=quiz).values("learner_id").distinct().count()
+    return min(CAP, max(learners - started, 0) + MARGIN)
+
+
+def variants_predraw(*, quiz: Quiz, wanted: int | None = None, budget: int = BATCH) -> int:
+    """Draw variants for the quiz's slots until each has `wanted` waiting (drawn_wanted
+    if None), at most `budget` in all; returns how many were drawn. Two runs at once draw
+    different numbers (_reserve), so at worst a little more than wanted; no number, and
+    so no seed, is ever drawn twice for a slot."""
+    if not pooled(quiz) or quiz.status != Quiz.Status.PUBLISHED:
+        return 0
+    wanted = drawn_wanted(quiz) if wanted is None else wanted
+    slots = list(Slot.objects.filter(quiz=quiz).annotate(waiting=Count("drawn_variants")))
+    drawn = 0
+    for slot in slots:
+        pool = skill_map.known_templates(slot.templates)
+        missing = min(wanted - slot.waiting, budget - drawn)
+        if not pool or missing <= 0:
+            continue
+        first = _reserve(slot, missing)
+        rows = [_drawn_row(slot, number, pool) for number in range(first, first + missing)]
+        DrawnVariant.objects.bulk_create(rows, batch_size=200)
+        drawn += len(rows)
+    return drawn
+
+
+def _reserve(slot: Slot, n: int) -> int:
+    """The first of the next `n` numbers of the slot's draws, reserved on its row (a
+    racing fill waits for this short transaction, then reserves the numbers after)."""
+    with transaction.atomic():
+        rows = Slot.objects.filter(pk=slot.pk)
+        rows.update(variants_drawn=F("variants_drawn") + n)
+        return rows.values_list("variants_drawn", flat=True).get() - n + 1
+
+
+def _drawn_row(slot: Slot, number: int, pool: list[str]) -> DrawnVariant:
+    seed, variant = variant_draw(
+        lambda again: drawn_seed(slot_id=slot.pk, number=number, again=again),
+        template_slug=None,
+        pool=pool,
+    )
+    statement = variant.statement_markdown()
+    return DrawnVariant(
+        slot=slot,
+        number=number,
+        template_slug=variant.template.slug,
+        template_version=variant.template.version,
+        seed=seed,
+        params=variant.params.model_dump(mode="json"),
+        answers=solved_parts(variant),
+        statement_markdown=statement,
+        statement_html=render_markdown(statement),
+        hint_count=len(hints_for(variant)),
+    )
+
+
+def pools_top_up(*, now: datetime | None = None, budget: int = BATCH) -> int:
+    """The beat's run: fill the pools of published exams and homework that are open, or
+    open within LEAD, and not closed for all; returns how many variants were drawn (at
+    most `budget`)."""
+    now = now or timezone.now()
+    quizzes = Quiz.objects.filter(
+        Q(opens_at__isnull=True) | Q(opens_at__lte=now + LEAD),
+        Q(closes_at__isnull=True) | Q(closes_at__gt=now),
+        status=Quiz.Status.PUBLISHED,
+        mode__in=POOLED_MODES,
+        adaptive=False,
+    ).order_by("opens_at", "pk")
+    drawn = 0
+    for quiz in quizzes.iterator():
+        if drawn >= budget:
+            break
+        drawn += variants_predraw(quiz=quiz, budget=budget - drawn)
+    return drawn
+
+
+def predraw_after_commit(quiz: Quiz) -> None:
+    """Queue the quiz's first fill once the transaction publishing it commits, where a
+    worker can draw it (settings.PREDRAW_VARIANTS: on when a broker is configured; with
+    Celery in-process the publish itself would wait for the drawing, so the starts draw
+    their own, as they always did)."""
+    if not settings.PREDRAW_VARIANTS or not pooled(quiz):
+        return
+    from config.celery import queue
+
+    pk = quiz.pk
+    transaction.on_commit(
+        lambda: queue("assess.tasks.predraw_variants", pk, what=f"predraw of quiz {pk}")
+    )
+
+
+# ------------------------------------------------------------------- handing them out
+
+
+@functools.cache
+def _claim_statement() -> tuple[str, Columns]:
+    quote = connection.ops.quote_name
+    table = quote(DrawnVariant._meta.db_table)
+    slots = quote(Slot._meta.db_table)
+    columns = Columns(DrawnVariant, DrawnVariant._meta.db_table)
+    # PostgreSQL: a row another start holds is skipped, so a burst of starts never
+    # queues on one row (each takes the next); SQLite's writers take the database in turn.
+    lock = " FOR UPDATE SKIP LOCKED" if connection.vendor == "postgresql" else ""
+    # identifiers from the models' metadata; the quiz's id is a bound parameter.
+    sql = (
+        f"DELETE FROM {table} WHERE id IN (SELECT (SELECT d.id FROM {table} d "  # noqa: S608
+        f"WHERE d.slot_id = s.id ORDER BY d.number LIMIT 1{lock}) FROM {slots} s "
+        f"WHERE s.quiz_id = %s) RETURNING {columns.sql}"
+    )
+    return sql, columns
+
+
+def drawn_claim(*, quiz_id: int) -> dict[int, DrawnVariant]:
+    """{slot id: variant} for the quiz's slots that had one waiting, each taken out of
+    the pool (deleted) by this one statement: the caller's transaction keeps it, or
+    gives it back by rolling back."""
+    sql, columns = _claim_statement()
+    claimed = [columns.load(row) for row in fetch(sql, [quiz_id])]
+    return {row.slot_id: row for row in claimed}
+
+
+def question_from_drawn(
+    *, attempt: Attempt, slot: Slot, order: int, drawn: DrawnVariant | None
+) -> Question | None:
+    """An unsaved question from a claimed variant; None when there is none, or its
+    template changed or left the slot's pool since it was drawn (the caller draws live)."""
+    if drawn is None or drawn.template_slug not in slot.templates:
+        return None
+    try:
+        if registry.get(drawn.template_slug).version != drawn.template_version:
+            return None
+    except KeyError:
+        return None
+    return Question(
+        attempt=attempt,
+        slot=slot,
+        order=order,
+        template_slug=drawn.template_slug,
+        template_version=drawn.template_version,
+        seed=drawn.seed,
+        variant_number=0,
+        params=drawn.params,
+        answers=drawn.answers,
+        statement_markdown=drawn.statement_markdown,
+        statement_html=drawn.statement_html,
+        hint_total=drawn.hint_count if hints_offered(quiz=attempt.quiz) else None,
+    )
