@@ -29,10 +29,12 @@ import gevent
 from locust import FastHttpUser, between, events, task
 
 from bench.exam_load import exam_requests
+from bench.exam_pages import page_requests
 
 _RUN: dict = {}
 _DONE = {"finished": 0}
 ARRIVAL_SPREAD_S = float(os.environ.get("EXAM_ARRIVAL_SPREAD", "1.0"))
+PAGES = os.environ.get("EXAM_PAGES") == "1"
 
 
 @events.init.add_listener
@@ -42,7 +44,7 @@ def _load_fixture(environment, **kwargs) -> None:
         return
     with open(path) as f:
         run = json.load(f)["runs"][int(os.environ.get("EXAM_RUN", "0"))]
-    _RUN.update(quiz=run["quiz"], tokens=list(run["tokens"]))
+    _RUN.update(quiz=run["quiz"], tokens=list(run["tokens"]), sessions=list(run["sessions"]))
 
 
 class Learner(FastHttpUser):
@@ -51,7 +53,9 @@ class Learner(FastHttpUser):
     wait_time = between(2, 8)
 
     def on_start(self) -> None:
-        self.token = _RUN["tokens"].pop() if _RUN.get("tokens") else None
+        # Through the pages (`exam_load.py --pages`): a signed-in session, else a token.
+        held = _RUN.get("sessions") if PAGES else _RUN.get("tokens")
+        self.token = held.pop() if held else None
 
     @task
     def exam(self) -> None:
@@ -59,7 +63,10 @@ class Learner(FastHttpUser):
             if ARRIVAL_SPREAD_S > 0:
                 gevent.sleep(random.uniform(0, ARRIVAL_SPREAD_S))  # noqa: S311 (timing only)
             try:
-                exam_requests(self.client, _RUN["quiz"], self.token, self.wait)
+                if PAGES:
+                    page_requests(self.client, _RUN["quiz"], self.token, self.wait, random)
+                else:
+                    exam_requests(self.client, _RUN["quiz"], self.token, self.wait)
             finally:
                 self.token = None
                 _DONE["finished"] += 1

@@ -1,0 +1,102 @@
+"""The web-page exam's request sequence (bench/exam_pages.py), end to end through Django's
+test client with CSRF checks on (not locust): a learner signed in beforehand opens the
+start page, starts, answers every part of the paper by its drafts and autosaves, and
+finishes; every part is stored once, the result page shows, and nothing failed."""
+
+from __future__ import annotations
+
+import random
+from contextlib import contextmanager
+
+import pytest
+from django.test import Client
+
+from assess.models import Attempt, Response
+from bench.exam_load import exam_with_learners
+from bench.exam_pages import PAGE_ENDPOINTS, page_requests, paper_parts, signed_in_session
+from tests.factories import CourseFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+class _Result:
+    def __init__(self, response, failures: list[str]):
+        self.status_code = response.status_code
+        self.text = response.content.decode()
+        self.headers = response.headers
+        self._failures = failures
+
+    def failure(self, message: str) -> None:
+        self._failures.append(message)
+
+
+class _Browser:
+    """locust's FastHttpSession.request(...) over Django's Client, CSRF enforced."""
+
+    def __init__(self):
+        self.client = Client(enforce_csrf_checks=True)
+        self.failures: list[str] = []
+        self.names: list[str] = []
+
+    @contextmanager
+    def request(self, method, url, *, name, headers, data, allow_redirects, catch_response):
+        assert not allow_redirects and catch_response
+        self.names.append(name)
+        headers = dict(headers)
+        content_type = headers.pop("Content-Type", "application/octet-stream")
+        response = self.client.generic(
+            method, url, data=data or "", content_type=content_type, headers=headers
+        )
+        yield _Result(response, self.failures)
+
+
+def test_a_learner_takes_the_exam_through_the_pages_and_every_part_is_stored():
+    staff = UserFactory(username="bench-staff", is_staff=True)
+    course = CourseFactory(slug="bench-exam")
+    quiz, _ = exam_with_learners(
+        staff=staff, course=course, title="Bench exam", learners=1, prefix="bench"
+    )
+    learner = UserFactory._meta.model.objects.get(username="bench-0")
+    browser, thinks = _Browser(), []
+
+    sent = page_requests(
+        browser, quiz.pk, signed_in_session(learner), lambda: thinks.append(1), random.Random(1)
+    )
+
+    assert browser.failures == []
+    attempt = Attempt.objects.get(quiz=quiz, learner=learner)
+    assert attempt.status == Attempt.Status.FINISHED
+    parts = sum(len(q.answers) for q in attempt.questions.all())
+    stored = Response.objects.filter(attempt=attempt)
+    assert sent == parts == stored.count() == browser.names.count("autosave")
+    assert stored.values("question", "part").distinct().count() == parts  # each part once
+    assert browser.names.count("draft") == parts
+    assert browser.names[:3] == ["start page", "start", "exam page"]
+    assert browser.names[-2:] == ["finish", "result page"]
+    assert set(browser.names) == set(PAGE_ENDPOINTS)
+
+
+def test_a_request_without_the_session_fails_and_says_so():
+    staff = UserFactory(username="bench-staff", is_staff=True)
+    quiz, _ = exam_with_learners(
+        staff=staff, course=CourseFactory(), title="Bench exam", learners=1, prefix="bench"
+    )
+    browser = _Browser()
+    assert page_requests(browser, quiz.pk, "no-such-session", lambda: None, random.Random(1)) == 0
+    assert browser.names == ["start page"]
+    assert browser.failures and browser.failures[0].startswith("start page: 302")
+    assert not Attempt.objects.exists()
+
+
+def test_the_paper_s_forms_and_parts_are_read_from_its_html():
+    html = (
+        '<form class="answer" method="post" action="/attempts/7/q/41/answer/">'
+        '<input name="part-bytes" type="text" value="">'
+        '<input type="radio" name="part-fabric" value="NVLink"> '
+        '<input type="radio" name="part-fabric" value="PCIe"></form>'
+        '<form action="/attempts/7/q/42/answer/"><input name="part-gib" type="text"></form>'
+    )
+    assert paper_parts(html) == [
+        (41, [("part-bytes", []), ("part-fabric", ["NVLink", "PCIe"])]),
+        (42, [("part-gib", [])]),
+    ]
