@@ -14,6 +14,7 @@ from frontend.queries.attempts import (
     attempt_page,
     blank_parts,
     question_page,
+    question_saved_at,
     question_views,
     rules_note,
 )
@@ -70,6 +71,7 @@ __all__ = [
     "practice_page",
     "progress_csv",
     "question_page",
+    "question_saved_at",
     "question_views",
     "roofline",
     "rules_note",

@@ -191,6 +191,10 @@ def question_answer(request, pk: int, qid: int):
     if not request.htmx:
         answers.errors_flash(request.session, qid, outcomes)
         return redirect(_checked_url(attempt, question, outcomes))
+    if attempt.quiz.feedback_deferred:  # an autosave: its status, never the question again
+        saved = {"saved_at": queries.question_saved_at(question=question)}
+        context = {"qv": saved, "outcomes": outcomes}
+        return render(request, "frontend/take/_save_status.html", context)
     errors = {f"{qid}:{o.part}": o.error for o in unreadable}
     return _question_fragment(request, attempt, question, errors, outcomes)
 

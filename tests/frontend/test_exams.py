@@ -4,6 +4,8 @@ time is up, and results once the policy allows."""
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from assess.models import Attempt, Response
@@ -131,6 +133,29 @@ def test_quiz_list_shows_the_time_limit_and_a_labelled_start(login, enrolled, ex
     html = login(enrolled).get("/quizzes/").content.decode()
     assert "Sizing exam" in html and "10 min" in html
     assert 'aria-label="Start Sizing exam"' in html
+
+
+def test_an_autosave_says_when_the_question_was_last_saved_without_reading_its_view(
+    login, learner, exam_attempt
+):
+    """The status is all an autosave returns: the time of the question's latest save (an
+    unchanged answer keeps the earlier one), read with one query, not the question's
+    whole view (its reveals, hints and policy: what a paper's page reads)."""
+    client = login(learner)
+    q = first_question(exam_attempt)
+    url = f"/attempts/{exam_attempt.pk}/q/{q.pk}/answer/"
+    client.post(url, {"part-weights": "12 GB"}, **HTMX)
+    first = Response.objects.get(question=q)
+    Response.objects.filter(pk=first.pk).update(created_at=first.created_at - timedelta(minutes=5))
+    earlier = (first.created_at - timedelta(minutes=5)).strftime("%H:%M:%S")
+    with CaptureQueriesContext(connection) as queries:
+        fragment = client.post(url, {"part-weights": "12 GB"}, **HTMX).content.decode()
+    assert f"Saved at {earlier} UTC" in fragment  # unchanged: nothing new stored
+    assert not [x for x in queries.captured_queries if "assess_reveal" in x["sql"]]
+    fragment = client.post(url, {"part-weights": "13 GB"}, **HTMX).content.decode()
+    latest = Response.objects.filter(question=q).latest("created_at").created_at
+    assert f"Saved at {latest.strftime('%H:%M:%S')} UTC" in fragment
+    assert "Correct" not in fragment and "Not correct" not in fragment
 
 
 def test_without_javascript_save_posts_and_the_page_says_saved(login, learner, exam_attempt):
