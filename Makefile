@@ -9,7 +9,7 @@ PORT ?= 8000
 TEST_WORKERS ?= 2
 
 # docs/ is a folder, so the docs targets must be phony.
-.PHONY: install run test lint format docs docs-screenshots migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-memos bench-markdown bench-classroom bench-scale chaos clean
+.PHONY: install run test lint format docs docs-screenshots migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-exam-burst bench-exam-pages bench-memos bench-markdown bench-classroom bench-scale chaos clean
 
 install: $(STAMP)
 
@@ -53,12 +53,12 @@ docs: install
 docs-screenshots: install
 	$(BIN)/python -m tools.docs.screenshots
 
-# Every benchmark in one run (about 10 min): needs PostgreSQL (BENCH_DATABASE_URL, default
+# Every benchmark in one run (about 17 min): needs PostgreSQL (BENCH_DATABASE_URL, default
 # the local server), Redis (BENCH_BROKER_URL) and wrk; see bench/README.md.
 BENCH_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/burnin)
 BENCH_BROKER_URL ?= redis://127.0.0.1:6379/14
 
-bench: bench-problems bench-endpoints bench-http bench-exam bench-memos bench-markdown bench-classroom
+bench: bench-problems bench-endpoints bench-http bench-exam bench-exam-burst bench-exam-pages bench-memos bench-markdown bench-classroom
 
 bench-problems: install
 	$(BIN)/python bench/problems_bench.py
@@ -71,6 +71,14 @@ bench-http: install
 
 bench-exam: install
 	$(BIN)/python bench/exam_load.py --database-url $(BENCH_DATABASE_URL) --learners 100 250 500 1000
+
+# The exam's openings in bursts (50 simultaneous starts each second) and the exam through
+# the web pages (issue 43, items 6 and 3; about 3 min each).
+bench-exam-burst: install
+	$(BIN)/python bench/exam_load.py --database-url $(BENCH_DATABASE_URL) --learners 1000 --burst
+
+bench-exam-pages: install
+	$(BIN)/python bench/exam_load.py --database-url $(BENCH_DATABASE_URL) --learners 375 1000 --pages
 
 bench-memos: install
 	DATABASE_URL=$(BENCH_DATABASE_URL) CELERY_BROKER_URL=$(BENCH_BROKER_URL) \

@@ -18,3 +18,7 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 # Tests own their cache: a per-process memory cache (cleared before every test by
 # tests/conftest.py), never a shared one named by CACHE_URL.
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# Exams' variants are drawn ahead only where a test asks for it (settings.PREDRAW_VARIANTS
+# = True, or assess.services.drawn_variants called directly): the PostgreSQL pass names a
+# broker, which would switch it on for every published exam the suite makes.
+PREDRAW_VARIANTS = False
