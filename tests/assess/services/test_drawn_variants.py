@@ -16,9 +16,8 @@ from assess.services.attempts import attempt_finish, attempt_start
 from assess.services.drawn_variants import MARGIN, drawn_wanted, pools_top_up, variants_predraw
 from assess.services.questions import question_seed
 from assess.services.quizzes.lifecycle import quiz_publish
-from assess.services.responses import response_submit
 from problems.engine.variants import Variant
-from tests.assess.helpers import correct_text
+from tests.assess.helpers import answer_question
 from tests.factories import EnrolmentFactory, QuizFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -70,14 +69,7 @@ def test_a_drawn_question_replays_from_its_seed_and_grades_as_a_live_one(learner
     # Regrading rebuilds a question from its template and seed: the pool's seed replays.
     replay = Variant.from_seed(question.template_slug, question.seed)
     assert replay.params.model_dump(mode="json") == question.params
-    for part in question.answers:
-        response_submit(
-            attempt=attempt,
-            question=question,
-            part=part["name"],
-            text=correct_text(part),
-            idempotency_key=f"k-{part['name']}",
-        )
+    answer_question(attempt, question)
     assert attempt_finish(attempt=attempt).score == 1.0
 
 

@@ -66,6 +66,17 @@ NOW = timezone.now().replace(microsecond=654321)
 SKILLS = ("units-gb-gib", "weights-bytes")  # weights-memory's, in the order rows are locked
 
 
+def _holder() -> psycopg.Connection:
+    """Another connection to the test database: a writer holding rows the statement meets."""
+    settings = connection.settings_dict
+    return psycopg.connect(
+        host=settings["HOST"],
+        port=settings["PORT"] or 5432,
+        user=settings["USER"],
+        dbname=settings["NAME"],
+    )
+
+
 @pytest.fixture
 def frozen(monkeypatch):
     """timezone.now() is NOW for the writes that stamp rows themselves."""
@@ -351,13 +362,7 @@ def test_an_exam_answer_s_statement_skips_an_attempt_another_writer_holds():
     if connection.vendor != "postgresql":
         pytest.skip("SQLite has no row locks: its writers take the database in turn")
     attempt, values = _held_case("first save")
-    settings = connection.settings_dict
-    holder = psycopg.connect(
-        host=settings["HOST"],
-        port=settings["PORT"] or 5432,
-        user=settings["USER"],
-        dbname=settings["NAME"],
-    )
+    holder = _holder()
     try:
         held = holder.execute(
             "SELECT id FROM assess_attempt WHERE id = %s FOR UPDATE", [attempt.pk]
@@ -680,13 +685,7 @@ def test_a_start_s_drawn_claim_skips_a_variant_another_start_holds():
     quiz = QuizFactory(mode=Quiz.Mode.EXAM, slots=[["gb-gib"]])
     variants_predraw(quiz=quiz, wanted=2)
     first = DrawnVariant.objects.get(number=1)
-    settings = connection.settings_dict
-    holder = psycopg.connect(
-        host=settings["HOST"],
-        port=settings["PORT"] or 5432,
-        user=settings["USER"],
-        dbname=settings["NAME"],
-    )
+    holder = _holder()
     try:
         held = holder.execute(
             f"SELECT id FROM {DrawnVariant._meta.db_table} WHERE id = %s FOR UPDATE",  # noqa: S608
