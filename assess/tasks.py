@@ -32,6 +32,7 @@ def predraw_variants(quiz_id: int) -> int:
 
 @shared_task(name="assess.tasks.top_up_variants")
 def top_up_variants() -> int:
-    """Keep the pools of open (and soon open) exams and homework filled: a start takes
-    from them, and a pool that ran dry draws live (services.drawn_variants)."""
+    """Keep the pools of exams and homework opening about now filled (a start takes from
+    them, and one whose pool ran dry draws live), and drop those no start can take
+    (services.drawn_variants)."""
     return pools_top_up()

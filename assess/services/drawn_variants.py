@@ -5,8 +5,10 @@ draws and renders its questions itself (1.5-3 ms of Python each) queues the whol
 behind it (bench/README.md, "Exam openings in bursts"). An exam's or a homework's
 variants do not depend on who takes them (their seed is an HMAC of the slot and a count
 of the pool's own: questions.drawn_seed), so they are drawn here beforehand: when the
-quiz is published (a task, after the commit) and by the beat's top-up every minute while
-it is open, for as many learners of its course as have not started it yet, plus a margin.
+quiz is published (a task, after the commit) and by the beat's top-up every minute from
+an hour before its opening to an hour after, for as many learners of its course as have
+not started it yet plus a margin, at most CAP a slot; the beat drops the pools of quizzes
+closed or taken back to draft.
 A start takes one waiting variant per slot (drawn_claim, one statement) and draws live
 only for a slot whose pool is empty or out of date (its template changed or left the
 registry since). Practice quizzes and lesson practice draw their variants as asked, and a
@@ -37,13 +39,16 @@ POOLED_MODES = (Quiz.Mode.EXAM, Quiz.Mode.HOMEWORK)
 # Waiting variants a slot keeps beyond its course's learners who have not started yet.
 MARGIN = 20
 # At most this many per slot, whatever the course's size (a row is a rendered question,
-# a few kB); starts beyond it draw live until the beat tops the pool up again.
-CAP = 2000
+# 2-4 kB: a full pool of a 5-question exam is 10-20 MB); starts beyond it draw live until
+# the beat tops the pool up again.
+CAP = 1000
 # Draws per run of the filler (a few seconds of a worker's time); the beat's next run
 # goes on where it stopped.
 BATCH = 4000
-# How long before its opening the beat starts filling a quiz's pool.
+# The beat fills a quiz's pool from LEAD before its opening to WINDOW after it: when its
+# learners arrive together. Later starts trickle in, and draw live once the pool is gone.
 LEAD = timedelta(hours=1)
+WINDOW = timedelta(hours=1)
 
 
 def pooled(quiz: Quiz) -> bool:
@@ -114,13 +119,16 @@ def _drawn_row(slot: Slot, number: int, pool: list[str]) -> DrawnVariant:
 
 
 def pools_top_up(*, now: datetime | None = None, budget: int = BATCH) -> int:
-    """The beat's run: fill the pools of published exams and homework that are open, or
-    open within LEAD, and not closed for all; returns how many variants were drawn (at
-    most `budget`)."""
+    """The beat's run: fill the pools of published exams and homework whose opening is
+    within LEAD ahead or WINDOW behind (when their learners arrive together; a quiz with
+    no opening date opened when it was published, and its publish's task filled it),
+    then drop the pools no start can take any more (pools_prune). Returns how many
+    variants were drawn (at most `budget`)."""
     now = now or timezone.now()
     quizzes = Quiz.objects.filter(
-        Q(opens_at__isnull=True) | Q(opens_at__lte=now + LEAD),
         Q(closes_at__isnull=True) | Q(closes_at__gt=now),
+        opens_at__gte=now - WINDOW,
+        opens_at__lte=now + LEAD,
         status=Quiz.Status.PUBLISHED,
         mode__in=POOLED_MODES,
         adaptive=False,
@@ -130,7 +138,20 @@ def pools_top_up(*, now: datetime | None = None, budget: int = BATCH) -> int:
         if drawn >= budget:
             break
         drawn += variants_predraw(quiz=quiz, budget=budget - drawn)
+    pools_prune(now=now)
     return drawn
+
+
+def pools_prune(*, now: datetime | None = None) -> int:
+    """Delete the waiting variants of quizzes no learner can start any more: closed for
+    everyone (extensions included) or taken back to draft. Returns how many."""
+    now = now or timezone.now()
+    over = Q(slot__quiz__closes_at__lte=now) & (
+        Q(slot__quiz__extended_until__isnull=True) | Q(slot__quiz__extended_until__lte=now)
+    )
+    unpublished = ~Q(slot__quiz__status=Quiz.Status.PUBLISHED)
+    deleted, _ = DrawnVariant.objects.filter(over | unpublished).delete()
+    return deleted
 
 
 def predraw_after_commit(quiz: Quiz) -> None:

@@ -13,7 +13,13 @@ from django.utils import timezone
 
 from assess.models import Attempt, DrawnVariant, Quiz
 from assess.services.attempts import attempt_finish, attempt_start
-from assess.services.drawn_variants import MARGIN, drawn_wanted, pools_top_up, variants_predraw
+from assess.services.drawn_variants import (
+    MARGIN,
+    drawn_wanted,
+    pools_prune,
+    pools_top_up,
+    variants_predraw,
+)
 from assess.services.questions import question_seed
 from assess.services.quizzes.lifecycle import quiz_publish
 from problems.engine.variants import Variant
@@ -144,22 +150,37 @@ def test_the_pool_is_sized_for_the_learners_who_have_not_started(course, learner
     assert drawn_wanted(quiz) == 4 + MARGIN
 
 
-def test_the_beat_fills_open_and_soon_open_quizzes_only():
+def test_the_beat_fills_the_quizzes_opening_about_now_only():
     now = timezone.now()
-    open_now = exam()
     soon = exam(opens_at=now + timedelta(minutes=30))
+    just_opened = exam(opens_at=now - timedelta(minutes=30))
+    homework = QuizFactory(
+        mode=Quiz.Mode.HOMEWORK, opens_at=now + timedelta(minutes=5), slots=[["gb-gib"]]
+    )
     later = exam(opens_at=now + timedelta(hours=3))
-    closed = exam(closes_at=now - timedelta(minutes=1))
-    draft = exam(status=Quiz.Status.DRAFT)
-    drawn = pools_top_up(now=now)
-    assert drawn == 2 * 2 * MARGIN
-    assert {q: len(waiting(q)[1]) for q in (open_now, soon, later, closed, draft)} == {
-        open_now: MARGIN,
-        soon: MARGIN,
-        later: 0,
-        closed: 0,
-        draft: 0,
-    }
+    long_open = exam(opens_at=now - timedelta(hours=3))
+    undated = exam()  # opened when published: its publish's task fills it
+    closing = exam(opens_at=now - timedelta(minutes=10), closes_at=now - timedelta(seconds=1))
+    draft = exam(opens_at=now, status=Quiz.Status.DRAFT)
+    practice = QuizFactory(opens_at=now)
+    assert pools_top_up(now=now) == 5 * MARGIN
+    filled = {q: len(waiting(q)[1]) for q in (soon, just_opened, homework, later, long_open)}
+    assert filled == {soon: MARGIN, just_opened: MARGIN, homework: MARGIN, later: 0, long_open: 0}
+    for q in (undated, closing, draft, practice):
+        assert waiting(q)[1] == []
+
+
+def test_the_beat_drops_the_pools_no_start_can_take():
+    now = timezone.now()
+    kept, closed, extended, unpublished = exam(), exam(), exam(), exam()
+    for q in (kept, closed, extended, unpublished):
+        variants_predraw(quiz=q, wanted=2)
+    Quiz.objects.filter(pk__in=[closed.pk, extended.pk]).update(closes_at=now)
+    Quiz.objects.filter(pk=extended.pk).update(extended_until=now + timedelta(hours=1))
+    Quiz.objects.filter(pk=unpublished.pk).update(status=Quiz.Status.DRAFT)
+    assert pools_prune(now=now) == 8
+    assert waiting(kept) == waiting(extended) == {1: [1, 2], 2: [1, 2]}
+    assert waiting(closed) == waiting(unpublished) == {1: [], 2: []}
 
 
 def test_publishing_queues_the_first_fill_when_a_worker_draws_it(
