@@ -24,10 +24,14 @@ def release_mastery() -> int:
 
 @shared_task(name="assess.tasks.predraw_variants")
 def predraw_variants(quiz_id: int) -> int:
-    """A published exam's or homework's first fill of drawn variants (one batch; the
-    beat's top-up goes on). Idempotent: it draws only what the pool lacks."""
+    """A published exam's or homework's first fill of drawn variants, batch after batch
+    until every slot has what its course needs (at most CAP each). Idempotent: it draws
+    only what the pool lacks."""
     quiz = Quiz.objects.filter(pk=quiz_id).first()
-    return 0 if quiz is None else variants_predraw(quiz=quiz)
+    total = 0
+    while quiz is not None and (drawn := variants_predraw(quiz=quiz)):
+        total += drawn
+    return total
 
 
 @shared_task(name="assess.tasks.top_up_variants")

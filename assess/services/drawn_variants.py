@@ -66,19 +66,22 @@ def drawn_wanted(quiz: Quiz) -> int:
     return min(CAP, max(learners - started, 0) + MARGIN)
 
 
-def variants_predraw(*, quiz: Quiz, wanted: int | None = None, budget: int = BATCH) -> int:
+def variants_predraw(*, quiz: Quiz, wanted: int | None = None, budget: int | None = None) -> int:
     """Draw variants for the quiz's slots until each has `wanted` waiting (drawn_wanted
-    if None), at most `budget` in all; returns how many were drawn. Two runs at once draw
-    different numbers (_reserve), so at worst a little more than wanted; no number, and
-    so no seed, is ever drawn twice for a slot."""
+    if None), at most `budget` in all (BATCH if None); returns how many were drawn. Two
+    runs at once draw different numbers (_reserve), so at worst a little more than
+    wanted; no number, and so no seed, is ever drawn twice for a slot."""
     if not pooled(quiz) or quiz.status != Quiz.Status.PUBLISHED:
         return 0
     wanted = drawn_wanted(quiz) if wanted is None else wanted
+    budget = BATCH if budget is None else budget
     slots = list(Slot.objects.filter(quiz=quiz).annotate(waiting=Count("drawn_variants")))
     drawn = 0
-    for slot in slots:
+    for i, slot in enumerate(slots):
         pool = skill_map.known_templates(slot.templates)
-        missing = min(wanted - slot.waiting, budget - drawn)
+        # The budget shared evenly among the slots left: a run cut short by it leaves
+        # every slot with some waiting, never the first ones full and the last empty.
+        missing = min(wanted - slot.waiting, (budget - drawn) // (len(slots) - i))
         if not pool or missing <= 0:
             continue
         first = _reserve(slot, missing)
@@ -118,13 +121,14 @@ def _drawn_row(slot: Slot, number: int, pool: list[str]) -> DrawnVariant:
     )
 
 
-def pools_top_up(*, now: datetime | None = None, budget: int = BATCH) -> int:
+def pools_top_up(*, now: datetime | None = None, budget: int | None = None) -> int:
     """The beat's run: fill the pools of published exams and homework whose opening is
     within LEAD ahead or WINDOW behind (when their learners arrive together; a quiz with
     no opening date opened when it was published, and its publish's task filled it),
     then drop the pools no start can take any more (pools_prune). Returns how many
     variants were drawn (at most `budget`)."""
     now = now or timezone.now()
+    budget = BATCH if budget is None else budget
     quizzes = Quiz.objects.filter(
         Q(closes_at__isnull=True) | Q(closes_at__gt=now),
         opens_at__gte=now - WINDOW,

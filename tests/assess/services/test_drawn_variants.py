@@ -128,7 +128,8 @@ def test_the_fill_tops_up_to_what_is_wanted_and_a_second_run_draws_nothing(learn
     attempt_start(quiz=quiz, learner=learner)
     assert variants_predraw(quiz=quiz, wanted=2) == 2
     assert waiting(quiz) == {1: [2, 3], 2: [2, 3]}
-    assert variants_predraw(quiz=quiz, wanted=9, budget=3) == 3  # the budget bounds a run
+    assert variants_predraw(quiz=quiz, wanted=9, budget=5) == 5  # the budget bounds a run,
+    assert waiting(quiz) == {1: [2, 3, 4, 5], 2: [2, 3, 4, 5, 6]}  # shared by the slots
 
 
 def test_a_pool_that_ran_dry_draws_new_numbers_never_a_seed_handed_out_before(learner):
@@ -181,6 +182,20 @@ def test_the_beat_drops_the_pools_no_start_can_take():
     assert pools_prune(now=now) == 8
     assert waiting(kept) == waiting(extended) == {1: [1, 2], 2: [1, 2]}
     assert waiting(closed) == waiting(unpublished) == {1: [], 2: []}
+
+
+def test_the_publish_s_task_fills_batch_after_batch_until_every_slot_has_its_share(
+    monkeypatch,
+):
+    from assess import tasks
+    from assess.services import drawn_variants
+
+    monkeypatch.setattr(drawn_variants, "BATCH", 7)  # 2 slots x 20 wanted: 6 runs of 7
+    quiz = exam()
+    assert tasks.predraw_variants(quiz.pk) == 2 * MARGIN
+    assert waiting(quiz) == {1: list(range(1, MARGIN + 1)), 2: list(range(1, MARGIN + 1))}
+    assert tasks.predraw_variants(quiz.pk) == 0
+    assert tasks.predraw_variants(10**9) == 0  # a quiz deleted since: nothing to do
 
 
 def test_publishing_queues_the_first_fill_when_a_worker_draws_it(
