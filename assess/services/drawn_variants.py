@@ -30,10 +30,9 @@ from api_common.rows import Columns, fetch
 from assess import skills as skill_map
 from assess.models import Attempt, DrawnVariant, Enrolment, Question, Quiz, Slot
 from assess.policy import hints_offered
-from assess.services.questions import drawn_seed, solved_parts, variant_draw
+from assess.services.questions import VARIANT_COLUMNS, drawn_seed, variant_columns, variant_draw
 from problems.engine import registry
 from problems.engine.hints import hints_for
-from problems.engine.render import render_markdown
 
 POOLED_MODES = (Quiz.Mode.EXAM, Quiz.Mode.HOMEWORK)
 # Waiting variants a slot keeps beyond its course's learners who have not started yet.
@@ -106,18 +105,12 @@ def _drawn_row(slot: Slot, number: int, pool: list[str]) -> DrawnVariant:
         template_slug=None,
         pool=pool,
     )
-    statement = variant.statement_markdown()
     return DrawnVariant(
         slot=slot,
         number=number,
-        template_slug=variant.template.slug,
-        template_version=variant.template.version,
         seed=seed,
-        params=variant.params.model_dump(mode="json"),
-        answers=solved_parts(variant),
-        statement_markdown=statement,
-        statement_html=render_markdown(statement),
         hint_count=len(hints_for(variant)),
+        **variant_columns(variant),
     )
 
 
@@ -159,11 +152,11 @@ def pools_prune(*, now: datetime | None = None) -> int:
 
 
 def predraw_after_commit(quiz: Quiz) -> None:
-    """Queue the quiz's first fill once the transaction publishing it commits, where a
-    worker can draw it (settings.PREDRAW_VARIANTS: on when a broker is configured; with
-    Celery in-process the publish itself would wait for the drawing, so the starts draw
-    their own, as they always did)."""
-    if not settings.PREDRAW_VARIANTS or not pooled(quiz):
+    """Queue a published quiz's first fill (a draft: nothing) once the transaction
+    publishing or saving it commits, where a worker can draw it (settings.PREDRAW_VARIANTS:
+    on when a broker is configured; with Celery in-process the publish itself would wait
+    for the drawing, so the starts draw their own, as they always did)."""
+    if not settings.PREDRAW_VARIANTS or not pooled(quiz) or quiz.status != Quiz.Status.PUBLISHED:
         return
     from config.celery import queue
 
@@ -219,13 +212,8 @@ def question_from_drawn(
         attempt=attempt,
         slot=slot,
         order=order,
-        template_slug=drawn.template_slug,
-        template_version=drawn.template_version,
         seed=drawn.seed,
         variant_number=0,
-        params=drawn.params,
-        answers=drawn.answers,
-        statement_markdown=drawn.statement_markdown,
-        statement_html=drawn.statement_html,
         hint_total=drawn.hint_count if hints_offered(quiz=attempt.quiz) else None,
+        **{column: getattr(drawn, column) for column in VARIANT_COLUMNS},
     )

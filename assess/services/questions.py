@@ -138,26 +138,46 @@ def variant_draw(
     return seed, variant
 
 
+# What a question stores of its variant, and a variant drawn ahead keeps for its question
+# (assess.models.drawn): variant_columns' keys.
+VARIANT_COLUMNS = (
+    "template_slug",
+    "template_version",
+    "params",
+    "answers",
+    "statement_markdown",
+    "statement_html",
+)
+
+
+def variant_columns(variant: Variant) -> dict:
+    """{column: value} of VARIANT_COLUMNS for a drawn variant: its template, parameters,
+    solved parts and statement (the Markdown and its HTML, rendered once here)."""
+    statement = variant.statement_markdown()
+    return {
+        "template_slug": variant.template.slug,
+        "template_version": variant.template.version,
+        "params": variant.params.model_dump(mode="json"),
+        "answers": solved_parts(variant),
+        "statement_markdown": statement,
+        "statement_html": render_markdown(statement),
+    }
+
+
 def question_from_variant(
     *, attempt: Attempt, slot: Slot, order: int, variant_number: int, seed: int, variant: Variant
 ) -> Question:
     """An unsaved question for a drawn variant, with its solved parts, its statement and,
     where its quiz offers hints, how many its solution gives (`attempt` None: a preview)."""
-    statement = variant.statement_markdown()
     offered = attempt is not None and hints_offered(quiz=attempt.quiz)
     return Question(
         attempt=attempt,
         slot=slot,
         order=order,
-        template_slug=variant.template.slug,
-        template_version=variant.template.version,
         seed=seed,
         variant_number=variant_number,
-        params=variant.params.model_dump(mode="json"),
-        answers=solved_parts(variant),
-        statement_markdown=statement,
-        statement_html=render_markdown(statement),
         hint_total=len(hints_for(variant)) if offered else None,
+        **variant_columns(variant),
     )
 
 

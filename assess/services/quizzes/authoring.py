@@ -63,8 +63,7 @@ def quiz_create(*, user, spec: QuizSpec, status: str = Quiz.Status.PUBLISHED) ->
         quiz = Quiz.objects.create(**checked.field_values(), status=status, created_by=user)
         _write_slots(quiz, checked)
         audit_record(actor=user, action=AuditEvent.Action.QUIZ_CREATE, target=quiz)
-        if quiz.status == Quiz.Status.PUBLISHED:
-            predraw_after_commit(quiz)
+        predraw_after_commit(quiz)
     return quiz
 
 
@@ -111,8 +110,7 @@ def quiz_update(*, user, quiz: Quiz, spec: QuizSpec) -> Quiz:
         locked.slots.all().delete()
         _write_slots(locked, checked)
         audit_record(actor=user, action=AuditEvent.Action.QUIZ_UPDATE, target=locked)
-        if locked.status == Quiz.Status.PUBLISHED:  # the old slots took their pools along
-            predraw_after_commit(locked)
+        predraw_after_commit(locked)  # the old slots took their pools along
     return locked
 
 
