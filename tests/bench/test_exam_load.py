@@ -10,26 +10,10 @@ import pytest
 from rest_framework.test import APIClient
 
 from assess.models import Attempt, Response
-from bench.exam_load import answer_for, exam_requests, exam_with_learners
-from tests.factories import CourseFactory, UserFactory
+from bench.exam_load import answer_for, exam_requests
+from tests.bench.locust_doubles import Result, bench_exam
 
 pytestmark = pytest.mark.django_db
-
-
-class _Result:
-    """What the locustfile reads of locust's response (status, body, failure())."""
-
-    def __init__(self, response, failures: list[str]):
-        self.status_code = response.status_code
-        self.text = response.content.decode()
-        self._response = response
-        self._failures = failures
-
-    def json(self):
-        return self._response.json()
-
-    def failure(self, message: str) -> None:
-        self._failures.append(message)
 
 
 class _Client:
@@ -46,19 +30,11 @@ class _Client:
         call = getattr(self.api, method.lower())
         auth = {"HTTP_AUTHORIZATION": headers["Authorization"]}
         response = call(url, json, format="json", **auth) if json else call(url, **auth)
-        yield _Result(response, self.failures)
-
-
-def _exam(learners: int = 1):
-    staff = UserFactory(username="bench-staff", is_staff=True)
-    course = CourseFactory(slug="bench-exam")
-    return exam_with_learners(
-        staff=staff, course=course, title="Bench exam", learners=learners, prefix="bench"
-    )
+        yield Result(response, self.failures)
 
 
 def test_one_learner_does_the_whole_exam_and_every_answer_is_stored():
-    quiz, [token] = _exam()
+    quiz, [token] = bench_exam()
     client, thinks = _Client(), []
     exam_requests(client, quiz.pk, token, lambda: thinks.append(1))
 
@@ -74,7 +50,7 @@ def test_one_learner_does_the_whole_exam_and_every_answer_is_stored():
 
 
 def test_a_second_run_of_the_sequence_is_refused_not_a_second_exam():
-    quiz, [token] = _exam()
+    quiz, [token] = bench_exam()
     exam_requests(_Client(), quiz.pk, token, lambda: None)
     again = _Client()
     exam_requests(again, quiz.pk, token, lambda: None)

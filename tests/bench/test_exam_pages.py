@@ -12,22 +12,11 @@ import pytest
 from django.test import Client
 
 from assess.models import Attempt, Response
-from bench.exam_load import exam_with_learners
 from bench.exam_pages import PAGE_ENDPOINTS, page_requests, paper_parts, signed_in_session
-from tests.factories import CourseFactory, UserFactory
+from tests.bench.locust_doubles import Result, bench_exam
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
-
-
-class _Result:
-    def __init__(self, response, failures: list[str]):
-        self.status_code = response.status_code
-        self.text = response.content.decode()
-        self.headers = response.headers
-        self._failures = failures
-
-    def failure(self, message: str) -> None:
-        self._failures.append(message)
 
 
 class _Browser:
@@ -47,15 +36,11 @@ class _Browser:
         response = self.client.generic(
             method, url, data=data or "", content_type=content_type, headers=headers
         )
-        yield _Result(response, self.failures)
+        yield Result(response, self.failures)
 
 
 def test_a_learner_takes_the_exam_through_the_pages_and_every_part_is_stored():
-    staff = UserFactory(username="bench-staff", is_staff=True)
-    course = CourseFactory(slug="bench-exam")
-    quiz, _ = exam_with_learners(
-        staff=staff, course=course, title="Bench exam", learners=1, prefix="bench"
-    )
+    quiz, _ = bench_exam()
     learner = UserFactory._meta.model.objects.get(username="bench-0")
     browser, thinks = _Browser(), []
 
@@ -77,10 +62,7 @@ def test_a_learner_takes_the_exam_through_the_pages_and_every_part_is_stored():
 
 
 def test_a_request_without_the_session_fails_and_says_so():
-    staff = UserFactory(username="bench-staff", is_staff=True)
-    quiz, _ = exam_with_learners(
-        staff=staff, course=CourseFactory(), title="Bench exam", learners=1, prefix="bench"
-    )
+    quiz, _ = bench_exam()
     browser = _Browser()
     assert page_requests(browser, quiz.pk, "no-such-session", lambda: None, random.Random(1)) == 0
     assert browser.names == ["start page"]
