@@ -1,6 +1,13 @@
 """The chaos run's learners: one thread each, with its own HTTP client, practising,
 taking exams and submitting memos through the API until the run's deadline.
 
+The LMS's learners have no token: each of their exams begins in the LMS, with the launch
+of its link as their browser makes it (the tool's OIDC login, the LMS's auth endpoint,
+the signed form posted to the tool's launch, the page it lands on), and goes on through
+the API with the session the launch signed in (its CSRF cookie sent back as the header).
+The tool's cookies are Secure and http.cookiejar keeps those for https, where a browser
+also sends them to a loopback http origin; so they are carried by hand.
+
 Every answer carries a unique idempotency key and is sent again with the same key after
 a connection error, a timeout or a 503 (honouring Retry-After), as a careful client
 would; the keys that got a 2xx are kept for the end's check. Every response is kept
@@ -17,6 +24,7 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
+from html import unescape
 
 import httpx
 
@@ -26,6 +34,7 @@ logging.getLogger("httpx").setLevel(logging.WARNING)
 
 TIMEOUT = 30.0  # seconds a request may take before the client gives up on it
 GRACE = 90.0  # seconds after the deadline a request already started may keep retrying
+LAUNCH_TRIES = 5  # launches an LMS learner begins for one exam before giving it up
 
 
 @dataclass
@@ -49,6 +58,7 @@ class Ledger:
     memo_versions_acked: int = 0  # memo submissions that got a 201
     exams_finished: int = 0  # finishes that got a 200
     lms_exams_finished: int = 0
+    lms_launches: int = 0  # launches that reached their attempt (303)
 
     def add(self, sample: Sample) -> None:
         with self.lock:
@@ -63,24 +73,46 @@ def answer_for(part: dict, rng: random.Random) -> str:
     return f"{number} {part.get('unit') or ''}".strip()
 
 
+def _form(html: str) -> tuple[str, dict]:
+    """The action and hidden fields of the LMS's auto-posting launch form."""
+    action = unescape(re.search(r'<form[^>]*action="([^"]+)"', html).group(1))
+    fields = re.findall(r'<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"', html)
+    return action, {unescape(name): unescape(value) for name, value in fields}
+
+
 class Learner:
     def __init__(self, base, row, fixture, ledger, rng, deadline, think) -> None:
-        self.http = httpx.Client(
-            base_url=base, headers={"Authorization": f"Token {row['token']}"}, timeout=TIMEOUT
-        )
+        token = {"Authorization": f"Token {row['token']}"} if row["token"] else {}
+        self.http = httpx.Client(base_url=base, headers=token, timeout=TIMEOUT)
+        self.base, self.cookies = base, {}  # the tool's cookies (an LMS learner's session)
         self.row, self.fixture, self.ledger, self.rng = row, fixture, ledger, rng
         self.deadline, self.think_range = deadline, think
         self.memo_id: int | None = None
 
     # -- one request, retried the way a client should ---------------------------------
-    def call(self, method: str, path: str, endpoint: str, body=None) -> httpx.Response | None:
+    def _send(self, method: str, path: str, body, form, params) -> httpx.Response:
+        """One request; to the tool with its cookies (and the CSRF header on a write)."""
+        headers = {}
+        if self.cookies and (path.startswith("/") or path.startswith(self.base)):
+            headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+            if method != "GET" and "csrftoken" in self.cookies:
+                headers["X-CSRFToken"] = self.cookies["csrftoken"]
+        r = self.http.request(method, path, json=body, data=form, params=params, headers=headers)
+        if r.url.host == self.http.base_url.host and r.url.port == self.http.base_url.port:
+            for cookie in r.cookies.jar:
+                self.cookies[cookie.name] = cookie.value
+        return r
+
+    def call(
+        self, method: str, path: str, endpoint: str, body=None, *, form=None, params=None
+    ) -> httpx.Response | None:
         """The response (any status but 503), or None once the run is over and the
         service still did not answer. Connection errors, timeouts and 503s are retried
         with the same body (an answer keeps its idempotency key)."""
         while True:
             started, wait = time.time(), self.rng.uniform(0.5, 2.0)
             try:
-                r = self.http.request(method, path, json=body)
+                r = self._send(method, path, body, form, params)
             except httpx.TimeoutException:
                 self.ledger.add(Sample(endpoint, started, time.time() - started, "timeout"))
             except httpx.TransportError:
@@ -120,7 +152,9 @@ class Learner:
         try:
             while self.think():
                 roll = self.rng.random()
-                if roll < (0.15 if lms else 0.4):
+                if lms:  # the LMS's learners come for the exam its link opens
+                    self.exam()
+                elif roll < 0.4:
                     self.practise()
                 elif roll < 0.9:
                     self.exam()
@@ -133,11 +167,56 @@ class Learner:
         r = self.call("POST", f"/api/quizzes/{quiz}/attempts/", endpoint)
         if r is None or r.status_code not in (200, 201):
             return None
-        attempt = r.json()["id"]
+        return self._read(r.json()["id"])
+
+    def _read(self, attempt: int) -> dict | None:
         if not self.think():
             return None
         r = self.call("GET", f"/api/attempts/{attempt}/", "read attempt")
         return r.json() if r is not None and r.status_code == 200 else None
+
+    def _launched(self) -> dict | None:
+        """The exam opened from the LMS: the launch, begun again (a new login) when a
+        step did not succeed, e.g. its form posted again after a lost answer (the nonce
+        is used up: 403)."""
+        for _ in range(LAUNCH_TRIES):
+            attempt = self._launch()
+            if attempt is not None:
+                return self._read(attempt)
+            if not self.think():
+                return None
+        return None
+
+    def _launch(self) -> int | None:
+        """The attempt a launch of the LMS's exam link opened (or resumed), or None."""
+        lms = self.fixture["lms"]
+        params = {
+            "iss": lms["issuer"],
+            "login_hint": self.row["lms_sub"],
+            "target_link_uri": f"{self.base}/lti/launch/",
+            "client_id": lms["client_id"],
+            "lti_deployment_id": lms["deployment_id"],
+        }
+        login = self.call("GET", "/lti/login/", "lti login", params=params)
+        if login is None or login.status_code != 302:
+            return None
+        auth = self.call("GET", login.headers["location"], "lms auth")
+        if auth is None or auth.status_code != 200:
+            return None
+        action, fields = _form(auth.text)
+        launched = self.call("POST", action, "lti launch", form=fields)
+        if launched is None or launched.status_code != 303:
+            return None
+        landing = launched.headers["location"]
+        page = self.call("GET", landing, "launch page")
+        opened = re.fullmatch(r"/attempts/(\d+)/", landing)
+        if page is None or page.status_code != 200 or opened is None:
+            return None
+        for name in [k for k in self.cookies if k.startswith("lti1p3-")]:
+            del self.cookies[name]  # a login's state cookie serves its one launch
+        with self.ledger.lock:
+            self.ledger.lms_launches += 1
+        return int(opened.group(1))
 
     def _answer(self, attempt: int, question: dict, part: dict) -> None:
         key = uuid.uuid4().hex
@@ -168,7 +247,10 @@ class Learner:
     def exam(self) -> None:
         """A whole exam: every part answered, then the finish (which releases the
         grade, and for an LMS learner queues its passback)."""
-        attempt = self._open(self.fixture["exam"], "exam start")
+        if self.row["lms_sub"] is not None:
+            attempt = self._launched()
+        else:
+            attempt = self._open(self.fixture["exam"], "exam start")
         if attempt is None:
             return
         for question in attempt["questions"]:

@@ -83,6 +83,7 @@ def checks(cluster, ledger, lms, fixture, readyz) -> tuple[dict[str, int], dict[
         "answers 2xx": len(keys),
         "answers stored (all)": answers_total,
         "exams finished (200)": ledger.exams_finished,
+        "LMS launches that reached the exam (303)": ledger.lms_launches,
         "LMS learners' exams finished": ledger.lms_exams_finished,
         "memo versions acknowledged (201)": ledger.memo_versions_acked,
         "memo versions stored": versions,

@@ -4,13 +4,13 @@ seed, and at the end the beat's requeues (`requeue`, below).
     python bench/_chaos_seed.py OUT LMS_BASE LEARNERS LMS_LEARNERS
 
 Through the services where there is one: a course with a practice quiz and an exam (any
-number of attempts, grades released at each finish), LEARNERS learners enrolled with
-tokens, each with a capstone brief drawn and an example memo written against it (the
-client cannot draw briefs). The first LMS_LEARNERS are also LMS users of the test LMS
-at LMS_BASE: its registration and deployment, a course context that offered the score
-service, a resource link to the exam, and a learner membership for each, the rows a
-launch of that link would have written (the launch itself is tests/lti's subject; the
-run is about what happens to their grades). Writes the fixture the clients read.
+number of attempts, grades released at each finish), LEARNERS - LMS_LEARNERS learners
+enrolled with tokens, each with a capstone brief drawn and an example memo written
+against it (the client cannot draw briefs), and the test LMS at LMS_BASE registered with
+a deployment authorised for the course. The LMS_LEARNERS others exist only in the LMS:
+their first launch of the exam link creates their account, enrolment, LMS membership,
+context and resource link here, as it would in production. Writes the fixture the
+clients read.
 """
 
 from __future__ import annotations
@@ -37,20 +37,13 @@ def _quiz(staff, course, title: str, mode: str):
     return quiz_create(user=staff, spec=spec)
 
 
-def _lms(exam, learners, lms_base: str) -> list[str]:
-    """The LTI rows of a launch from the test LMS for each of `learners`; their subs."""
-    from lti_tool.models import (
-        Key,
-        LtiContext,
-        LtiDeployment,
-        LtiMembership,
-        LtiRegistration,
-        LtiResourceLink,
-        LtiUser,
-    )
+def _lms(course, lms_base: str, count: int) -> list[str]:
+    """The test LMS's registration and a deployment authorised for `course`; the subs of
+    its `count` learners."""
+    from lti_tool.models import Key, LtiDeployment, LtiRegistration
 
-    from bench._chaos_lms import CLIENT_ID
-    from lti.models import DeploymentCourse, ResourceLinkQuiz
+    from bench._chaos_lms import CLIENT_ID, DEPLOYMENT_ID
+    from lti.models import DeploymentCourse
 
     Key.objects.generate()
     registration = LtiRegistration.objects.create(
@@ -62,27 +55,10 @@ def _lms(exam, learners, lms_base: str) -> list[str]:
         keyset_url=f"{lms_base}/jwks",
     )
     deployment = LtiDeployment.objects.create(
-        registration=registration, deployment_id="chaos-deployment", is_active=True
+        registration=registration, deployment_id=DEPLOYMENT_ID, is_active=True
     )
-    DeploymentCourse.objects.create(deployment=deployment, course=exam.course)
-    context = LtiContext.objects.create(
-        deployment=deployment,
-        id_on_platform="chaos-course",
-        title="Chaos course",
-        lineitems_url=f"{lms_base}/lineitems",
-        can_query_lineitems=True,
-        can_manage_lineitems=True,
-        can_publish_scores=True,
-    )
-    link = LtiResourceLink.objects.create(context=context, id_on_platform="chaos-exam")
-    ResourceLinkQuiz.objects.create(resource_link=link, quiz=exam)
-    subs = []
-    for learner in learners:
-        sub = f"lms-{learner.username}"
-        user = LtiUser.objects.create(registration=registration, sub=sub, auth_user=learner)
-        LtiMembership.objects.create(user=user, context=context, is_learner=True)
-        subs.append(sub)
-    return subs
+    DeploymentCourse.objects.create(deployment=deployment, course=course)
+    return [f"lms-learner-{k}" for k in range(count)]
 
 
 def main(out: Path, lms_base: str, count: int, lms_count: int) -> None:
@@ -93,6 +69,7 @@ def main(out: Path, lms_base: str, count: int, lms_count: int) -> None:
     from rest_framework.authtoken.models import Token
 
     from assess.services.enrolments import enrolment_add
+    from bench._chaos_lms import CLIENT_ID, DEPLOYMENT_ID
     from capstone.memo_review import kept
     from capstone.memo_review.example import example_memo
     from capstone.models import Capstone
@@ -107,15 +84,14 @@ def main(out: Path, lms_base: str, count: int, lms_count: int) -> None:
     )
     practice = _quiz(staff, course, "Chaos practice", "practice")
     exam = _quiz(staff, course, "Chaos exam", "exam")
-    learners, rows = [], []
-    for k in range(count):
+    rows = []
+    for k in range(count - lms_count):
         user = users.create_user(username=f"chaos-{k}", password=None)
         enrolment_add(actor=staff, course=course, username=user.username)
         brief, version = kept.draw(1000 + k)
         capstone = Capstone.objects.create(
             learner=user, course=capstones, seed=1000 + k, brief=brief, brief_version=version
         )
-        learners.append(user)
         rows.append(
             {
                 "token": Token.objects.create(user=user).key,
@@ -123,10 +99,18 @@ def main(out: Path, lms_base: str, count: int, lms_count: int) -> None:
                 "lms_sub": None,
             }
         )
-    for row, sub in zip(rows, _lms(exam, learners[:lms_count], lms_base), strict=False):
-        row["lms_sub"] = sub
+    subs = _lms(course, lms_base, lms_count)
+    rows += [{"token": None, "memo": None, "lms_sub": sub} for sub in subs]
     out.write_text(
-        json.dumps({"practice": practice.pk, "exam": exam.pk, "learners": rows, "staff": staff.pk})
+        json.dumps(
+            {
+                "practice": practice.pk,
+                "exam": exam.pk,
+                "learners": rows,
+                "staff": staff.pk,
+                "lms": {"issuer": lms_base, "client_id": CLIENT_ID, "deployment_id": DEPLOYMENT_ID},
+            }
+        )
     )
 
 

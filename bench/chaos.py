@@ -92,10 +92,15 @@ def _ready(base: str, timeout: float) -> float | None:
 
 
 def _prepare(env: dict, work: Path, lms: TestLms, learners: int) -> dict:
-    for args in (["manage.py", "migrate", "--noinput", "-v", "0"],):
+    # collectstatic: the LMS learners land on pages, which name the manifest's hashed
+    # files with DEBUG off, as in the image (its Dockerfile collects them).
+    for args in (
+        ["manage.py", "migrate", "--noinput", "-v", "0"],
+        ["manage.py", "collectstatic", "--noinput", "-v", "0"],
+    ):
         done = subprocess.run([PY, *args], cwd=ROOT, env=env, capture_output=True, text=True)
         if done.returncode:
-            raise RuntimeError(f"migrate failed:\n{done.stderr[-3000:]}")
+            raise RuntimeError(f"{args[1]} failed:\n{done.stderr[-3000:]}")
     fixture = work / "fixture.json"
     seeded = subprocess.run(
         [PY, "bench/_chaos_seed.py", str(fixture), lms.base, str(learners), str(LMS_LEARNERS)],
@@ -180,7 +185,8 @@ def _run(minutes, seed, learners, log, redis, cluster, lms, cleanup) -> Result:
     if up is None:
         raise RuntimeError(f"/readyz not 200 within 120 s; see {work}/gunicorn.log")
     log(f"gunicorn ready in {up:.0f} s")
-    lms.start(f"{base}/lti/jwks/")
+    lms_users = [row["lms_sub"] for row in fixture["learners"] if row["lms_sub"]]
+    lms.start(base, exam_id=fixture["exam"], users=lms_users)
 
     seconds = minutes * 60
     faults = schedule(seed, seconds)

@@ -1,7 +1,8 @@
 """The chaos run (bench/chaos.py) for two minutes: learners against gunicorn, a private
 PostgreSQL and Redis and two Celery workers while each of the five faults is injected
 once. Counts only: every answer that got a 2xx stored once, every memo version reviewed
-once, every released LMS grade sent or pending with a reason, no 500, /readyz back.
+once, every released LMS grade sent or pending with a reason (the LMS's learners reach
+their exam through real launches), no 500, /readyz back.
 
 Runs in the PostgreSQL pass of .ci/run (marker `services`) and skips in make test's
 SQLite pass, as tests/faults does; with REQUIRE_SERVICES=1 a missing PostgreSQL binary
@@ -49,6 +50,7 @@ def test_two_minutes_of_faults_lose_nothing():
     assert [f.detail for f in result.faults if "injection failed" in f.detail] == []
     assert result.counts["answers 2xx"] > 0
     assert result.counts["memo versions stored"] > 0
+    assert result.counts["LMS launches that reached the exam (303)"] > 0
     assert result.counts["LMS learners with a released grade"] > 0
     failed = {k: v for k, v in result.violations.items() if v}
     assert failed == {}, f"{result.markdown}\n\nlogs kept in {result.work}"
