@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
+from functools import cached_property
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class TrackRules:
     cooldown: timedelta | None
     requires_memo: bool
 
-    @property
+    @cached_property  # read for every person a readiness matrix or API evaluates
     def skills(self) -> tuple[str, ...]:
         seen: dict[str, None] = {}
         for lesson in self.lessons:

@@ -35,11 +35,14 @@ from assess.selectors.access import (
 )
 from assess.selectors.mastery import (
     LessonMastery,
+    LessonShape,
     Mastery,
     SkillRow,
     answers_by_template,
     evidence_sequences,
     lesson_masteries,
+    lesson_shapes,
+    masteries_of,
     mastery_for_user,
     skill_ps_for_user,
     skill_rows_for_user,
@@ -58,6 +61,7 @@ from assess.selectors.writers import question_get_for_writer
 __all__ = [
     "AttemptReview",
     "LessonMastery",
+    "LessonShape",
     "Mastery",
     "QuestionReview",
     "SCOPED_WRITE_REFUSED",
@@ -80,6 +84,8 @@ __all__ = [
     "lti_context_filter_for_instructor",
     "answers_by_template",
     "lesson_masteries",
+    "lesson_shapes",
+    "masteries_of",
     "mastery_for_user",
     "question_get_for_attempt",
     "question_get_for_writer",

@@ -105,35 +105,77 @@ def answers_by_template(*, learner_ids: Iterable[int]) -> dict[int, dict[str, in
     return out
 
 
+@dataclass(frozen=True)
+class LessonShape:
+    """What a lesson's mastery needs that is the same for every learner: computed once
+    for a table of thousands of learners rather than once per learner (the progress
+    CSV spent two thirds of its time re-deriving it, issue 43)."""
+
+    course: str
+    lesson: str
+    title: str
+    slugs: tuple[str, ...]  # its templates, each once
+    skills: tuple[str, ...]
+    unseen: tuple[SkillRow, ...]  # each skill at the prior, no evidence
+
+
+def lesson_shapes(lessons: Iterable[Lesson]) -> list[LessonShape]:
+    """The lessons (with module__course and template_links loaded) that have skills."""
+    prior = bkt.DEFAULT_PARAMS.p_init
+    shapes = []
+    for lesson in lessons:
+        slugs = [link.template_slug for link in lesson.template_links.all()]
+        skills = skill_map.lesson_skills(slugs)
+        if skills:
+            shapes.append(
+                LessonShape(
+                    course=lesson.module.course.slug,
+                    lesson=lesson.slug,
+                    title=lesson.title,
+                    slugs=tuple(dict.fromkeys(slugs)),
+                    skills=skills,
+                    unseen=tuple(SkillRow(s, prior, False, 0) for s in skills),
+                )
+            )
+    return shapes
+
+
+def masteries_of(
+    shapes: Iterable[LessonShape],
+    rows: dict[str, SkillRow],
+    answered: dict[str, int] | None = None,
+) -> list[LessonMastery]:
+    """One learner's mastery of each lesson: their skill `rows`, and `answered`
+    ({template_slug: answers}, answers_by_template) for which lessons they started
+    (without it no lesson counts as started)."""
+    answered = answered or {}
+    out = []
+    for shape in shapes:
+        skill_rows = [rows.get(r.skill) or r for r in shape.unseen]
+        out.append(
+            LessonMastery(
+                course=shape.course,
+                lesson=shape.lesson,
+                title=shape.title,
+                skills=skill_rows,
+                summary=bkt.lesson_summary(
+                    {r.skill: r.p_mastery for r in skill_rows}, shape.skills
+                ),
+                answers=sum(answered.get(slug, 0) for slug in shape.slugs),
+            )
+        )
+    return out
+
+
 def lesson_masteries(
     *,
     lessons: Iterable[Lesson],
     rows: dict[str, SkillRow],
     answered: dict[str, int] | None = None,
 ) -> list[LessonMastery]:
-    """Lessons (with module__course and template_links loaded) that have skills.
-    `answered` ({template_slug: answers}, answers_by_template) says which lessons the
-    learner started; without it no lesson counts as started."""
-    prior = bkt.DEFAULT_PARAMS.p_init
-    answered = answered or {}
-    out = []
-    for lesson in lessons:
-        slugs = [link.template_slug for link in lesson.template_links.all()]
-        skills = skill_map.lesson_skills(slugs)
-        if not skills:
-            continue
-        skill_rows = [rows.get(s) or SkillRow(s, prior, False, 0) for s in skills]
-        out.append(
-            LessonMastery(
-                course=lesson.module.course.slug,
-                lesson=lesson.slug,
-                title=lesson.title,
-                skills=skill_rows,
-                summary=bkt.lesson_summary({r.skill: r.p_mastery for r in skill_rows}, skills),
-                answers=sum(answered.get(slug, 0) for slug in set(slugs)),
-            )
-        )
-    return out
+    """Lessons (with module__course and template_links loaded) that have skills, for
+    one learner (masteries_of, for many, takes the shapes computed once)."""
+    return masteries_of(lesson_shapes(lessons), rows, answered)
 
 
 def mastery_for_user(*, user) -> Mastery:

@@ -15,6 +15,7 @@ from django.http import StreamingHttpResponse
 # such a cell gets a leading apostrophe, which spreadsheets show as plain text.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 LINES_PER_CHUNK = 200  # rows joined into one write: fewer, larger sends to the client
+FIRST_LINES = 51  # the first write: the header and a page of rows, so the download starts
 
 
 def safe_cell(value: object) -> str:
@@ -33,11 +34,12 @@ class _Line:
 def _chunks(rows: Iterable[Iterable]) -> Iterator[bytes]:
     writer = csv.writer(_Line())
     lines: list[str] = []
+    batch = FIRST_LINES
     for row in rows:
         lines.append(writer.writerow([safe_cell(cell) for cell in row]))
-        if len(lines) == LINES_PER_CHUNK:
+        if len(lines) == batch:
             yield "".join(lines).encode()
-            lines = []
+            lines, batch = [], LINES_PER_CHUNK
     if lines:
         yield "".join(lines).encode()
 

@@ -241,6 +241,29 @@ def test_weakest_unmastered():
     assert weakest_unmastered({"a": MASTERED, "b": 0.9}, ["a", "b"]) == "b"
 
 
+def test_lesson_summary_counts_mastered_skills_and_names_the_first_weakest():
+    ps = {"a": 0.99, "b": 0.3, "c": 0.3, "e": MASTERED}
+    summary = bkt.lesson_summary(ps, ["a", "c", "b", "e"])
+    assert (summary.skills, summary.mastered) == (4, 2)  # exactly at the threshold counts
+    assert (summary.weakest, summary.weakest_p) == ("c", 0.3)  # tie: the order given wins
+    assert bkt.lesson_summary(ps, ["b", "c"]).weakest == "b"
+    unseen = bkt.lesson_summary(ps, ["b", "new"])  # unseen at p_init (0.2 < 0.3)
+    assert (unseen.weakest, unseen.weakest_p, unseen.mastered) == ("new", 0.2, 0)
+    assert bkt.lesson_summary({}, ["x"], BKTParams(0.5, 0.1, 0.1, 0.1)).weakest_p == 0.5
+    with pytest.raises(ValueError):
+        bkt.lesson_summary(ps, [])
+
+
+@given(st.lists(st.sampled_from([0.1, 0.2, 0.5, 0.95, 0.99]), min_size=1, max_size=8))
+def test_lesson_summary_agrees_with_the_minimum_over_skills(values):
+    skills = [f"s{i}" for i in range(len(values))]
+    summary = bkt.lesson_summary(dict(zip(skills, values, strict=True)), skills)
+    first_low = values.index(min(values))
+    assert (summary.weakest, summary.weakest_p) == (skills[first_low], min(values))
+    assert summary.weakest_p == lesson_mastery(dict(zip(skills, values, strict=True)), skills)
+    assert summary.mastered == sum(v >= MASTERED for v in values)
+
+
 # ------------------------------------------------------------------------ likelihood
 
 

@@ -3,6 +3,7 @@ they may join its rotation now."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -156,7 +157,7 @@ def test_the_latest_failure_is_reported_and_sets_the_cooldown():
 
 
 def test_no_cooldown_no_retake_date():
-    rules = TrackRules(**{**RULES.__dict__, "cooldown": None})
+    rules = dataclasses.replace(RULES, cooldown=None)
     r = check(ev(exams=(ExamResult(2, 0.1, NOW - timedelta(minutes=5)),)), rules)
     assert "next attempt" not in req(r, "exam").detail
 
@@ -181,7 +182,7 @@ def test_memo_required_and_missing():
 
 
 def test_memo_not_required():
-    rules = TrackRules(**{**RULES.__dict__, "requires_memo": False})
+    rules = dataclasses.replace(RULES, requires_memo=False)
     r = check(ev(memo=None), rules)
     assert r.met and [x.key for x in r.requirements] == ["mastery", "exam"]
     # An approval the track does not ask for is no part of its evidence.

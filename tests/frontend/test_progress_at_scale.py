@@ -69,9 +69,10 @@ def test_the_page_shows_a_page_of_learners_with_the_queries_of_a_small_class(cli
 
 
 def test_the_csv_streams_every_learner_a_chunk_at_a_time(client, course, monkeypatch):
+    monkeypatch.setattr(progress, "CSV_FIRST_CHUNK", 2)
     monkeypatch.setattr(progress, "CSV_CHUNK", 4)
     client.force_login(course.teacher)
-    enrol(course, 8)
+    enrol(course, 6)
 
     def download() -> tuple[int, list[list[str]]]:
         with CaptureQueriesContext(connection) as ctx:
@@ -80,12 +81,23 @@ def test_the_csv_streams_every_learner_a_chunk_at_a_time(client, course, monkeyp
         assert response.streaming and response.status_code == 200
         return len(ctx.captured_queries), list(csv.reader(io.StringIO(body)))
 
-    two_chunks, rows = download()
-    assert [r[1] for r in rows[1:]] == [f"l{i:04d}" for i in range(8)]  # each once, in order
-    enrol(course, 4, start=8)
-    three_chunks, rows = download()
-    assert len(rows) == 13
+    two_chunks, rows = download()  # 2 learners, then 4
+    assert [r[1] for r in rows[1:]] == [f"l{i:04d}" for i in range(6)]  # each once, in order
+    enrol(course, 4, start=6)
+    three_chunks, rows = download()  # 2, 4, 4
+    assert [r[1] for r in rows[1:]] == [f"l{i:04d}" for i in range(10)]
     assert three_chunks == two_chunks + 2  # a chunk's two reads, whatever its learners
+
+
+def test_the_csv_reads_a_page_of_learners_first_then_larger_chunks():
+    assert list(progress.csv_chunks(0)) == []
+    assert list(progress.csv_chunks(30)) == [(0, 30)]
+    first, chunk = progress.CSV_FIRST_CHUNK, progress.CSV_CHUNK
+    assert list(progress.csv_chunks(first + chunk + 1)) == [
+        (0, first),
+        (first, first + chunk),
+        (first + chunk, first + chunk + 1),
+    ]
 
 
 def test_an_outsider_gets_404_before_anything_streams(client, course):
