@@ -13,9 +13,12 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from django.db import connections
 from django.db.models import (
+    Aggregate,
     Count,
     Exists,
+    FloatField,
     Func,
     IntegerField,
     OuterRef,
@@ -82,9 +85,10 @@ def item_analysis(*, quiz: Quiz, attempts: QuerySet[Attempt] | None = None) -> l
     An item is correct in an attempt when every part's latest response is correct;
     discrimination is its point-biserial correlation with the attempt's score.
 
-    Aggregated in the database: three queries and one per template for its median time,
-    however many attempts. Reading every question and response into Python took 1.9 s
-    for a quiz of 6,297 attempts and 153,605 answers (issue 43).
+    Aggregated in the database: four queries on PostgreSQL, however many attempts and
+    templates (on SQLite, one more per template for its median time). Reading every
+    question and response into Python took 1.9 s for a quiz of 6,297 attempts and
+    153,605 answers (issue 43).
     """
     scope = Q(attempt__quiz=quiz) & ~Q(attempt__status=Attempt.Status.OPEN)
     if attempts is not None:
@@ -102,6 +106,7 @@ def item_analysis(*, quiz: Quiz, attempts: QuerySet[Attempt] | None = None) -> l
             codes[slug][code] = n
     samples = _samples(scope)
     slugs = Question.objects.filter(scope).order_by().values_list("template_slug", flat=True)
+    medians = _medians(responses, per_template)
     out = []
     for slug in sorted(set(slugs.distinct())):
         counts = per_template[slug]
@@ -115,7 +120,7 @@ def item_analysis(*, quiz: Quiz, attempts: QuerySet[Attempt] | None = None) -> l
                 questions=len(xs),
                 discrimination=point_biserial(xs, ys),
                 misconceptions=top,
-                median_time_spent_ms=_median_time(responses, slug, counts["timed"]),
+                median_time_spent_ms=medians.get(slug),
             )
         )
     return out
@@ -155,14 +160,33 @@ def _samples(scope: Q) -> dict[str, tuple[list[bool], list[float]]]:
     return out
 
 
-def _median_time(responses: QuerySet[Response], slug: str, timed: int) -> float | None:
-    """The median of the template's answers' time spent: the middle one or two, read in
-    order by the database."""
-    if not timed:
-        return None
-    middle = list(
-        responses.filter(question__template_slug=slug, time_spent_ms__isnull=False)
-        .order_by("time_spent_ms")
-        .values_list("time_spent_ms", flat=True)[(timed - 1) // 2 : timed // 2 + 1]
-    )
-    return statistics.median(middle)
+class _Median(Aggregate):
+    """PostgreSQL's percentile_cont(0.5): the middle value, or the mean of the middle
+    two, as statistics.median gives."""
+
+    function = "PERCENTILE_CONT"
+    template = "%(function)s(0.5) WITHIN GROUP (ORDER BY %(expressions)s)"
+    output_field = FloatField()
+
+
+def _medians(responses: QuerySet[Response], per_template: dict[str, Counter]) -> dict:
+    """{template: the median of its answers' time spent} for templates with a timed
+    answer. PostgreSQL finds every template's in one pass (one sort per template took
+    0.4 s each at 153,605 answers, issue 43); elsewhere each template's middle one or
+    two are read in order."""
+    timed = responses.filter(time_spent_ms__isnull=False)
+    if connections[responses.db].vendor == "postgresql":
+        return dict(
+            timed.values_list("question__template_slug").annotate(m=_Median("time_spent_ms"))
+        )
+    medians = {}
+    for slug, counts in per_template.items():
+        n = counts["timed"]
+        if n:
+            middle = list(
+                timed.filter(question__template_slug=slug)
+                .order_by("time_spent_ms")
+                .values_list("time_spent_ms", flat=True)[(n - 1) // 2 : n // 2 + 1]
+            )
+            medians[slug] = statistics.median(middle)
+    return medians
