@@ -36,6 +36,10 @@ class TrackRules:
     requires_memo: bool
 
     @cached_property  # read for every person a readiness matrix or API evaluates
+    def lesson_skill_sets(self) -> tuple[frozenset[str], ...]:
+        return tuple(frozenset(lesson.skills) for lesson in self.lessons)
+
+    @cached_property
     def skills(self) -> tuple[str, ...]:
         seen: dict[str, None] = {}
         for lesson in self.lessons:
@@ -150,10 +154,9 @@ def _retake_from(rules: TrackRules, exams: Sequence[ExamResult]) -> datetime | N
 def evaluate(rules: TrackRules, evidence: Evidence, *, now: datetime, p_init: float) -> Readiness:
     """The requirements as met or missing, with what to do next. `p_init` stands for a
     skill the learner has no estimate of yet (the BKT prior)."""
+    known, threshold = evidence.mastery, rules.threshold
     skills = tuple(
-        (s, p, p >= rules.threshold)
-        for s in rules.skills
-        for p in [float(evidence.mastery.get(s, p_init))]
+        (s, p, p >= threshold) for s in rules.skills for p in (float(known.get(s, p_init)),)
     )
     below = [s for s, _, ok in skills if not ok]
     mastery = Requirement(
@@ -222,11 +225,13 @@ def evaluate(rules: TrackRules, evidence: Evidence, *, now: datetime, p_init: fl
 
 def _next_step(rules, below, best_pass, evidence, retake, now) -> str:
     if below:
-        lesson = max(
-            (lesson for lesson in rules.lessons if set(lesson.skills) & set(below)),
-            key=lambda lesson: len(set(lesson.skills) & set(below)),
-        )
-        count = len(set(lesson.skills) & set(below))
+        # The lesson with the most skills below the threshold, the first of equals (a
+        # below skill is some lesson's, so there is one).
+        below_set, lesson, count = set(below), None, 0
+        for candidate, skills in zip(rules.lessons, rules.lesson_skill_sets, strict=True):
+            mine = len(skills & below_set)
+            if mine > count:
+                lesson, count = candidate, mine
         return f"Practise “{lesson.title}”: {count} of its skills are below the threshold."
     if best_pass is None:
         if evidence.exam_open:

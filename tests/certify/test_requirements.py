@@ -97,6 +97,15 @@ def test_a_skill_without_an_estimate_counts_at_the_prior():
     assert r.next_step.startswith("Practise “GPUs”: 1 of")
 
 
+def test_of_lessons_with_as_many_skills_below_the_first_is_named():
+    # kv-size is in KV cache and Batching: one below each, KV cache comes first.
+    r = check(ev(mastery={**ALL, "kv-size": 0.5}))
+    assert r.next_step == "Practise “KV cache”: 1 of its skills are below the threshold."
+    # A later lesson with more below wins over an earlier one.
+    r = check(ev(mastery={**ALL, "kv-size": 0.5, "xid": 0.5, "tpot": 0.5}))
+    assert r.next_step.startswith("Practise “Batching”: 2 of")
+
+
 def test_the_threshold_itself_is_enough():
     r = check(ev(mastery=dict.fromkeys(SKILLS, 0.95)))
     assert req(r, "mastery").met
