@@ -95,9 +95,10 @@ def standings(
         return {}
     rules = track_rules(tracks)
     latest: dict[tuple[int, int], Certificate] = {}
-    for cert in Certificate.objects.filter(holder_id__in=user_ids, track__in=tracks).order_by(
-        "issued_at", "pk"
-    ):
+    # Not the evidence snapshot: a standing reads a certificate's dates and state, and
+    # decoding every snapshot was a tenth of a team's readiness (issue 43).
+    held = Certificate.objects.filter(holder_id__in=user_ids, track__in=tracks).defer("evidence")
+    for cert in held.order_by("issued_at", "pk"):
         latest[(cert.holder_id, cert.track_id)] = cert
     # A pass counts once: those finished up to the latest certificate's issue (or its
     # revocation, so a pass taken while certified cannot undo a revocation) are spent.
