@@ -154,9 +154,10 @@ def _retake_from(rules: TrackRules, exams: Sequence[ExamResult]) -> datetime | N
 def evaluate(rules: TrackRules, evidence: Evidence, *, now: datetime, p_init: float) -> Readiness:
     """The requirements as met or missing, with what to do next. `p_init` stands for a
     skill the learner has no estimate of yet (the BKT prior)."""
-    known, threshold = evidence.mastery, rules.threshold
     skills = tuple(
-        (s, p, p >= threshold) for s in rules.skills for p in (float(known.get(s, p_init)),)
+        (s, p, p >= rules.threshold)
+        for s in rules.skills
+        for p in [float(evidence.mastery.get(s, p_init))]
     )
     below = [s for s, _, ok in skills if not ok]
     mastery = Requirement(

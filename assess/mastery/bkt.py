@@ -253,12 +253,11 @@ def lesson_summary(
     at params.p_init). Raises ValueError for a lesson with no skills."""
     if not skills:
         raise ValueError("a lesson needs at least one skill to have a mastery")
-    # Plain reads and comparisons: a progress CSV summarises 170,000 lessons (issue 43).
-    ps = [skill_ps.get(s, params.p_init) for s in skills]
+    ps = [_skill_p(skill_ps, s, params) for s in skills]
     weakest = min(range(len(ps)), key=ps.__getitem__)  # the first of equal lows
     return LessonSummary(
         skills=len(skills),
-        mastered=sum(p >= MASTERED for p in ps),
+        mastered=sum(map(is_mastered, ps)),
         weakest=skills[weakest],
         weakest_p=ps[weakest],
     )

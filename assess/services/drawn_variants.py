@@ -55,6 +55,11 @@ def pooled(quiz: Quiz) -> bool:
     return quiz.mode in POOLED_MODES and not quiz.adaptive
 
 
+def _fillable(quiz: Quiz) -> bool:
+    """Is its pool drawn now: pooled and published (a draft's would be thrown away)."""
+    return pooled(quiz) and quiz.status == Quiz.Status.PUBLISHED
+
+
 def drawn_wanted(quiz: Quiz) -> int:
     """How many variants each slot of the quiz should have waiting: one for each learner
     of its course with no attempt on it yet, plus MARGIN, at most CAP."""
@@ -70,7 +75,7 @@ def variants_predraw(*, quiz: Quiz, wanted: int | None = None, budget: int | Non
     if None), at most `budget` in all (BATCH if None); returns how many were drawn. Two
     runs at once draw different numbers (_reserve), so at worst a little more than
     wanted; no number, and so no seed, is ever drawn twice for a slot."""
-    if not pooled(quiz) or quiz.status != Quiz.Status.PUBLISHED:
+    if not _fillable(quiz):
         return 0
     wanted = drawn_wanted(quiz) if wanted is None else wanted
     budget = BATCH if budget is None else budget
@@ -156,7 +161,7 @@ def predraw_after_commit(quiz: Quiz) -> None:
     publishing or saving it commits, where a worker can draw it (settings.PREDRAW_VARIANTS:
     on when a broker is configured; with Celery in-process the publish itself would wait
     for the drawing, so the starts draw their own, as they always did)."""
-    if not settings.PREDRAW_VARIANTS or not pooled(quiz) or quiz.status != Quiz.Status.PUBLISHED:
+    if not settings.PREDRAW_VARIANTS or not _fillable(quiz):
         return
     from config.celery import queue
 

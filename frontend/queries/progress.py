@@ -25,7 +25,7 @@ from curricula.models import Course, Lesson
 from frontend.queries.common import lesson_skills, weakest_estimate
 
 CSV_CHUNK = 500  # learners read at a time while the CSV streams
-CSV_FIRST_CHUNK = 50  # the first read is a page's worth, so the download starts at once
+CSV_FIRST_CHUNK = PAGE_SIZE  # the first read is a page's worth: the download starts at once
 MAX_COLUMNS = 7  # lessons per table: about 135 px a column in the page's 1104 px at 1280
 SHORT_TITLE = 40  # characters of a heading before it is shortened (about three lines)
 # Words a shortened heading does not end on: "Power, Cooling & the…" says less than
@@ -119,14 +119,16 @@ def _sections(course: Course, lessons: list[Lesson], rows) -> list[ProgressSecti
     return sections
 
 
-def _layout(*, user, slug: str) -> tuple[Course, list[Lesson], set[str]]:
+def _layout(*, user, slug: str):
     """The gate (Course.DoesNotExist for anyone who does not teach it), the course's
-    lessons that test a skill, and those skills."""
+    lessons that test a skill, what each learner's mastery of them needs (lesson_shapes,
+    derived once for the whole table) and their skills."""
     course = _course_for_instructor(user=user, slug=slug)
     lessons = [
         lesson for m in course.modules.all() for lesson in m.lessons.all() if lesson_skills(lesson)
     ]
-    return course, lessons, {s for lesson in lessons for s in lesson_skills(lesson)}
+    shapes = selectors.lesson_shapes(lessons)
+    return course, lessons, shapes, {s for shape in shapes for s in shape.skills}
 
 
 def _learners(*, user, course: Course):
@@ -169,9 +171,8 @@ def course_progress(*, user, slug: str, page: int | str) -> ProgressTable:
     (a number, or whatever a pager link carries) of PAGE_SIZE learners by username,
     after a count: a course of 5,743 learners built whole took 3.7 s (issue 43); the
     CSV (progress_csv) has every learner."""
-    course, lessons, skills = _layout(user=user, slug=slug)
+    course, lessons, shapes, skills = _layout(user=user, slug=slug)
     shown = Paginator(_learners(user=user, course=course), PAGE_SIZE).get_page(page)
-    shapes = selectors.lesson_shapes(lessons)
     table = _rows_of(shown.object_list, shapes=shapes, skills=skills)
     return ProgressTable(
         course=course,
@@ -195,11 +196,11 @@ def csv_chunks(count: int) -> Iterator[tuple[int, int]]:
 
 def progress_csv(*, user, slug: str) -> tuple[Course, Iterator[list[str]]]:
     """The gate now (Course.DoesNotExist before a byte is sent), then the CSV's rows
-    lazily, CSV_CHUNK learners at a time: the worker's memory stays flat however large
-    the course (the whole table of 5,744 rows took it from 117 to 251 MB)."""
-    course, lessons, skills = _layout(user=user, slug=slug)
+    lazily, a page of learners and then CSV_CHUNK at a time (csv_chunks): the worker's
+    memory stays flat however large the course (the whole table of 5,744 rows took it
+    from 117 to 251 MB)."""
+    course, lessons, shapes, skills = _layout(user=user, slug=slug)
     people = list(_learners(user=user, course=course))  # five short strings a learner
-    shapes = selectors.lesson_shapes(lessons)
 
     def rows() -> Iterator[list[str]]:
         yield _csv_header(lessons)

@@ -11,11 +11,13 @@ from collections.abc import Iterable, Iterator
 
 from django.http import StreamingHttpResponse
 
+from assess.selectors.gradebook import PAGE_SIZE
+
 # A spreadsheet runs a cell that starts with one of these as a formula (CSV injection):
 # such a cell gets a leading apostrophe, which spreadsheets show as plain text.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 LINES_PER_CHUNK = 200  # rows joined into one write: fewer, larger sends to the client
-FIRST_LINES = 51  # the first write: the header and a page of rows, so the download starts
+FIRST_LINES = 1 + PAGE_SIZE  # the first write: the header and a page of rows, sent at once
 
 
 def safe_cell(value: object) -> str:
