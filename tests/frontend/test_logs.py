@@ -12,11 +12,12 @@ import logging
 
 import pytest
 import structlog
+from django.utils.functional import SimpleLazyObject
 from rest_framework.authtoken.models import Token
 
 from capstone.services import CAPSTONE_COURSE
 from config.logging import formatter
-from config.request_log import request_id_of
+from config.request_log import RequestLogMiddleware, request_id_of
 from config.task_signals import _carry_request_id
 from tests.factories import PASSWORD, CourseFactory, QuizFactory, UserFactory
 
@@ -107,6 +108,29 @@ def test_one_line_per_request_with_its_id_and_nothing_secret(
 
 
 @pytest.mark.db_independent
+def test_the_log_line_never_resolves_a_user_the_request_did_not(rf, lines):
+    """A view that answered without reading the user (a 503 when the database went away
+    mid-request) must not have the log line read it: a query of its own, and a 500."""
+
+    def unreachable():
+        raise AssertionError("the log line resolved the user")
+
+    def view(request):
+        from django.http import HttpResponse
+
+        return HttpResponse(status=503)
+
+    request = rf.get("/api/attempts/1/")
+    request.user = SimpleLazyObject(unreachable)
+    assert RequestLogMiddleware(view)(request).status_code == 503
+    resolved = rf.get("/api/attempts/1/")
+    resolved.user = SimpleLazyObject(lambda: UserFactory.build(pk=7))
+    assert resolved.user.pk == 7  # the request read it: the line names it
+    assert RequestLogMiddleware(view)(resolved).status_code == 503
+    logged = [json.loads(line) for line in lines() if '"event": "request"' in line]
+    assert [line["user_id"] for line in logged] == [None, 7]
+
+
 def test_a_request_id_is_the_clients_when_it_looks_like_one():
     class Req:
         def __init__(self, value):
