@@ -20,7 +20,7 @@ from assess.services.drawn_variants import (
     pools_top_up,
     variants_predraw,
 )
-from assess.services.questions import question_seed
+from assess.services.questions import question_draw
 from assess.services.quizzes.lifecycle import quiz_publish
 from problems.engine.variants import Variant
 from tests.assess.helpers import answer_question
@@ -79,12 +79,18 @@ def test_a_drawn_question_replays_from_its_seed_and_grades_as_a_live_one(learner
     assert attempt_finish(attempt=attempt).score == 1.0
 
 
+def live_seed(attempt, slot) -> int:
+    """The seed a live draw gives the attempt's question in `slot`: its first seed, or the
+    next when that one lands on the template's public example (question_draw)."""
+    seed, _ = question_draw(attempt_id=attempt.pk, slot=slot, order=1, variant_number=0)
+    return seed
+
+
 def test_an_empty_pool_draws_live_as_before(learner):
     quiz = exam(slots=[["weights-memory"]])
     attempt, _ = attempt_start(quiz=quiz, learner=learner)
     question = attempt.questions.get()
-    slot = quiz.slots.get()
-    assert question.seed == question_seed(attempt_id=attempt.pk, slot_id=slot.pk, variant_number=0)
+    assert question.seed == live_seed(attempt, quiz.slots.get())
 
 
 def test_a_variant_drawn_from_an_older_template_is_not_handed_out(learner):
@@ -93,9 +99,7 @@ def test_a_variant_drawn_from_an_older_template_is_not_handed_out(learner):
     DrawnVariant.objects.filter(number=1).update(template_version=999)
     attempt, _ = attempt_start(quiz=quiz, learner=learner)
     question = attempt.questions.get()
-    assert question.seed == question_seed(
-        attempt_id=attempt.pk, slot_id=question.slot_id, variant_number=0
-    )
+    assert question.seed == live_seed(attempt, question.slot)
     assert waiting(quiz) == {1: [2]}  # the stale one is gone, the next one waits
 
 
