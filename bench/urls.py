@@ -1,5 +1,9 @@
 """The service's URLs plus the framework's floor: a DRF view doing one INSERT, with no
-authentication and with token authentication. Bench settings only."""
+authentication and with token authentication. Bench settings only.
+
+The error handlers are the service's own: Django takes them from the root URLconf, so
+without them a bench would answer a database outage in middleware with Django's 500
+where the service answers 503 (the chaos run in CI caught one)."""
 
 from django.db import connection
 from django.urls import include, path
@@ -7,6 +11,8 @@ from rest_framework.authentication import TokenAuthentication
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from config.urls import handler500  # noqa: F401 (read by Django from this module)
 
 
 class FloorInsert(APIView):
