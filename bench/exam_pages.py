@@ -7,10 +7,10 @@ beforehand (a password check costs about 0.2 s by design; sign-in is measured ap
 - the start page (GET /quizzes/<id>/), then Start (POST /quizzes/<id>/start/, 302 to the
   paper);
 - the paper (GET /attempts/<id>/): every question's form and parts are read from it;
-- for each part, as a learner types an answer: the draft htmx saves in the session after
-  a pause in typing (POST .../q/<qid>/draft/, `keyup changed delay:800ms`), then, when
-  the box loses focus, the question's autosave (POST .../q/<qid>/answer/, the form's
-  `change` trigger: every part typed so far; the unchanged ones are not stored again);
+- for each part, once the learner has typed an answer and the box loses focus, the
+  question's autosave (POST .../q/<qid>/answer/, the form's `change` trigger: every part
+  typed so far; the unchanged ones are not stored again). What is typed before that stays
+  in the browser (frontend/static/frontend/drafts.js): no request;
 - Finish (POST /attempts/<id>/finish/ with confirm=1, 302), then the result (GET
   /attempts/<id>/).
 
@@ -28,7 +28,6 @@ PAGE_ENDPOINTS = [
     "start page",
     "start",
     "exam page",
-    "draft",
     "autosave",
     "finish",
     "result page",
@@ -115,7 +114,6 @@ def page_requests(client, quiz: int, session_key: str, think, rng) -> int:
             typed[name] = _answer(choices, rng)
             form = {"csrfmiddlewaretoken": csrf, **typed}
             headers = {**post, **HTMX}
-            request("POST", f"{paper_url}q/{qid}/draft/", "draft", 200, headers, form)
             if request("POST", f"{paper_url}q/{qid}/answer/", "autosave", 200, headers, form):
                 sent += 1
     think()

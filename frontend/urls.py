@@ -43,7 +43,6 @@ urlpatterns = [
     path("attempts/<int:pk>/finish/", take.attempt_finish_view, name="attempt-finish"),
     path("attempts/<int:pk>/q/<int:qid>/", take.question_detail, name="question-detail"),
     path("attempts/<int:pk>/q/<int:qid>/answer/", take.question_answer, name="question-answer"),
-    path("attempts/<int:pk>/q/<int:qid>/draft/", take.question_draft, name="question-draft"),
     path("attempts/<int:pk>/q/<int:qid>/vary/", take.question_vary, name="question-vary"),
     path("attempts/<int:pk>/q/<int:qid>/reveal/", take.question_reveal, name="question-reveal"),
     path("attempts/<int:pk>/q/<int:qid>/hint/", take.question_hint, name="question-hint"),

@@ -31,7 +31,6 @@ FRAMEABLE_IN_LTI = frozenset(
         "attempt-finish",
         "question-detail",
         "question-answer",
-        "question-draft",
         "question-vary",
         "question-reveal",
         "quiz-items",

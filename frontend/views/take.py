@@ -1,4 +1,6 @@
-"""Quizzes, attempts, questions, answers, reveals, hints and drafts.
+"""Quizzes, attempts, questions, answers, reveals and hints. (What a learner types before
+saving stays in the browser: static/frontend/drafts.js; the session keeps only an answer
+the service could not read, and the text a Hint request carried, to show them again.)
 
 Without JavaScript every form posts and redirects back to the page, which shows the
 stored feedback (PRG). With htmx the same endpoints answer with a fragment: the question
@@ -234,19 +236,6 @@ def question_hint(request, pk: int, qid: int):
         return refused(request, attempt, question, [str(err)])
     if request.htmx:
         return _question_fragment(request, attempt, question)
-    return redirect(question_url(attempt, question))
-
-
-@require_POST
-@login_required
-@missing_is_404
-def question_draft(request, pk: int, qid: int):
-    """Typed text kept in the session, so a reload (or a lost connection) keeps it."""
-    question = selectors.question_get_for_writer(user=request.user, attempt_pk=pk, pk=qid)
-    attempt = question.attempt
-    answers.drafts_save(request.session, question.pk, answers.posted_texts(question, request.POST))
-    if request.htmx:
-        return render(request, "frontend/take/_draft_status.html", {"at": timezone.now()})
     return redirect(question_url(attempt, question))
 
 

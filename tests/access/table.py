@@ -562,9 +562,6 @@ TABLE: dict[tuple[str, str], Row] = {
     ("question-answer", "POST"): Row(
         "answering it, empty form", "login 302 404 404 404 404 404", QUESTION
     ),
-    ("question-draft", "POST"): Row(
-        "saving a draft, empty form", "login 302 404 404 404 404 404", QUESTION
-    ),
     ("question-vary", "POST"): Row(
         "a new variant of it", "login 302 404 404 404 404 404", QUESTION
     ),

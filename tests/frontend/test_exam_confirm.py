@@ -54,12 +54,3 @@ def test_no_blank_parts_finishes_at_once(login, learner, exam_attempt):
         client.post(f"/attempts/{exam_attempt.pk}/q/{q.pk}/answer/", body, **HTMX)
     response = _finish(client, exam_attempt)
     assert response.status_code == 302 and _status(exam_attempt) == Attempt.Status.FINISHED
-
-
-def test_a_draft_is_not_an_answer(login, learner, exam_attempt):
-    client = login(learner)
-    for q in _questions(exam_attempt):
-        body = {f"part-{p['name']}": right_text(p) for p in q.answers}
-        client.post(f"/attempts/{exam_attempt.pk}/q/{q.pk}/draft/", body, **HTMX)
-    assert "Submit with blank parts?" in _finish(client, exam_attempt).content.decode()
-    assert _status(exam_attempt) == Attempt.Status.OPEN

@@ -1,6 +1,6 @@
 """Screen readers hear the grade, not the drafts: the question block is swapped whole
 after an answer, so its verdict also goes out of band into one polite live region the
-page keeps (#announcer); the draft notice, sent at every pause in typing, is silent."""
+page keeps (#announcer); the draft notice, written at every keystroke, is silent."""
 
 import re
 

@@ -117,11 +117,16 @@ def test_same_text_twice_is_one_try_and_a_solved_part_takes_no_more(login, learn
     assert Response.objects.count() == 2
 
 
-def test_drafts_survive_a_reload(login, learner, practice):
+def test_each_box_names_its_draft_for_the_browser_and_no_route_takes_drafts(
+    login, learner, practice
+):
+    """Typed text stays in the browser (drafts.js, tested in browser/test_drafts.py), keyed
+    by who, which attempt, question and part; nothing on the server takes it."""
     client = login(learner)
-    response = client.post(url(practice, "draft/"), {"part-weights": "41.5 GiB"}, **HTMX)
-    assert response.status_code == 200 and "Draft kept" in response.content.decode()
-    assert 'value="41.5 GiB"' in client.get(url(practice)).content.decode()
+    html = client.get(url(practice)).content.decode()
+    q = practice.question
+    assert f'data-draft="{learner.pk}:{practice.attempt.pk}:{q.pk}:weights"' in html
+    assert client.post(url(practice, "draft/"), {"part-weights": "41.5 GiB"}).status_code == 404
     assert not Response.objects.exists()
 
 
