@@ -38,7 +38,11 @@ THROTTLED = {
 
 # Route name -> our view in place of allauth's: its failed sign-on page answers 401
 # without the WWW-Authenticate header HTTP asks of a 401; ours is the 403 of a refusal.
-REPLACED = {"socialaccount_login_error": views.sign_on_failed}
+# Its sign-out, ours, also clears what the site stored in the browser (answer drafts).
+REPLACED = {
+    "socialaccount_login_error": views.sign_on_failed,
+    "account_logout": views.sign_out,
+}
 
 
 def _ours(patterns: list) -> list:

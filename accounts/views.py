@@ -4,6 +4,7 @@ links' new home."""
 
 from __future__ import annotations
 
+from allauth.account.views import logout as allauth_logout
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -103,3 +104,14 @@ def sign_on_failed(request):
     """A single sign-on that failed (allauth's login-error address): the same refusal
     page as every other, 403."""
     return refusal_page(request, "the sign-on did not complete")
+
+
+def sign_out(request, *args, **kwargs):
+    """allauth's sign-out, and the browser told to forget what this site keeps in it
+    (`Clear-Site-Data: "storage"`): the answers typed but not yet saved
+    (frontend/static/frontend/drafts.js) belong to the person leaving, and the next one at
+    this browser must not find them. Whatever page the sign-out was sent from."""
+    response = allauth_logout(request, *args, **kwargs)
+    if request.method == "POST":
+        response["Clear-Site-Data"] = '"storage"'
+    return response

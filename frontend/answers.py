@@ -99,7 +99,11 @@ def drafts_get(session) -> dict[str, str]:
 
 
 def drafts_save(session, question_id: int, texts: dict[str, str]) -> None:
-    """Keep typed text per question and part; the oldest drafts go past MAX_DRAFTS."""
+    """Keep typed text per question and part; the oldest drafts go past MAX_DRAFTS.
+    Nothing to keep touches nothing: a session marked modified is written back (one
+    UPDATE) at the end of the request, and every autosave passes through here."""
+    if not texts:
+        return
     drafts = drafts_get(session)
     for part, text in texts.items():
         key = f"{question_id}:{part}"
@@ -111,10 +115,11 @@ def drafts_save(session, question_id: int, texts: dict[str, str]) -> None:
 
 
 def drafts_clear(session, question_id: int, parts) -> None:
+    """Forget the drafts of these parts; the session is written only if one was kept."""
     drafts = drafts_get(session)
-    for part in parts:
-        drafts.pop(f"{question_id}:{part}", None)
-    session[SESSION_DRAFTS] = drafts
+    gone = [drafts.pop(f"{question_id}:{part}", None) for part in parts]
+    if any(text is not None for text in gone):
+        session[SESSION_DRAFTS] = drafts
 
 
 def errors_flash(session, question_id: int, outcomes: list[PartOutcome]) -> None:

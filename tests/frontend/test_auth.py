@@ -35,9 +35,14 @@ def test_sign_out_is_a_post(client, learner):
     client.post("/accounts/login/", {"login": "learner", "password": PASSWORD})
     page = client.get("/dashboard/").content.decode()
     assert 'action="/accounts/logout/"' in page and "learner" in page
-    assert client.get("/accounts/logout/").status_code == 200  # a page that asks
+    asked = client.get("/accounts/logout/")
+    assert asked.status_code == 200  # a page that asks, and clears nothing yet
+    assert "Clear-Site-Data" not in asked
     assert client.session.get("_auth_user_id") == str(learner.pk)
-    assert client.post("/accounts/logout/").status_code == 302
+    done = client.post("/accounts/logout/")
+    assert done.status_code == 302
+    # The browser forgets what the site kept in it: answers typed but not saved (drafts.js).
+    assert done["Clear-Site-Data"] == '"storage"'
     assert client.get("/dashboard/")["Location"].startswith("/accounts/login/")
 
 

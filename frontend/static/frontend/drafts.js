@@ -1,7 +1,8 @@
 /* What a learner types into an answer box is kept in this browser (localStorage) until it
    is saved or checked, so a reload or a lost connection keeps it. Each box names its
    draft in data-draft (user, attempt, question, part: take/_part.html), so two people
-   sharing a browser never see each other's text, and signing out forgets them all.
+   sharing a browser never see each other's text; signing out clears the site's storage
+   (the Clear-Site-Data header of accounts.views.sign_out), so the next one finds none.
 
    Kept here rather than posted to the server at every pause in typing: each of those
    posts was a session write, nine of an exam's 24 page requests (bench/README.md, "The
@@ -12,9 +13,8 @@
    - A page, or a question block htmx swaps in, shows a box's draft where it differs from
      the text the server rendered (the last answer stored), and says it is not saved yet.
    - A save or check the server accepted (a 2xx) forgets the drafts of the text it sent.
-   - A finished attempt's page (data-drafts-done) forgets that attempt's drafts; the
-     sign-out form (data-forget-drafts) forgets every draft; any draft is gone after
-     a week.
+   - A finished attempt's page (data-drafts-done) forgets that attempt's drafts; any
+     draft is gone after a week.
    Where storage is refused (a private window's quota, a browser blocking a framed
    site's storage), nothing is kept and the page works as before. */
 (function () {
@@ -146,12 +146,6 @@
     });
     restore(document);
   }
-
-  document.addEventListener("submit", function (event) {
-    if (event.target.hasAttribute("data-forget-drafts")) {
-      forgetWhere(function () { return true; });
-    }
-  });
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", onPage);
   else onPage();

@@ -1,7 +1,8 @@
 """What a learner types stays in the browser until it is saved (frontend/static/frontend/
 drafts.js): a reload brings it back, said to be unsaved; a save forgets it; it is never an
-answer the server holds; signing out forgets every draft, and a finished attempt's page
-forgets that attempt's. No request leaves the page while the learner types."""
+answer the server holds; signing out forgets every draft (the response's Clear-Site-Data),
+and a finished attempt's page forgets that attempt's. No request leaves the page while
+the learner types."""
 
 import pytest
 
