@@ -78,7 +78,7 @@ bench-exam-burst: install
 	$(BIN)/python bench/exam_load.py --database-url $(BENCH_DATABASE_URL) --learners 1000 --burst
 
 bench-exam-pages: install
-	$(BIN)/python bench/exam_load.py --database-url $(BENCH_DATABASE_URL) --learners 375 1000 --pages
+	$(BIN)/python bench/exam_load.py --database-url $(BENCH_DATABASE_URL) --learners 750 1000 --pages
 
 bench-memos: install
 	DATABASE_URL=$(BENCH_DATABASE_URL) CELERY_BROKER_URL=$(BENCH_BROKER_URL) \
