@@ -54,9 +54,10 @@ def test_learner_practises_slips_on_gib_then_gets_it_right(page, shot, sign_in):
     part = question.answers[0]
     box = page.get_by_label(f"Weights memory ({part['unit']})")
 
-    # The slip: the right bytes in the other unit. Typed key by key, so autosave runs.
+    # The slip: the right bytes in the other unit. Typed key by key: the draft is kept in
+    # the browser as it goes (drafts.js).
     box.press_sequentially(gib_slip_text(part), delay=20)
-    page.get_by_text("Draft kept at").wait_for()
+    page.get_by_text("Draft kept in this browser at").wait_for()
     page.get_by_role("button", name="Check answer").click()
     feedback = page.locator(".feedback.bad")
     feedback.wait_for()
