@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from django.db import connection
 
 from api_common.rows import fetch
@@ -9,6 +11,7 @@ from assess.models import CourseRole
 from orgs.models import Membership
 
 
+@functools.cache  # built at first use, once the apps are loaded: every page asks it
 def _statement() -> str:
     """Two EXISTS in one SELECT, written as SQL: every page's menu asks it, and the
     queryset it replaces (the user's row annotated with two Exists) cost 0.7 ms to build

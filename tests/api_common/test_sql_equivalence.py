@@ -37,7 +37,11 @@ from rest_framework.authtoken.models import Token
 
 from api_common.authentication import _columns
 from api_common.rows import fetch
-from tests.factories import UserFactory
+from assess.selectors import user_is_teacher
+from frontend.queries.roles import menu_roles
+from orgs.models import Membership, Organization
+from orgs.selectors import user_is_manager
+from tests.factories import CourseFactory, CourseRoleFactory, UserFactory
 from tests.sql_twins import assert_same
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -431,12 +435,6 @@ ROLE_CASES = ["none", "instructor", "member", "manager", "both"]
 def test_the_menu_roles_are_what_the_selectors_say(case):
     """The menu's statement (frontend.queries.roles) against the selectors' rules for
     the teaching and the teams' pages, with another user's roles beside it."""
-    from assess.selectors import user_is_teacher
-    from frontend.queries.roles import menu_roles
-    from orgs.models import Membership, Organization
-    from orgs.selectors import user_is_manager
-    from tests.factories import CourseFactory, CourseRoleFactory
-
     org = Organization.objects.create(slug="acme", name="Acme")
     other = UserFactory()
     CourseRoleFactory(user=other)

@@ -53,6 +53,11 @@
     }
   }
 
+  function forget(key) {
+    var s = store();
+    if (s) s.removeItem(PREFIX + key);
+  }
+
   function forgetWhere(test) {
     var s = store();
     if (!s) return;
@@ -124,9 +129,7 @@
     boxes(config.elt).forEach(function (box) {
       var key = box.getAttribute("data-draft");
       var draft = read(key);
-      if (draft && draft.text === config.parameters[box.name]) {
-        forgetWhere(function (k) { return k === key; });
-      }
+      if (draft && draft.text === config.parameters[box.name]) forget(key);
     });
   });
 
