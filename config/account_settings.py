@@ -57,6 +57,8 @@ ACCOUNT_EMAIL_NOTIFICATIONS = True
 ACCOUNT_PREVENT_ENUMERATION = True
 ACCOUNT_EMAIL_UNKNOWN_ACCOUNTS = False
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "Burn-in: "
+# Django's database sessions, their read on every request written as SQL.
+SESSION_ENGINE = "accounts.session_store"
 # Sessions last SESSION_COOKIE_AGE, as before allauth (no "remember me" box).
 ACCOUNT_SESSION_REMEMBER = True
 ACCOUNT_LOGOUT_ON_PASSWORD_CHANGE = False

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.utils import timezone
 
@@ -55,9 +56,15 @@ class PartOutcome:
     refused: bool = False  # the service would not take it (error says why); not a typo
 
 
-def answers_submit(
-    *, attempt: Attempt, question: Question, texts: dict[str, str]
-) -> list[PartOutcome]:
+@dataclass(frozen=True)
+class Submitted:
+    outcomes: list[PartOutcome]
+    # When the question's last answer was saved, these included (an autosave's "Saved
+    # at", as QuestionView.saved_at says it): known from the read the submit makes anyway.
+    saved_at: datetime | None
+
+
+def answers_submit(*, attempt: Attempt, question: Question, texts: dict[str, str]) -> Submitted:
     """Submit each non-empty part that differs from its latest saved answer.
 
     Unreadable answers come back as errors (nothing stored, no try spent). A part the
@@ -65,8 +72,10 @@ def answers_submit(
     part does not lose the answers to the others sent with it.
     """
     latest: dict[str, Response] = {}
+    saved = []
     for r in Response.objects.filter(question=question).order_by("created_at", "id"):
         latest[r.part] = r
+        saved.append(r.created_at)
     outcomes = []
     for part, raw in texts.items():
         text = raw.strip()
@@ -88,7 +97,8 @@ def answers_submit(
             outcomes.append(PartOutcome(part, None, error=str(err), refused=True))
             continue
         outcomes.append(PartOutcome(part, result.response, unchanged=result.replayed))
-    return outcomes
+        saved.append(result.response.created_at)
+    return Submitted(outcomes, max(saved) if saved else None)
 
 
 # ------------------------------------------------------------------------------ drafts

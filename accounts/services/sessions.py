@@ -16,21 +16,17 @@ from importlib import import_module
 
 from django.conf import settings
 from django.contrib.auth import SESSION_KEY
+from django.contrib.sessions.backends.db import SessionStore as TableStore
 from django.utils import timezone
-
-TABLE_ENGINES = (
-    "django.contrib.sessions.backends.db",
-    "django.contrib.sessions.backends.cached_db",
-)
 
 
 def sessions_end(*, user) -> int:
     """End every session signed in as `user`; how many were ended."""
-    if settings.SESSION_ENGINE not in TABLE_ENGINES:
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    if not issubclass(store, TableStore):  # db, cached_db and accounts.session_store
         return 0
     from django.contrib.sessions.models import Session
 
-    store = import_module(settings.SESSION_ENGINE).SessionStore
     wanted = str(user.pk)
     keys = [
         row.session_key

@@ -14,7 +14,6 @@ from frontend.queries.attempts import (
     attempt_page,
     blank_parts,
     question_page,
-    question_saved_at,
     question_views,
     rules_note,
 )
@@ -71,7 +70,6 @@ __all__ = [
     "practice_page",
     "progress_csv",
     "question_page",
-    "question_saved_at",
     "question_views",
     "roofline",
     "rules_note",

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Max
 from django.utils import timezone
 
 from assess import selectors
@@ -268,12 +267,6 @@ def question_views(
             )
         )
     return views
-
-
-def question_saved_at(*, question: Question) -> datetime | None:
-    """When the question's last answer was saved (what an autosave's status says, as
-    QuestionView.saved_at does), without building the question's view: one query."""
-    return Response.objects.filter(question=question).aggregate(at=Max("created_at"))["at"]
 
 
 @dataclass(frozen=True)

@@ -182,7 +182,8 @@ def question_answer(request, pk: int, qid: int):
     question = selectors.question_get_for_writer(user=request.user, attempt_pk=pk, pk=qid)
     attempt = question.attempt
     texts = answers.posted_texts(question, request.POST)
-    outcomes = answers.answers_submit(attempt=attempt, question=question, texts=texts)
+    submitted = answers.answers_submit(attempt=attempt, question=question, texts=texts)
+    outcomes = submitted.outcomes
     unreadable = [o for o in outcomes if o.error and not o.refused]
     answers.drafts_clear(request.session, qid, [o.part for o in outcomes if o not in unreadable])
     answers.drafts_save(request.session, qid, {o.part: texts[o.part] for o in unreadable})
@@ -194,8 +195,7 @@ def question_answer(request, pk: int, qid: int):
         answers.errors_flash(request.session, qid, outcomes)
         return redirect(_checked_url(attempt, question, outcomes))
     if attempt.quiz.feedback_deferred:  # an autosave: its status, never the question again
-        saved = {"saved_at": queries.question_saved_at(question=question)}
-        context = {"qv": saved, "outcomes": outcomes}
+        context = {"qv": {"saved_at": submitted.saved_at}, "outcomes": outcomes}
         return render(request, "frontend/take/_save_status.html", context)
     errors = {f"{qid}:{o.part}": o.error for o in unreadable}
     return _question_fragment(request, attempt, question, errors, outcomes)

@@ -139,8 +139,9 @@ def test_an_autosave_says_when_the_question_was_last_saved_without_reading_its_v
     login, learner, exam_attempt
 ):
     """The status is all an autosave returns: the time of the question's latest save (an
-    unchanged answer keeps the earlier one), read with one query, not the question's
-    whole view (its reveals, hints and policy: what a paper's page reads)."""
+    unchanged answer keeps the earlier one), known from the submit's own read of the
+    question's answers: no query of its own, nor the question's whole view (its
+    reveals, hints and policy: what a paper's page reads)."""
     client = login(learner)
     q = first_question(exam_attempt)
     url = f"/attempts/{exam_attempt.pk}/q/{q.pk}/answer/"
@@ -152,6 +153,7 @@ def test_an_autosave_says_when_the_question_was_last_saved_without_reading_its_v
         fragment = client.post(url, {"part-weights": "12 GB"}, **HTMX).content.decode()
     assert f"Saved at {earlier} UTC" in fragment  # unchanged: nothing new stored
     assert not [x for x in queries.captured_queries if "assess_reveal" in x["sql"]]
+    assert not [x for x in queries.captured_queries if "MAX(" in x["sql"].upper()]
     fragment = client.post(url, {"part-weights": "13 GB"}, **HTMX).content.decode()
     latest = Response.objects.filter(question=q).latest("created_at").created_at
     assert f"Saved at {latest.strftime('%H:%M:%S')} UTC" in fragment
