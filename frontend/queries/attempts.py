@@ -19,6 +19,7 @@ from assess.mastery.practice import change_note
 from assess.models import Attempt, Hint, MasteryEvent, Question, Quiz, Response, Reveal
 from assess.policy import attempt_over, grades_visible, hints_offered
 from assess.scoring import Rules
+from assess.selectors.attempt_rows import active_rows
 from assess.selectors.hints import question_hint_total, question_hints
 from curricula.models import Lesson
 from frontend.hints import unit_hint
@@ -214,14 +215,19 @@ def question_views(
     errors: dict[str, str],
     own: bool = True,
     now: datetime | None = None,
+    rows: tuple[list[Response], list[Reveal]] | None = None,
 ) -> list[QuestionView]:
     """Questions of an attempt already gated by attempt_get_for_user, under the policy;
-    two queries (responses, reveals) for all of them. A reader who is not the learner
-    (an instructor, staff) sees what the API's review shows them, and no answer form."""
+    two queries (responses, reveals) for all of them, unless the caller read them with
+    the questions (`rows`). A reader who is not the learner (an instructor, staff) sees
+    what the API's review shows them, and no answer form."""
     now = now or timezone.now()
-    ids = [q.pk for q in questions]
-    responses = list(Response.objects.filter(question__in=ids).order_by("created_at", "id"))
-    reveals = list(Reveal.objects.filter(question__in=ids))
+    if rows is None:
+        ids = [q.pk for q in questions]
+        responses = list(Response.objects.filter(question__in=ids).order_by("created_at", "id"))
+        reveals = list(Reveal.objects.filter(question__in=ids))
+    else:
+        responses, reveals = rows
     # Which hint was asked from which part: read only when some question had hints.
     hinted = [q.pk for q in questions if q.hinted_at is not None]
     steps: dict[tuple[int, str], list[int]] = {}
@@ -305,16 +311,22 @@ class AttemptPage:
 
 def attempt_page(*, user, attempt: Attempt, drafts, errors) -> AttemptPage:
     """An attempt from attempt_get_for_user: its active questions (every variant, for
-    adaptive practice, which is a history rather than a paper)."""
-    questions = attempt.questions.select_related("slot").order_by("order", "variant_number")
-    if not attempt.quiz.adaptive:
-        questions = questions.filter(active=True)
-    questions = list(questions)
+    adaptive practice, which is a history rather than a paper); a paper's rows are read
+    by the statements every read of an attempt makes (assess.selectors.attempt_rows)."""
+    rows = None
+    if attempt.quiz.adaptive:
+        questions = list(
+            attempt.questions.select_related("slot").order_by("order", "variant_number")
+        )
+    else:
+        questions, responses, reveals = active_rows(attempt.pk)
+        rows = (responses, reveals)
     own = attempt.learner_id == user.pk
     now = timezone.now()
     views = question_views(
-        attempt=attempt, questions=questions, drafts=drafts, errors=errors, own=own, now=now
-    )
+        attempt=attempt, questions=questions, drafts=drafts, errors=errors, own=own, now=now,
+        rows=rows,
+    )  # fmt: skip
     total = None if attempt.quiz.adaptive else sum(q.slot.points for q in questions)
     extension = (
         None
