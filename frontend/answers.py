@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from api_common.service_errors import Conflict, IdempotencyMismatch, UnreadableAnswer
 from assess.models import Attempt, Question, Response
+from assess.selectors.attempt_rows import question_responses
 from assess.services.attempts import attempt_finish
 from assess.services.responses import response_submit
 
@@ -73,7 +74,7 @@ def answers_submit(*, attempt: Attempt, question: Question, texts: dict[str, str
     """
     latest: dict[str, Response] = {}
     saved = []
-    for r in Response.objects.filter(question=question).order_by("created_at", "id"):
+    for r in question_responses(question.pk):
         latest[r.part] = r
         saved.append(r.created_at)
     outcomes = []

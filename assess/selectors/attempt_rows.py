@@ -47,6 +47,10 @@ def _statements() -> dict:
             f"JOIN {t[Question]} q ON q.id = v.question_id "
             "WHERE q.attempt_id = %s AND q.active = %s ORDER BY v.created_at, v.id"
         ),
+        "question's responses": (
+            f"SELECT {r.sql} FROM {t[Response]} r "  # noqa: S608
+            "WHERE r.question_id = %s ORDER BY r.created_at, r.id"
+        ),
     }
 
 
@@ -63,6 +67,13 @@ def active_rows(attempt_id: int) -> tuple[list[Question], list[Response], list[R
     responses = [r.load(row) for row in fetch(st["responses"], [attempt_id, True])]
     reveals = [v.load(row) for row in fetch(st["reveals"], [attempt_id, True])]
     return questions, responses, reveals
+
+
+def question_responses(question_id: int) -> list[Response]:
+    """Every response of the question, valid or not, in stored order: what an autosave
+    compares the posted parts with (frontend.answers), nine times in a web-page exam."""
+    st = _statements()
+    return [st["cols"][2].load(row) for row in fetch(st["question's responses"], [question_id])]
 
 
 def question_tries(question_id: int) -> list[Response]:
