@@ -9,7 +9,7 @@ PORT ?= 8000
 TEST_WORKERS ?= 2
 
 # docs/ is a folder, so the docs targets must be phony.
-.PHONY: install run test lint format docs docs-screenshots migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-exam-burst bench-exam-pages bench-memos bench-markdown bench-classroom bench-scale chaos clean
+.PHONY: install run test lint format docs docs-screenshots migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-exam-burst bench-exam-pages bench-page-costs bench-memos bench-markdown bench-classroom bench-scale chaos clean
 
 install: $(STAMP)
 
@@ -58,7 +58,7 @@ docs-screenshots: install
 BENCH_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/burnin)
 BENCH_BROKER_URL ?= redis://127.0.0.1:6379/14
 
-bench: bench-problems bench-endpoints bench-http bench-exam bench-exam-burst bench-exam-pages bench-memos bench-markdown bench-classroom
+bench: bench-problems bench-endpoints bench-http bench-exam bench-exam-burst bench-exam-pages bench-page-costs bench-memos bench-markdown bench-classroom
 
 bench-problems: install
 	$(BIN)/python bench/problems_bench.py
@@ -79,6 +79,11 @@ bench-exam-burst: install
 
 bench-exam-pages: install
 	$(BIN)/python bench/exam_load.py --database-url $(BENCH_DATABASE_URL) --learners 750 1000 --pages
+
+# The same pages in-process (no locust, no queue): a worker's CPU a page and a learner,
+# to compare code back to back on a machine whose speed drifts (about a minute).
+bench-page-costs: install
+	$(BIN)/python bench/page_costs.py --database-url $(BENCH_DATABASE_URL) --learners 120
 
 bench-memos: install
 	DATABASE_URL=$(BENCH_DATABASE_URL) CELERY_BROKER_URL=$(BENCH_BROKER_URL) \

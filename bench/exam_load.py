@@ -36,7 +36,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._autovacuum import autovacuum  # noqa: E402
 from bench._exam_report import report  # noqa: E402
-from bench._server import ROOT, gunicorn, run_step, settle, throwaway_database  # noqa: E402
+from bench._server import (  # noqa: E402
+    ROOT,
+    cpu_between,
+    cpu_seconds,
+    gunicorn,
+    run_step,
+    settle,
+    throwaway_database,
+)
 
 TEMPLATES = ["gb-gib", "weights-memory", "kv-cache-total", "roofline-attainable", "littles-law"]
 PASSWORD = "bench exam sign-in"  # noqa: S105 (a throwaway database's learners)
@@ -407,12 +415,19 @@ def main() -> None:
             print(signin_line, file=sys.stderr)
             results = []
             for index, run in enumerate(data["runs"]):
+                before = cpu_seconds()
                 rows, wall, samples = _run_locust(
                     env, fixture, index, run["n"], args.parts, base, work, args
                 )
+                cpu = cpu_between(before, cpu_seconds())  # the queue's wait is not in it
                 stored, finished = _stored(env["DATABASE_URL"], run["quiz"])
                 results.append((run["n"], rows, wall, samples, stored, finished))
-                print(f"N={run['n']}: {wall:.0f} s", file=sys.stderr)
+                print(
+                    f"N={run['n']}: {wall:.0f} s; CPU a learner: gunicorn "
+                    f"{cpu['gunicorn'] * 1000 / run['n']:.0f} ms, PostgreSQL "
+                    f"{cpu['postgres'] * 1000 / run['n']:.0f} ms",
+                    file=sys.stderr,
+                )
     report(results, args, signin_line)
 
 
