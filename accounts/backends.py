@@ -39,7 +39,7 @@ def _user_read() -> tuple[Columns, str]:
 class PasswordBackend(AuthenticationBackend):
     def get_user(self, user_id):
         """ModelBackend's: the user, if it exists and may sign in (is active); read in one
-        statement (tests/api_common/test_sql_equivalence.py holds it to the ORM's)."""
+        statement (tests/accounts/test_request_reads.py holds it to the ORM's)."""
         columns, sql = _user_read()
         rows = fetch(sql, [user_id])
         if not rows:

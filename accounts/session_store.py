@@ -6,8 +6,8 @@ about 0.36 ms of a worker's CPU, 0.22 ms of it building the query for a lookup b
 key (bench/README.md, the web-page exam). This store is Django's own
 (`django.contrib.sessions.backends.db`: the table, the writes, the expiry, the signing
 of the data) with only that read replaced by one statement, its row turned into the
-model's instance by api_common.rows as the ORM would; tests/api_common/
-test_sql_equivalence.py holds it to the ORM's read.
+model's instance by api_common.rows as the ORM would (tests/accounts/
+test_request_reads.py holds it to the ORM's read; the SQL table lists it).
 """
 
 from __future__ import annotations
