@@ -32,44 +32,49 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench._server import ROOT, throwaway_database  # noqa: E402
 
 
-class _Result:
-    def __init__(self, response):
+class ClientResult:
+    """What the bench's request sequences read of locust's response (status, body,
+    headers, json(), failure()), over a Django test client's response; a failure is
+    added to `failures`. tests/bench drives the sequences with it too."""
+
+    def __init__(self, response, failures: list[str]):
         self.status_code = response.status_code
         self.text = response.content.decode()
         self.headers = response.headers
-        self.failures: list[str] = []
+        self._response = response
+        self._failures = failures
+
+    def json(self):
+        return self._response.json()
 
     def failure(self, message: str) -> None:
-        self.failures.append(message)
+        self._failures.append(message)
 
 
 class ClientSession:
-    """locust's FastHttpSession.request(...) over one Django test client, timing each
-    request's CPU by its name; failures are kept."""
+    """locust's FastHttpSession.request(...) over one Django test client: each request's
+    name in order, its CPU time by name, and the failures."""
 
-    def __init__(self):
+    def __init__(self, *, enforce_csrf_checks: bool = False):
         from django.test import Client
 
-        self.client = Client()
+        self.client = Client(enforce_csrf_checks=enforce_csrf_checks)
+        self.names: list[str] = []
         self.cpu_ms: dict[str, list[float]] = {}
         self.failures: list[str] = []
 
     @contextmanager
     def request(self, method, url, *, name, headers, data, allow_redirects, catch_response):
-        headers = dict(headers)
+        assert not allow_redirects and catch_response
+        self.names.append(name)
+        headers = dict(headers)  # its Cookie header is the learner's, whatever the client kept
         content_type = headers.pop("Content-Type", "application/octet-stream")
-        self.client.cookies.clear()
-        for pair in headers.pop("Cookie").split("; "):
-            key, value = pair.split("=", 1)
-            self.client.cookies[key] = value
         start = time.process_time()
         response = self.client.generic(
             method, url, data=data or "", content_type=content_type, headers=headers
         )
         self.cpu_ms.setdefault(name, []).append((time.process_time() - start) * 1000)
-        result = _Result(response)
-        yield result
-        self.failures += result.failures
+        yield ClientResult(response, self.failures)
 
 
 def _summary(values: list[float]) -> dict:

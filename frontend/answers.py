@@ -72,11 +72,9 @@ def answers_submit(*, attempt: Attempt, question: Question, texts: dict[str, str
     service refuses (Conflict, IdempotencyMismatch) comes back `refused`, so one closed
     part does not lose the answers to the others sent with it.
     """
-    latest: dict[str, Response] = {}
-    saved = []
+    latest: dict[str, Response] = {}  # each part's latest saved answer
     for r in question_responses(question.pk):
         latest[r.part] = r
-        saved.append(r.created_at)
     outcomes = []
     for part, raw in texts.items():
         text = raw.strip()
@@ -98,8 +96,8 @@ def answers_submit(*, attempt: Attempt, question: Question, texts: dict[str, str
             outcomes.append(PartOutcome(part, None, error=str(err), refused=True))
             continue
         outcomes.append(PartOutcome(part, result.response, unchanged=result.replayed))
-        saved.append(result.response.created_at)
-    return Submitted(outcomes, max(saved) if saved else None)
+    saves = [*latest.values(), *(o.response for o in outcomes if o.response is not None)]
+    return Submitted(outcomes, max((r.created_at for r in saves), default=None))
 
 
 # ------------------------------------------------------------------------------ drafts

@@ -324,9 +324,14 @@ def attempt_page(*, user, attempt: Attempt, drafts, errors) -> AttemptPage:
     own = attempt.learner_id == user.pk
     now = timezone.now()
     views = question_views(
-        attempt=attempt, questions=questions, drafts=drafts, errors=errors, own=own, now=now,
+        attempt=attempt,
+        questions=questions,
+        drafts=drafts,
+        errors=errors,
+        own=own,
+        now=now,
         rows=rows,
-    )  # fmt: skip
+    )
     total = None if attempt.quiz.adaptive else sum(q.slot.points for q in questions)
     extension = (
         None

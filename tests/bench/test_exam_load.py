@@ -11,7 +11,8 @@ from rest_framework.test import APIClient
 
 from assess.models import Attempt, Response
 from bench.exam_load import answer_for, exam_requests
-from tests.bench.locust_doubles import Result, bench_exam
+from bench.page_costs import ClientResult
+from tests.bench.locust_doubles import bench_exam
 
 pytestmark = pytest.mark.django_db
 
@@ -30,7 +31,7 @@ class _Client:
         call = getattr(self.api, method.lower())
         auth = {"HTTP_AUTHORIZATION": headers["Authorization"]}
         response = call(url, json, format="json", **auth) if json else call(url, **auth)
-        yield Result(response, self.failures)
+        yield ClientResult(response, self.failures)
 
 
 def test_one_learner_does_the_whole_exam_and_every_answer_is_stored():

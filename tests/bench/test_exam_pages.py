@@ -7,43 +7,22 @@ and nothing failed."""
 from __future__ import annotations
 
 import random
-from contextlib import contextmanager
 
 import pytest
-from django.test import Client
 
 from assess.models import Attempt, Response
 from bench.exam_pages import PAGE_ENDPOINTS, page_requests, paper_parts, signed_in_session
-from tests.bench.locust_doubles import Result, bench_exam
+from bench.page_costs import ClientSession
+from tests.bench.locust_doubles import bench_exam
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
 
-class _Browser:
-    """locust's FastHttpSession.request(...) over Django's Client, CSRF enforced."""
-
-    def __init__(self):
-        self.client = Client(enforce_csrf_checks=True)
-        self.failures: list[str] = []
-        self.names: list[str] = []
-
-    @contextmanager
-    def request(self, method, url, *, name, headers, data, allow_redirects, catch_response):
-        assert not allow_redirects and catch_response
-        self.names.append(name)
-        headers = dict(headers)
-        content_type = headers.pop("Content-Type", "application/octet-stream")
-        response = self.client.generic(
-            method, url, data=data or "", content_type=content_type, headers=headers
-        )
-        yield Result(response, self.failures)
-
-
 def test_a_learner_takes_the_exam_through_the_pages_and_every_part_is_stored():
     quiz, _ = bench_exam()
     learner = UserFactory._meta.model.objects.get(username="bench-0")
-    browser, thinks = _Browser(), []
+    browser, thinks = ClientSession(enforce_csrf_checks=True), []
 
     sent = page_requests(
         browser, quiz.pk, signed_in_session(learner), lambda: thinks.append(1), random.Random(1)
@@ -64,7 +43,7 @@ def test_a_learner_takes_the_exam_through_the_pages_and_every_part_is_stored():
 
 def test_a_request_without_the_session_fails_and_says_so():
     quiz, _ = bench_exam()
-    browser = _Browser()
+    browser = ClientSession(enforce_csrf_checks=True)
     assert page_requests(browser, quiz.pk, "no-such-session", lambda: None, random.Random(1)) == 0
     assert browser.names == ["start page"]
     assert browser.failures and browser.failures[0].startswith("start page: 302")
