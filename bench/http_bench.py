@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -196,6 +197,8 @@ def main() -> None:
     if args.prepare:
         prepare(args.prepare, args.learners, args.slots)
         return
+    if shutil.which("wrk") is None:  # before the fixture's 20 s, not after
+        sys.exit("http_bench: wrk is not installed (apt-get install -y wrk)")
     with throwaway_database(args.database_url, "http_bench") as env:
         work = Path(tempfile.mkdtemp(prefix="burnin-bench-"))
         env["BENCH_OBSERVABILITY"] = args.observability
