@@ -39,6 +39,7 @@ __all__ = [
     "LessonSummary",
     "lesson_mastery",
     "lesson_summary",
+    "summary_of",
     "log_likelihood",
     "params_for_kind",
     "simulate",
@@ -251,9 +252,17 @@ def lesson_summary(
 ) -> LessonSummary:
     """Share of the lesson's skills mastered, and its weakest skill (unseen skills count
     at params.p_init). Raises ValueError for a lesson with no skills."""
+    return summary_of(skills, [_skill_p(skill_ps, s, params) for s in skills])
+
+
+def summary_of(skills: Sequence[str], ps: Sequence[float]) -> LessonSummary:
+    """lesson_summary from the estimates themselves, `ps[i]` being `skills[i]`'s (unseen
+    skills already at the prior): a table of thousands of learners has them in this
+    order and need not build a mapping per lesson to have them looked up again."""
     if not skills:
         raise ValueError("a lesson needs at least one skill to have a mastery")
-    ps = [_skill_p(skill_ps, s, params) for s in skills]
+    if len(ps) != len(skills):
+        raise ValueError("one estimate per skill")
     weakest = min(range(len(ps)), key=ps.__getitem__)  # the first of equal lows
     return LessonSummary(
         skills=len(skills),

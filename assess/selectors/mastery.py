@@ -144,13 +144,21 @@ def masteries_of(
     shapes: Iterable[LessonShape],
     rows: dict[str, SkillRow],
     answered: dict[str, int] | None = None,
-) -> list[LessonMastery]:
+    *,
+    started_only: bool = False,
+) -> list[LessonMastery | None]:
     """One learner's mastery of each lesson: their skill `rows`, and `answered`
     ({template_slug: answers}, answers_by_template) for which lessons they started
-    (without it no lesson counts as started)."""
+    (without it no lesson counts as started). With `started_only`, a lesson not started
+    is None and costs nothing (the progress CSV shows only started lessons: a third of
+    its cells are empty)."""
     answered = answered or {}
-    out = []
+    out: list[LessonMastery | None] = []
     for shape in shapes:
+        answers = sum(answered.get(slug, 0) for slug in shape.slugs)
+        if started_only and not answers:
+            out.append(None)
+            continue
         skill_rows = [rows.get(r.skill) or r for r in shape.unseen]
         out.append(
             LessonMastery(
@@ -158,10 +166,8 @@ def masteries_of(
                 lesson=shape.lesson,
                 title=shape.title,
                 skills=skill_rows,
-                summary=bkt.lesson_summary(
-                    {r.skill: r.p_mastery for r in skill_rows}, shape.skills
-                ),
-                answers=sum(answered.get(slug, 0) for slug in shape.slugs),
+                summary=bkt.summary_of(shape.skills, [r.p_mastery for r in skill_rows]),
+                answers=answers,
             )
         )
     return out

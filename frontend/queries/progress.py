@@ -143,9 +143,13 @@ def _learners(*, user, course: Course):
     )
 
 
-def _rows_of(people, *, shapes: list[selectors.LessonShape], skills: set[str]):
-    """Each of these learners (in their order), then per lesson its mastery: two
-    queries, whatever the number of learners."""
+def _rows_of(
+    people, *, shapes: list[selectors.LessonShape], skills: set[str], started_only: bool = False
+):
+    """Each of these learners (in their order), then per lesson its mastery (None where
+    the learner has not started it and no other lesson carried a skill in; with
+    `started_only`, None wherever not started): two queries, whatever the number of
+    learners."""
     who = {pk: Learner(username, f"{first} {last}".strip(), email)
            for pk, username, first, last, email in people}  # fmt: skip
     per_learner: dict[int, dict[str, selectors.SkillRow]] = {pk: {} for pk in who}
@@ -157,8 +161,10 @@ def _rows_of(people, *, shapes: list[selectors.LessonShape], skills: set[str]):
     answered = selectors.answers_by_template(learner_ids=who)
     table = []
     for pk, learner in who.items():
-        masteries = selectors.masteries_of(shapes, per_learner[pk], answered.get(pk, {}))
-        table.append((learner, [m if m.started or m.carried else None for m in masteries]))
+        masteries = selectors.masteries_of(
+            shapes, per_learner[pk], answered.get(pk, {}), started_only=started_only
+        )
+        table.append((learner, [m if m and (m.started or m.carried) else None for m in masteries]))
     return table
 
 
@@ -205,7 +211,7 @@ def progress_csv(*, user, slug: str) -> tuple[Course, Iterator[list[str]]]:
     def rows() -> Iterator[list[str]]:
         yield _csv_header(lessons)
         for at, end in csv_chunks(len(people)):
-            chunk = _rows_of(people[at:end], shapes=shapes, skills=skills)
+            chunk = _rows_of(people[at:end], shapes=shapes, skills=skills, started_only=True)
             yield from (_csv_row(who, masteries) for who, masteries in chunk)
 
     return course, rows()

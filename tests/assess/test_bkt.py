@@ -255,6 +255,20 @@ def test_lesson_summary_counts_mastered_skills_and_names_the_first_weakest():
 
 
 @given(st.lists(st.sampled_from([0.1, 0.2, 0.5, 0.95, 0.99]), min_size=1, max_size=8))
+def test_a_summary_from_the_estimates_in_order_is_the_summary_from_a_mapping(values):
+    skills = [f"s{i}" for i in range(len(values))]
+    by_skill = dict(zip(skills, values, strict=True))
+    assert bkt.summary_of(skills, values) == bkt.lesson_summary(by_skill, skills)
+
+
+def test_a_summary_from_estimates_needs_one_per_skill():
+    with pytest.raises(ValueError):
+        bkt.summary_of(["a", "b"], [0.5])
+    with pytest.raises(ValueError):
+        bkt.summary_of([], [])
+
+
+@given(st.lists(st.sampled_from([0.1, 0.2, 0.5, 0.95, 0.99]), min_size=1, max_size=8))
 def test_lesson_summary_agrees_with_the_minimum_over_skills(values):
     skills = [f"s{i}" for i in range(len(values))]
     summary = bkt.lesson_summary(dict(zip(skills, values, strict=True)), skills)
