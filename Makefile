@@ -53,12 +53,13 @@ docs: install
 docs-screenshots: install
 	$(BIN)/python -m tools.docs.screenshots
 
-# Every benchmark in one run (about 17 min): needs PostgreSQL (BENCH_DATABASE_URL, default
-# the local server), Redis (BENCH_BROKER_URL) and wrk; see bench/README.md.
+# Every benchmark in one run (about 25 min on a fast hour, the scale bench's 5 included):
+# needs PostgreSQL (BENCH_DATABASE_URL, default the local server), Redis (BENCH_BROKER_URL)
+# and wrk; see bench/README.md.
 BENCH_DATABASE_URL ?= $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/burnin)
 BENCH_BROKER_URL ?= redis://127.0.0.1:6379/14
 
-bench: bench-problems bench-endpoints bench-http bench-exam bench-exam-burst bench-exam-pages bench-page-costs bench-memos bench-markdown bench-classroom
+bench: bench-problems bench-endpoints bench-http bench-exam bench-exam-burst bench-exam-pages bench-page-costs bench-memos bench-markdown bench-classroom bench-scale
 
 bench-problems: install
 	$(BIN)/python bench/problems_bench.py
