@@ -370,6 +370,54 @@ def test_the_queue_costs_the_same_queries_for_many_memos(
     assert html.count('href="/teach/memos/') == 12 and "12 memos" in html
 
 
+def _queued_memo(writer, course, *, versions: int, decided_by=None) -> Memo:
+    """A memo of `versions` reviewed versions; with `decided_by`, changes requested on
+    the latest (a decision the queue names with its version)."""
+    from capstone.models import Capstone
+
+    memo = Memo.objects.create(
+        capstone=Capstone.objects.create(learner=writer, course=course, seed=writer.pk)
+    )
+    for number in range(1, versions + 1):
+        version = MemoVersion.objects.create(
+            memo=memo, number=number, markdown=f"# Plan v{number}", review={"criteria": []},
+            review_status=MemoVersion.ReviewStatus.DONE, score=5.0 + number, max_score=10.0,
+        )  # fmt: skip
+    if decided_by is not None:
+        MemoDecision.objects.create(
+            memo=memo, version=version, instructor=decided_by, decision="request_changes"
+        )
+        Memo.objects.filter(pk=memo.pk).update(status=Memo.Status.CHANGES_REQUESTED)
+    return memo
+
+
+def test_the_queue_queries_do_not_grow_with_memos_versions_or_decisions(login, instructor, course):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = login(instructor)
+
+    def queue() -> tuple[int, str]:
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.get("/teach/memos/")
+        assert response.status_code == 200
+        return len(ctx.captured_queries), response.content.decode()
+
+    _queued_memo(UserFactory(username="few0"), course, versions=1)
+    _queued_memo(UserFactory(username="few1"), course, versions=1, decided_by=instructor)
+    small, html = queue()
+    assert "2 memos" in html
+    for i in range(12):  # each with three versions, every other one decided
+        writer = UserFactory(username=f"many{i:02d}")
+        _queued_memo(writer, course, versions=3, decided_by=instructor if i % 2 else None)
+    large, html = queue()
+    assert large == small
+    assert "14 memos" in html and html.count('href="/teach/memos/') == 14
+    assert all(f"many{i:02d}<span" in html for i in range(12))
+    assert html.count("(last: request changes on v3)") == 6  # each decision's version
+    assert html.count("8 / 10") == 12  # each memo's latest version's score
+
+
 def test_an_instructor_approves_with_adjustments_and_the_learner_sees_them(
     client, login, learner, instructor, reviewed
 ):

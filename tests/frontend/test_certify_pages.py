@@ -326,3 +326,47 @@ def test_the_readiness_matrix_and_its_csv_do_not_grow_with_members(login, manage
     for i in range(4):
         team_member_add(team=team, user=UserFactory(username=f"more{i}"))
     assert [count(client, url) for url in urls] == before
+
+
+def test_the_matrix_and_csv_queries_do_not_grow_with_certified_revoked_or_examined_members(
+    login, manager, team, certificate, fleet
+):
+    """As above, with members who hold, lost or are working towards a certificate: each
+    cell's certificate, revocation, mastery and exams come in the page's fixed reads."""
+    from collections import Counter
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client = login(manager)
+
+    def read() -> tuple[list[int], str, list[list[str]]]:
+        counts, bodies = [], []
+        for url in (f"/teams/{team.pk}/", f"/teams/{team.pk}/readiness.csv"):
+            with CaptureQueriesContext(connection) as ctx:
+                response = client.get(url)
+                assert response.status_code == 200
+                body = response.getvalue() if response.streaming else response.content
+            counts.append(len(ctx.captured_queries))
+            bodies.append(body.decode())
+        return counts, bodies[0], list(csv.reader(io.StringIO(bodies[1])))
+
+    small, _, rows = read()
+    assert len(rows) == 1 + 2  # holder (certified) and learner (nothing yet)
+    for i in range(12):  # certified, failed the exam, or certified then revoked
+        user = UserFactory(username=f"eng{i:02d}", first_name=f"Eng{i:02d}", last_name="Ops")
+        team_member_add(team=team, user=user)
+        if i % 3 == 1:
+            master(user, fleet)
+            pass_exam(user, fleet, score=0.4)
+        else:
+            held = certify(user, fleet)
+            if i % 3 == 2:
+                certificate_revoke(actor=manager, certificate=held, reason="Missed pages")
+    large, html, rows = read()
+    assert large == small
+    assert all(f">Eng{i:02d} Ops</a>" in html for i in range(12))
+    assert html.count("/revoke/") == 1 + 4 and html.count("Revoked ") == 4
+    assert Counter(row[3] for row in rows[1:]) == {
+        "certified": 5, "in_progress": 5, "revoked": 4
+    }  # fmt: skip

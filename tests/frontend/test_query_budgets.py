@@ -98,6 +98,38 @@ def test_progress_and_learners_pages_do_not_grow_with_learners(client, instructo
     assert max(few) <= 12
 
 
+def test_the_progress_csv_does_not_grow_with_learners_or_lessons_started(
+    client, instructor, course, lesson, kv_lesson
+):
+    import csv
+    import io
+
+    client.force_login(instructor)
+
+    def download() -> tuple[int, list[list[str]]]:
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.get("/teach/courses/ai-infra/progress.csv")
+            body = response.getvalue().decode()  # the queries run as it streams
+        assert response.streaming and response.status_code == 200
+        return len(ctx.captured_queries), list(csv.reader(io.StringIO(body)))
+
+    first = UserFactory(username="few")
+    EnrolmentFactory(user=first, course=course)
+    practise(first, lesson, "k")
+    few, rows = download()
+    assert [r[1] for r in rows[1:]] == ["few"]
+    for i in range(12):  # each with both lessons started (a figure in every column)
+        learner = UserFactory(username=f"many{i:02d}")
+        EnrolmentFactory(user=learner, course=course)
+        practise(learner, lesson, "k")
+        practise(learner, kv_lesson, "kv")
+    many, rows = download()
+    assert many == few  # one chunk at both sizes (CSV_FIRST_CHUNK learners)
+    by_name = {r[1]: r[3:] for r in rows[1:]}
+    assert sorted(by_name) == ["few"] + [f"many{i:02d}" for i in range(12)]
+    assert all(all(by_name[f"many{i:02d}"]) for i in range(12))
+
+
 def test_the_mastery_api_does_not_grow_with_answers(client, learner, lesson, kv_lesson):
     from rest_framework.authtoken.models import Token
 

@@ -122,6 +122,54 @@ def test_check_an_unseen_person_and_an_unknown_name_take_one_same_query(
         assert sum('"auth_user"' in sql for sql in path) == 1, path
 
 
+def test_check_queries_do_not_grow_with_the_persons_history(fleet, alice, manager):
+    from datetime import timedelta
+
+    from orgs.services import member_add, organization_create
+
+    def asked() -> tuple[list[int], list[dict]]:
+        counts, bodies = [], []
+        for asker in (alice, manager):  # the person and their manager (another path)
+            client = client_for(asker)
+            with CaptureQueriesContext(connection) as ctx:
+                response = client.get(f"{CHECK}?user=alice&track={FLEET}")
+            assert response.status_code == 200
+            counts.append(len(ctx.captured_queries))
+            bodies.append(response.json())
+        return counts, bodies
+
+    first = certify(alice, fleet)  # one certificate, one exam
+    small, bodies = asked()
+    assert [b["certified"] for b in bodies] == [True, True]
+    now = timezone.now()
+    # History: the first certificate ended, four older ones (expired, one revoked), a
+    # newer valid one, twenty more exams and three more organisations in common.
+    Certificate.objects.filter(pk=first.pk).update(status=Certificate.Status.EXPIRED)
+    for i in range(4):
+        issued = now - timedelta(days=800 + 400 * i)
+        Certificate.objects.create(
+            holder=alice, track=fleet, evidence={}, issued_at=issued,
+            expires_at=issued + timedelta(days=365),
+            status=Certificate.Status.REVOKED if i == 0 else Certificate.Status.EXPIRED,
+            revoked_at=issued + timedelta(days=30) if i == 0 else None,
+            revoke_reason="Pager ignored" if i == 0 else "",
+        )  # fmt: skip
+    newest = Certificate.objects.create(
+        holder=alice, track=fleet, evidence={}, expires_at=now + timedelta(days=500)
+    )
+    for i in range(20):
+        exam_taken(alice, fleet, 0.3 + i / 40, when=now - timedelta(days=i + 1))
+    for i in range(3):
+        organization = organization_create(slug=f"acme-{i}", name=f"Acme {i}")
+        member_add(organization=organization, user=alice)
+        member_add(organization=organization, user=manager, role="manager")
+    assert alice.certificates.count() == 6
+    large, bodies = asked()
+    assert large == small
+    until = newest.expires_at.date().isoformat()
+    assert [(b["certified"], b["until"][:10]) for b in bodies] == [(True, until)] * 2
+
+
 @pytest.mark.parametrize(
     ("query", "attr", "code"),
     [
