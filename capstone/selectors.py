@@ -12,18 +12,20 @@ from capstone.models import Capstone, Memo, MemoDecision, MemoVersion
 
 def _memos(*, texts: bool = True) -> QuerySet[Memo]:
     """Memos with their versions and decisions; texts=False leaves each version's
-    Markdown (up to 60,000 characters) unread, for lists. A version's stored HTML is
-    never read here: a page reads the one version's it shows (`version.html`, one query)."""
+    Markdown (up to 60,000 characters) and review unread, for lists. A version's stored
+    HTML is never read here: a page reads the one version's it shows (`version.html`,
+    one query)."""
     versions = MemoVersion.objects.order_by("number").defer("html")
     if not texts:
-        versions = versions.defer("markdown")
+        versions = versions.defer("markdown", "review")
     return Memo.objects.select_related("capstone__learner", "capstone__course").prefetch_related(
         Prefetch("versions", queryset=versions),
         Prefetch(
             "decisions",
-            queryset=MemoDecision.objects.select_related("instructor", "version").order_by(
-                "created_at", "pk"
-            ),
+            # a decision shows its version's number: not its texts or review
+            queryset=MemoDecision.objects.select_related("instructor", "version")
+            .defer("version__markdown", "version__html", "version__review")
+            .order_by("created_at", "pk"),
         ),
     )
 

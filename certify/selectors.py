@@ -149,19 +149,21 @@ def standings(
             )
         )
     memos: dict[int, req.MemoApproval] = {}
-    for decision in (
-        MemoDecision.objects.filter(
-            decision=MemoDecision.Decision.APPROVE, memo__capstone__learner_id__in=user_ids
-        )
-        .select_related("memo__capstone", "version")
-        .order_by("created_at", "pk")
-    ):
-        memos[decision.memo.capstone.learner_id] = req.MemoApproval(
-            memo_id=decision.memo_id,
-            version=decision.version.number,
-            score=decision.version.score,
-            max_score=decision.version.max_score,
-            approved_at=decision.created_at,
+    # Values, not instances: a version's Markdown (up to 60,000 characters), its HTML and
+    # its review were read and decoded for every approval, to use four numbers.
+    approvals = MemoDecision.objects.filter(
+        decision=MemoDecision.Decision.APPROVE, memo__capstone__learner_id__in=user_ids
+    ).order_by("created_at", "pk")
+    for learner_id, memo_id, number, score, max_score, approved_at in approvals.values_list(
+        "memo__capstone__learner_id", "memo_id", "version__number", "version__score",
+        "version__max_score", "created_at",
+    ):  # fmt: skip
+        memos[learner_id] = req.MemoApproval(
+            memo_id=memo_id,
+            version=number,
+            score=score,
+            max_score=max_score,
+            approved_at=approved_at,
         )
     cells = {}
     for user_id in user_ids:

@@ -107,6 +107,23 @@ def test_the_memo_approval_is_the_last_step_that_issues(
     assert certificate.evidence["memo"]["memo"] == memo.pk
 
 
+def test_a_standing_reads_the_memo_approval_without_the_memos_texts(tracks, ready_learner):
+    """A team's readiness reads every member's approvals: four figures each, not the
+    version's Markdown (up to 60,000 characters), HTML and review."""
+    learner = ready_learner(tracks[SERVING], memo=False)
+    approval = approve_memo(learner, at=timezone.now())
+    with CaptureQueriesContext(connection) as ctx:
+        cell = standing_for(user=learner, track=tracks[SERVING])
+    memo = cell.standing.readiness.memo
+    assert (memo.memo_id, memo.version, memo.score, memo.max_score, memo.approved_at) == (
+        approval.memo_id, 1, 8.0, 10.0, approval.created_at
+    )  # fmt: skip
+    read = " ".join(q["sql"] for q in ctx.captured_queries)
+    assert '"capstone_memodecision"' in read
+    for column in ("markdown", "html", "review"):
+        assert f'"capstone_memoversion"."{column}"' not in read
+
+
 def test_a_ready_learner_gets_exactly_the_tracks_they_meet(tracks, ready_learner):
     learner = ready_learner(tracks[FLEET])
     issued = certificates_issue_due(user_id=learner.pk)

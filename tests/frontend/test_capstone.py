@@ -401,6 +401,9 @@ def test_the_queue_queries_do_not_grow_with_memos_versions_or_decisions(login, i
         with CaptureQueriesContext(connection) as ctx:
             response = client.get("/teach/memos/")
         assert response.status_code == 200
+        read = " ".join(q["sql"] for q in ctx.captured_queries)
+        for column in ("markdown", "html", "review"):  # neither a version's nor a decision's
+            assert f'"capstone_memoversion"."{column}"' not in read
         return len(ctx.captured_queries), response.content.decode()
 
     _queued_memo(UserFactory(username="few0"), course, versions=1)
