@@ -1,1 +1,2 @@
-"""Django's PostgreSQL backend with a health check that costs no round trip (base.py)."""
+"""Django's PostgreSQL backend with a health check that costs no round trip and
+timestamps parsed by psycopg's compiled loader (base.py, timestamps.py)."""

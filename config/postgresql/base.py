@@ -1,4 +1,5 @@
-"""Django's PostgreSQL backend, with a kept connection's health checked without a query.
+"""Django's PostgreSQL backend, with a kept connection's health checked without a query
+(and timestamps parsed by psycopg's compiled loader: timestamps.py).
 
 Why: with CONN_HEALTH_CHECKS (settings), Django checks a kept connection before a
 request's first query by sending `SELECT 1` and waiting for the answer: one more round
@@ -28,6 +29,8 @@ import select
 from django.db.backends.postgresql import base
 from psycopg.pq import TransactionStatus
 
+from config.postgresql.timestamps import with_compiled_timestamps
+
 _READY = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP
 
 
@@ -40,6 +43,14 @@ def socket_has_news(fileno: int) -> bool:
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    def get_connection_params(self) -> dict:
+        """Django's, with timestamps parsed by psycopg's compiled loader (timestamps.py
+        says why)."""
+        params = super().get_connection_params()
+        if "context" in params:  # psycopg 3 (Django's psycopg2 path has no context)
+            params["context"] = with_compiled_timestamps(params["context"], self.timezone)
+        return params
+
     def is_usable(self) -> bool:
         connection = self.connection
         if connection is None or connection.closed or connection.broken:
