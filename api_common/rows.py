@@ -17,7 +17,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, models
+from django.db.models.base import ModelState
+from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
+from django.db.models.query_utils import DeferredAttribute
+from django.db.models.signals import post_init, pre_init
+
+# Descriptors that store a fresh instance's value in its __dict__ and nothing else
+# (a foreign key's clears a cached related object, which a fresh instance has none of).
+PLAIN_DESCRIPTORS = (DeferredAttribute, ForeignKeyDeferredAttribute)
 
 
 class Columns:
@@ -34,6 +42,7 @@ class Columns:
         quote = connection.ops.quote_name
         self.sql = ", ".join(f"{quote(alias)}.{quote(f.column)}" for f in self.fields)
         self._converters: list[tuple[int, list, Any]] | None = None
+        self._plain: bool | None = None
 
     def __len__(self) -> int:
         return len(self.fields)
@@ -53,15 +62,51 @@ class Columns:
             self._converters = found
         return self._converters
 
+    def _plain_instances(self) -> bool:
+        """May `load` fill a new instance's __dict__ itself? Model.from_db calls the
+        model's __init__, which sends pre_init and post_init and sets each value through
+        its field's descriptor: 7.6 us a row for an answer's try (16 columns), 2.5 us
+        filled directly. The result is the same object where nothing listens to those
+        signals, the model keeps Django's own __init__ and from_db, and every field's
+        descriptor only stores the value; otherwise `load` keeps from_db. Decided at
+        the first load, once the apps (and their receivers) are ready."""
+        if self._plain is None:
+            model = self.model
+            self._plain = (
+                model.__init__ is models.Model.__init__
+                and model.from_db.__func__ is models.Model.from_db.__func__
+                and not pre_init.has_listeners(model)
+                and not post_init.has_listeners(model)
+                and all(
+                    type(_descriptor(model, f.attname)) in PLAIN_DESCRIPTORS for f in self.fields
+                )
+            )
+        return self._plain
+
     def load(self, row: Sequence, start: int = 0):
-        """The instance held by row[start:start + len(self)]."""
+        """The instance held by row[start:start + len(self)], as Model.from_db makes it
+        (fields not selected are deferred: absent from its __dict__)."""
         values = list(row[start : start + len(self.fields)])
         for i, converters, col in self._converters_for():
             value = values[i]
             for convert in converters:
                 value = convert(value, col, connection)
             values[i] = value
-        return self.model.from_db(connection.alias, self.attnames, values)
+        # `connection` is the default database's (a proxy whose alias lookup costs a
+        # microsecond: the constant is the same)
+        if not self._plain_instances():
+            return self.model.from_db(DEFAULT_DB_ALIAS, self.attnames, values)
+        obj = self.model.__new__(self.model)
+        state = obj._state = ModelState()
+        state.adding = False
+        state.db = DEFAULT_DB_ALIAS
+        obj.__dict__.update(zip(self.attnames, values, strict=True))
+        return obj
+
+
+def _descriptor(model, name: str):
+    """The class attribute `name` of the model (its own or a parent's), unbound."""
+    return next((k.__dict__[name] for k in model.__mro__ if name in k.__dict__), None)
 
 
 def for_update_of(*aliases: str) -> str:
@@ -132,7 +177,7 @@ def inserted(model, pk: int, values: dict[str, Any]):
     `insert` takes them), as the ORM holds one after save(): no second read."""
     obj = model(**{model._meta.pk.attname: pk}, **values)
     obj._state.adding = False
-    obj._state.db = connection.alias
+    obj._state.db = DEFAULT_DB_ALIAS
     return obj
 
 
@@ -198,4 +243,4 @@ def insert_objects(objs: Sequence[Any], *, key: str) -> None:
         obj = by_key[value]
         obj.pk = pk
         obj._state.adding = False
-        obj._state.db = connection.alias
+        obj._state.db = DEFAULT_DB_ALIAS
