@@ -7,7 +7,9 @@ the question is still the active variant, whether any of its parts was revealed 
 hint shown, its valid tries, and the learner's mastery rows for its skills, which a
 first try steps. Two statements (written as SQL: api_common.rows explains why): the lock,
 which reads the attempt's own columns; then the rest, the question with its tries and
-the skill rows as outer joins (one row per (try, skill row) pair, a handful at most).
+its skill rows outer-joined as one list (a try's row or a skill row each, UNION ALL:
+joined to each other they came back as every (try, skill) pair, 58 rows for a part at
+the tries ceiling with two skills, each try's columns loaded twice).
 They cannot be one: a statement that waits for a row lock sees the locked row as the
 committer left it, but every other table as it was when the statement began, before the
 wait (PostgreSQL's READ COMMITTED), so the tries a racing answer just stored would be
@@ -52,16 +54,18 @@ def _statements(n_skills: int) -> tuple[str, str, Columns, Columns]:
     tries = Columns(Response, "r")
     skills = "m.skill IN (" + ", ".join(["%s"] * n_skills) + ")" if n_skills else "1 = 0"
     t = {m: quote(m._meta.db_table) for m in (Attempt, Question, Response, Reveal, SkillMastery)}
+    nulls = ", ".join(["NULL"] * len(tries))
     # identifiers from the models' metadata; every value is a bound parameter
     lock = f"SELECT {attempt.sql} FROM {t[Attempt]} a WHERE a.id = %s{for_update_of('a')}"  # noqa: S608
     read = (
         "SELECT q.active, q.hinted_at IS NOT NULL, "  # noqa: S608
-        f"EXISTS (SELECT 1 FROM {t[Reveal]} v WHERE v.question_id = q.id), "
-        f"{tries.sql}, m.skill, m.p_mastery, m.responses "
-        f"FROM {t[Question]} q "
-        f"LEFT JOIN {t[Response]} r ON r.question_id = q.id AND r.valid = %s "
-        f"LEFT JOIN {t[SkillMastery]} m ON m.learner_id = %s AND {skills} "
-        "WHERE q.id = %s AND q.attempt_id = %s"
+        f"EXISTS (SELECT 1 FROM {t[Reveal]} v WHERE v.question_id = q.id), x.* "
+        f"FROM {t[Question]} q LEFT JOIN ("
+        f"SELECT {tries.sql}, NULL, NULL, NULL FROM {t[Response]} r "
+        "WHERE r.question_id = %s AND r.valid = %s "
+        f"UNION ALL SELECT {nulls}, m.skill, m.p_mastery, m.responses "
+        f"FROM {t[SkillMastery]} m WHERE m.learner_id = %s AND {skills}"
+        ") x ON TRUE WHERE q.id = %s AND q.attempt_id = %s"
     )
     return lock, read, attempt, tries
 
@@ -73,7 +77,9 @@ def locked_state(*, attempt: Attempt, question: Question, skills) -> LockedState
     lock, read, attempt_cols, try_cols = _statements(len(skills))
     locked = fetch(lock, [attempt.pk])
     rows = (
-        fetch(read, [True, attempt.learner_id, *skills, question.pk, attempt.pk]) if locked else []
+        fetch(read, [question.pk, True, attempt.learner_id, *skills, question.pk, attempt.pk])
+        if locked
+        else []
     )
     if not rows:
         raise Attempt.DoesNotExist("The attempt or its question is gone.")
@@ -81,11 +87,12 @@ def locked_state(*, attempt: Attempt, question: Question, skills) -> LockedState
     head = attempt_cols.load(locked[0])
     try_at = 3
     pk_at = try_at + try_cols.attnames.index(Response._meta.pk.attname)
-    tries: dict[int, Response] = {}
+    tries: list[Response] = []
     skill_rows: dict[str, tuple[float, int]] = {}
     for row in rows:
-        if row[pk_at] is not None and row[pk_at] not in tries:
-            tries[row[pk_at]] = try_cols.load(row, try_at)
+        if row[pk_at] is not None:
+            tries.append(try_cols.load(row, try_at))
+            continue
         skill, p, count = row[try_at + len(try_cols) :]
         if skill is not None:
             skill_rows[skill] = (p, count)
@@ -95,7 +102,7 @@ def locked_state(*, attempt: Attempt, question: Question, skills) -> LockedState
         active=bool(first[0]),
         hinted=bool(first[1]),
         revealed=bool(first[2]),
-        tries=sorted(tries.values(), key=lambda r: (r.created_at, r.id)),
+        tries=sorted(tries, key=lambda r: (r.created_at, r.id)),
         skill_rows=skill_rows,
     )
 
