@@ -51,6 +51,11 @@ class AnswerResultSerializer(ResponseResultSerializer):
     def get_question_state(self, response) -> dict:
         return ReviewQuestionSerializer(self.context["review"], context=self.context).data
 
+    def to_representation(self, response) -> dict:
+        data = super().to_representation(response)  # the stored answer, written by hand
+        data["question_state"] = self.get_question_state(response)
+        return data
+
 
 class AttemptReviewSerializer(PlainRepresentation, serializers.Serializer):
     id = serializers.IntegerField(source="attempt.id")

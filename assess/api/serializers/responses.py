@@ -3,10 +3,14 @@ body that reveals a part."""
 
 from __future__ import annotations
 
-from rest_framework import serializers
+from datetime import datetime
+
+from django.conf import settings
+from django.utils import timezone
+from rest_framework import ISO_8601, serializers
+from rest_framework.settings import api_settings
 
 from api_common.fields import StrictCharField, StrictIntegerField
-from api_common.representation import PlainRepresentation
 from api_common.request_serializers import FlatRequest
 
 MAX_ID = 2**63 - 1  # the largest primary key the databases store
@@ -48,8 +52,18 @@ class ResponseInputSerializer(FlatRequest, serializers.Serializer):
     )
 
 
-class ResponseResultSerializer(PlainRepresentation, serializers.Serializer):
-    """Correctness fields are null while the quiz's feedback policy hides them."""
+class ResponseResultSerializer(serializers.Serializer):
+    """Correctness fields are null while the quiz's feedback policy hides them.
+
+    Written by hand (`to_representation`), not field by field: an answer's body lists
+    every earlier try of its question (`question_state.responses`, up to 29 at the
+    tries ceiling), and DRF's path, or PlainRepresentation's plan, spent 13.5 us a try
+    where this spends 2.9 (29 tries: 396 against 85 us, in-process on PostgreSQL). The
+    declared fields still describe the payload (the schema is made from them), and
+    tests/assess/api/test_response_writer.py holds the output to DRF's own
+    (`serializers.Serializer.to_representation`, then the same masking) on every kind
+    of value the fields take.
+    """
 
     id = serializers.IntegerField()
     question = serializers.IntegerField(source="question_id")
@@ -75,13 +89,49 @@ class ResponseResultSerializer(PlainRepresentation, serializers.Serializer):
         "when none was named or while hidden.",
     )
 
-    def to_representation(self, response):
-        data = super().to_representation(response)
-        data["misconception"] = data["misconception"] or None
-        if not self.context.get("visible", False):
-            for name in ("correct", "score", "feedback", "misconception"):
-                data[name] = None
-        return data
+    def to_representation(self, response) -> dict:
+        try:
+            visible = self._visible  # asked once: DRF's `context` walks up to the root
+        except AttributeError:
+            visible = self._visible = self.context.get("visible", False)
+        score = response.score
+        return {
+            "id": int(response.id),
+            "question": int(response.question_id),
+            "part": str(response.part),
+            "answer": str(response.raw),
+            "created_at": self._when(response.created_at),
+            "valid": self._boolean("valid", response.valid),
+            "correct": self._boolean("correct", response.correct) if visible else None,
+            "score": None if not visible or score is None else float(score),
+            "feedback": None
+            if not visible or response.feedback is None
+            else str(response.feedback),
+            "misconception": (str(response.misconception) or None)
+            if visible and response.misconception is not None
+            else None,
+        }
+
+    def _boolean(self, name: str, value) -> bool | None:
+        """DRF's BooleanField output: a bool (or None) as it is, else the field's."""
+        if value is True or value is False or value is None:
+            return value
+        return self._declared_fields[name].to_representation(value)
+
+    def _when(self, value) -> str | None:
+        """DRF's DateTimeField output (ISO 8601 in the current time zone, UTC as `Z`),
+        with the zone asked once per serializer instead of once per value (2.1 of its
+        4.7 us): an aware datetime under the default format here, anything else by the
+        field itself."""
+        try:
+            zone = self._zone
+        except AttributeError:
+            iso = settings.USE_TZ and api_settings.DATETIME_FORMAT.lower() == ISO_8601
+            zone = self._zone = timezone.get_current_timezone() if iso else None
+        if zone is None or not isinstance(value, datetime) or value.tzinfo is None:
+            return self._declared_fields["created_at"].to_representation(value)
+        text = value.astimezone(zone).isoformat()
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
 
 
 class RevealInputSerializer(FlatRequest, serializers.Serializer):
