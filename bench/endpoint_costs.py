@@ -60,7 +60,7 @@ def _fixture(calls: int):
         for i in range(slots)
     )
     learners = max(4, calls // slots + 2)
-    first, later = [], []
+    first, later, closing = [], [], []
     for n in range(learners):
         user = users.create_user(username=f"bench-p{n}", password=None)
         token = Token.objects.create(user=user).key
@@ -68,9 +68,12 @@ def _fixture(calls: int):
         for q in attempt.questions.order_by("order"):
             part = next(p for p in q.answers if p["kind"] == "numeric")
             wrong = f"{float(part['value']) * 1.37:.6g} {part.get('unit', '')}"
-            call = (f"/api/attempts/{attempt.pk}/responses/", token, q.pk, part["name"], wrong)
+            right = f"{part['value']!r} {part.get('unit', '')}".strip()
+            url = f"/api/attempts/{attempt.pk}/responses/"
+            call = (url, token, q.pk, part["name"], wrong)
             first.append(call)
             later.append(call)
+            closing.append((url, token, q.pk, part["name"], right))
     # consecutive calls on different attempts, as a class answering would send them
     first = [first[q * slots + s] for s in range(slots) for q in range(learners)]
     at_ceiling = _practised_to_the_ceiling(practice, learners, slots)
@@ -87,7 +90,7 @@ def _fixture(calls: int):
     )
     Quiz.objects.filter(pk=certification.pk).update(mode=Quiz.Mode.CERTIFICATION)
     return {
-        "practice": (first, later, at_ceiling),
+        "practice": (first, later, at_ceiling, closing),
         "exam": (exam.pk, tokens),
         "certification": (certification.pk, certification_tokens),
         "floor_token": tokens[0],
@@ -125,29 +128,47 @@ def _practised_to_the_ceiling(practice, learners: int, slots: int) -> list:
 
 
 def _measure(fn, args_list, *, warm: int) -> dict:
+    return _measure_alternating([(fn, args_list)], warm=warm)[0]
+
+
+def _measure_alternating(endpoints: list[tuple], *, warm: int) -> list[dict]:
+    """Each endpoint's figures, its calls taken in turn with the others' (one of each,
+    round after round), so the machine's drift over the run weighs on them alike: for
+    comparing endpoints with each other (an answer at the tries ceiling against a later
+    try), where measured one after another their gap moved by half between runs."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    for args in args_list[:warm]:
-        fn(*args)
-    cpu, wall, queries = [], [], None
-    for i, args in enumerate(args_list[warm:]):
-        if i == 0:
-            with CaptureQueriesContext(connection) as ctx:
-                fn(*args)
-            queries = len(ctx.captured_queries)
-            continue
-        c0, w0 = time.process_time(), time.perf_counter()
-        fn(*args)
-        cpu.append((time.process_time() - c0) * 1000)
-        wall.append((time.perf_counter() - w0) * 1000)
-    cpu.sort()
-    return {
-        "cpu_ms": statistics.median(cpu),
-        "cpu_p95_ms": cpu[int(0.95 * (len(cpu) - 1))],
-        "wall_ms": statistics.median(wall),
-        "queries": queries,
-    }
+    for fn, args_list in endpoints:
+        for args in args_list[:warm]:
+            fn(*args)
+    n = min(len(args_list) for _fn, args_list in endpoints) - warm
+    cpu: list[list[float]] = [[] for _ in endpoints]
+    wall: list[list[float]] = [[] for _ in endpoints]
+    queries: list[int | None] = [None] * len(endpoints)
+    for i in range(warm, warm + n):
+        for k, (fn, args_list) in enumerate(endpoints):
+            if i == warm:
+                with CaptureQueriesContext(connection) as ctx:
+                    fn(*args_list[i])
+                queries[k] = len(ctx.captured_queries)
+                continue
+            c0, w0 = time.process_time(), time.perf_counter()
+            fn(*args_list[i])
+            cpu[k].append((time.process_time() - c0) * 1000)
+            wall[k].append((time.perf_counter() - w0) * 1000)
+    results = []
+    for k in range(len(endpoints)):
+        cpu[k].sort()
+        results.append(
+            {
+                "cpu_ms": statistics.median(cpu[k]),
+                "cpu_p95_ms": cpu[k][int(0.95 * (len(cpu[k]) - 1))],
+                "wall_ms": statistics.median(wall[k]),
+                "queries": queries[k],
+            }
+        )
+    return results
 
 
 def _profile(fn, args_list, warm: int) -> None:
@@ -261,7 +282,7 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
     def finish(attempt, token, _questions):
         post(f"/api/attempts/{attempt}/finish/", token, code=200)
 
-    first, later, at_ceiling = data["practice"]
+    first, later, at_ceiling, closing = data["practice"]
     n = calls + warm + 1
     endpoints = {
         "floor (no auth)": (lambda: post("/bench/floor/", None), [()] * n),
@@ -269,6 +290,7 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
         "practice answer (first try)": (answer, first[:n]),
         "practice answer (later try)": (answer, later[:n]),
         "practice answer (try 30, the ceiling)": (answer, at_ceiling[:n]),
+        "practice answer (try 3, right: the part closes)": (answer, closing[:n]),
         "exam start (5 questions)": (start, [(t,) for t in exam_tokens[:n]]),
         "certification start (5 questions, no pool)": (
             certification_start,
@@ -278,6 +300,15 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
         "exam answer": (exam_answer, None),
         "exam finish": (finish, None),
     }
+    # A later try, the ceiling's and a try that closes its part (as the ceiling's does,
+    # so its body shows the answer and worked solution), measured in turn
+    # (_measure_alternating says why); each round's third call is the same part's
+    # next try after its first.
+    together = (
+        "practice answer (later try)",
+        "practice answer (try 30, the ceiling)",
+        "practice answer (try 3, right: the part closes)",
+    )
     results = {}
     for label, (fn, args_list) in endpoints.items():
         if args_list is None:
@@ -285,7 +316,11 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
         if profile and label.startswith(profile):
             _profile(fn, args_list, warm)
             continue
-        results[label] = _measure(fn, args_list, warm=warm)
+        if label == together[0] and not profile:
+            pair = _measure_alternating([endpoints[t] for t in together], warm=warm)
+            results.update(zip(together, pair, strict=True))
+        elif label not in results:
+            results[label] = _measure(fn, args_list, warm=warm)
     out.write_text(json.dumps(results))
 
 
@@ -337,6 +372,18 @@ def _report(results: dict, args) -> None:
         "\nx floor: the floor's CPU time over the endpoint's (what the service's Python "
         "spends per request; the HTTP benches measure the whole machine)."
     )
+    ceiling = results.get("practice answer (try 30, the ceiling)")
+    for label, what in (
+        ("practice answer (later try)", "a later try (its part stays open)"),
+        ("practice answer (try 3, right: the part closes)", "a later try that closes its part"),
+    ):
+        if ceiling and label in results:
+            other = results[label]
+            print(
+                f"An answer at the tries ceiling against {what}, calls taken in turn: "
+                f"{ceiling['cpu_ms'] / other['cpu_ms'] - 1:+.0%} CPU (median), "
+                f"{ceiling['queries']} against {other['queries']} queries."
+            )
 
 
 if __name__ == "__main__":
