@@ -74,8 +74,12 @@ def _fixture(calls: int):
             first.append(call)
             later.append(call)
             closing.append((url, token, q.pk, part["name"], right))
-    # consecutive calls on different attempts, as a class answering would send them
-    first = [first[q * slots + s] for s in range(slots) for q in range(learners)]
+    # consecutive calls on different attempts, as a class answering would send them;
+    # the i-th call of each list answers the same part (its first, second, third try)
+    first, later, closing = (
+        [calls[q * slots + s] for s in range(slots) for q in range(learners)]
+        for calls in (first, later, closing)
+    )
     at_ceiling = _practised_to_the_ceiling(practice, learners, slots)
 
     exam, tokens = exam_with_learners(
@@ -300,11 +304,12 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
         "exam answer": (exam_answer, None),
         "exam finish": (finish, None),
     }
-    # A later try, the ceiling's and a try that closes its part (as the ceiling's does,
-    # so its body shows the answer and worked solution), measured in turn
-    # (_measure_alternating says why); each round's third call is the same part's
-    # next try after its first.
+    # A part's first try, its second, the ceiling's answer and the part's third try,
+    # which closes it as the ceiling's does (its body shows the answer and worked
+    # solution), measured in turn (_measure_alternating says why): each round answers
+    # one part three times, and another part at its ceiling.
     together = (
+        "practice answer (first try)",
         "practice answer (later try)",
         "practice answer (try 30, the ceiling)",
         "practice answer (try 3, right: the part closes)",
@@ -317,8 +322,8 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
             _profile(fn, args_list, warm)
             continue
         if label == together[0] and not profile:
-            pair = _measure_alternating([endpoints[t] for t in together], warm=warm)
-            results.update(zip(together, pair, strict=True))
+            measured = _measure_alternating([endpoints[t] for t in together], warm=warm)
+            results.update(zip(together, measured, strict=True))
         elif label not in results:
             results[label] = _measure(fn, args_list, warm=warm)
     out.write_text(json.dumps(results))
@@ -374,6 +379,7 @@ def _report(results: dict, args) -> None:
     )
     ceiling = results.get("practice answer (try 30, the ceiling)")
     for label, what in (
+        ("practice answer (first try)", "a first try"),
         ("practice answer (later try)", "a later try (its part stays open)"),
         ("practice answer (try 3, right: the part closes)", "a later try that closes its part"),
     ):
