@@ -33,9 +33,10 @@ class CompiledTzLoader(BaseTzLoader):
     def __init__(self, oid: int, context: adapt.AdaptContext | None = None):
         super().__init__(oid, context)  # psycopg's: self._timezone is the connection's zone
         self._parse = PARSER(oid, context).load
-        if self.timezone is not None and self.timezone == self._timezone:
-            # The parser's values already carry Django's zone (UTC on both sides, as
-            # Django configures the connection): psycopg calls the parser directly.
+        if self.timezone is not None and self.timezone is self._timezone:
+            # The parser's values already carry Django's zone, the very object (UTC on
+            # both sides, as Django configures the connection): psycopg calls the
+            # parser directly, with no Python in between (0.5-0.6 us a value).
             self.load = self._parse
 
     def load(self, data) -> datetime:
