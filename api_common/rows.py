@@ -66,22 +66,21 @@ class Columns:
         """May `load` fill a new instance's __dict__ itself? Model.from_db calls the
         model's __init__, which sends pre_init and post_init and sets each value through
         its field's descriptor: 7.6 us a row for an answer's try (16 columns), 2.5 us
-        filled directly. The result is the same object where nothing listens to those
-        signals, the model keeps Django's own __init__ and from_db, and every field's
-        descriptor only stores the value; otherwise `load` keeps from_db. Decided at
-        the first load, once the apps (and their receivers) are ready."""
+        filled directly. The result is the same object where the model keeps Django's
+        own __init__ and from_db, every field's descriptor only stores the value (both
+        decided at the first load, once the apps are ready) and nothing listens to those
+        signals (asked at every load: a receiver may connect at any time; with none
+        connected anywhere that is two list checks); otherwise `load` keeps from_db."""
         if self._plain is None:
             model = self.model
             self._plain = (
                 model.__init__ is models.Model.__init__
                 and model.from_db.__func__ is models.Model.from_db.__func__
-                and not pre_init.has_listeners(model)
-                and not post_init.has_listeners(model)
                 and all(
                     type(_descriptor(model, f.attname)) in PLAIN_DESCRIPTORS for f in self.fields
                 )
             )
-        return self._plain
+        return self._plain and not _listened(self.model)
 
     def load(self, row: Sequence, start: int = 0):
         """The instance held by row[start:start + len(self)], as Model.from_db makes it
@@ -102,6 +101,13 @@ class Columns:
         state.db = DEFAULT_DB_ALIAS
         obj.__dict__.update(zip(self.attnames, values, strict=True))
         return obj
+
+
+def _listened(model) -> bool:
+    """Does any receiver listen to the model's pre_init or post_init?"""
+    if not (pre_init.receivers or post_init.receivers):
+        return False
+    return pre_init.has_listeners(model) or post_init.has_listeners(model)
 
 
 def _descriptor(model, name: str):

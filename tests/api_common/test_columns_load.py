@@ -115,7 +115,27 @@ def test_a_model_someone_listens_to_keeps_from_db(rows):
         columns = Columns(Reveal, "v")
         [row] = _stored(Reveal, columns)
         loaded = columns.load(row)
+        assert not columns._plain_instances()
     finally:
         post_init.disconnect(receiver, sender=Reveal)
-    assert not columns._plain_instances()
     assert seen == [loaded] and _state(loaded) == _state(_from_db(columns, row))
+
+
+def test_a_receiver_connected_after_the_first_load_is_heard(rows):
+    columns = Columns(Reveal, "v")
+    [row] = _stored(Reveal, columns)
+    columns.load(row)
+    assert columns._plain_instances()
+    seen = []
+
+    def receiver(sender, instance, **kwargs):
+        seen.append(instance)
+
+    post_init.connect(receiver, sender=Reveal)
+    try:
+        loaded = columns.load(row)
+        assert not columns._plain_instances()
+    finally:
+        post_init.disconnect(receiver, sender=Reveal)
+    assert seen == [loaded]
+    assert columns._plain_instances()  # and the direct path again once it is gone
