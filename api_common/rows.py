@@ -14,6 +14,7 @@ with the row locks PostgreSQL needs added by `for_update_of`.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -77,7 +78,8 @@ class Columns:
                 model.__init__ is models.Model.__init__
                 and model.from_db.__func__ is models.Model.from_db.__func__
                 and all(
-                    type(_descriptor(model, f.attname)) in PLAIN_DESCRIPTORS for f in self.fields
+                    type(inspect.getattr_static(model, f.attname, None)) in PLAIN_DESCRIPTORS
+                    for f in self.fields
                 )
             )
         return self._plain and not _listened(self.model)
@@ -108,11 +110,6 @@ def _listened(model) -> bool:
     if not (pre_init.receivers or post_init.receivers):
         return False
     return pre_init.has_listeners(model) or post_init.has_listeners(model)
-
-
-def _descriptor(model, name: str):
-    """The class attribute `name` of the model (its own or a parent's), unbound."""
-    return next((k.__dict__[name] for k in model.__mro__ if name in k.__dict__), None)
 
 
 def for_update_of(*aliases: str) -> str:
