@@ -9,7 +9,7 @@ PORT ?= 8000
 TEST_WORKERS ?= 2
 
 # docs/ is a folder, so the docs targets must be phony.
-.PHONY: install run test lint format docs docs-screenshots migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-exam-burst bench-exam-pages bench-page-costs bench-memos bench-markdown bench-classroom bench-scale chaos clean
+.PHONY: install run test lint format formulas docs docs-screenshots migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-exam-burst bench-exam-pages bench-page-costs bench-memos bench-markdown bench-classroom bench-scale chaos clean
 
 install: $(STAMP)
 
@@ -42,6 +42,12 @@ lint: install
 format: install
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
+
+# The templates' formulas typeset by sympy into problems/engine/formula_tex.json, which
+# serving processes read instead of importing sympy: run after adding or changing a
+# formula (tests/problems/test_formula_tex.py fails until the file is current).
+formulas: install
+	$(BIN)/python -m problems.engine.formula_tex
 
 # The documentation site (mkdocs.yml, sources in docs/) into site/, strict: a broken link,
 # a missing image or a page left out of the navigation fails it.

@@ -12,11 +12,9 @@ from __future__ import annotations
 import math
 import random
 
-from sympy import UnevaluatedExpr, sqrt
-
 from problems.engine.numbers import SECONDS, sig
 from problems.engine.registry import register
-from problems.engine.solutions import formula, step
+from problems.engine.solutions import formula, sp, step
 from problems.engine.template import FactorHints, Misconception, Part, Template
 from problems.templates._common import parts_separated, tex15
 from problems.templates.checkpointing._family import (
@@ -42,7 +40,9 @@ DALY_X = formula("x", lambda s: s.d / (2 * s.M), d=r"\delta", M="M")
 DALY = formula(
     r"\tau_{\mathrm{Daly}}",
     lambda s: (
-        sqrt(UnevaluatedExpr(2 * s.d * s.M)) * UnevaluatedExpr(1 + sqrt(s.x) / 3 + s.x / 9) - s.d
+        sp.sqrt(sp.UnevaluatedExpr(2 * s.d * s.M))
+        * sp.UnevaluatedExpr(1 + sp.sqrt(s.x) / 3 + s.x / 9)
+        - s.d
     ),
     d=r"\delta",
     M="M",

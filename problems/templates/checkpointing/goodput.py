@@ -25,11 +25,10 @@ import math
 import random
 
 from pydantic import Field
-from sympy import UnevaluatedExpr
 
 from problems.engine.numbers import sig, tex
 from problems.engine.registry import register
-from problems.engine.solutions import formula, step
+from problems.engine.solutions import formula, sp, step
 from problems.engine.template import Misconception, Params, Part, Template
 from problems.templates._common import parts_separated, tex15
 from problems.templates.checkpointing._family import short
@@ -50,7 +49,7 @@ WASTE = formula(
     R="R",
     M="M",
 )
-GOODPUT = formula("G", lambda s: 100 * UnevaluatedExpr(1 - s.w), w="w")
+GOODPUT = formula("G", lambda s: 100 * sp.UnevaluatedExpr(1 - s.w), w="w")
 
 
 def _goodput(tau: float, delta: float, restart: float, mtbf_min: float) -> float:

@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import random
 
-from sympy import UnevaluatedExpr, sqrt
-
 from problems.engine.numbers import SECONDS, sig
 from problems.engine.registry import register
-from problems.engine.solutions import formula, step
+from problems.engine.solutions import formula, sp, step
 from problems.engine.template import FactorHints, Misconception, Part, Template
 from problems.templates._common import parts_separated, tex15
 from problems.templates.checkpointing._family import (
@@ -30,7 +28,10 @@ from problems.templates.checkpointing._family import (
 )
 
 YOUNG = formula(
-    r"\tau_{\mathrm{Young}}", lambda s: sqrt(UnevaluatedExpr(2 * s.d * s.M)), d=r"\delta", M="M"
+    r"\tau_{\mathrm{Young}}",
+    lambda s: sp.sqrt(sp.UnevaluatedExpr(2 * s.d * s.M)),
+    d=r"\delta",
+    M="M",
 )
 
 

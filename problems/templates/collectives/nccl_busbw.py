@@ -22,12 +22,11 @@ import zlib
 from typing import Literal
 
 from pydantic import Field
-from sympy import UnevaluatedExpr
 
 from hardware_db import catalog
 from problems.engine.numbers import sig
 from problems.engine.registry import register
-from problems.engine.solutions import formula, step
+from problems.engine.solutions import formula, sp, step
 from problems.engine.template import FactorHints, Misconception, Params, Part, Template
 from problems.templates._common import (
     tex15,
@@ -110,8 +109,8 @@ def _busbw_factor(collective: str, n: int) -> float:
 
 ALGBW = formula(r"\mathrm{algbw}", lambda s: s.S / s.t, S="S", t="t")
 _BUSBW_EXPR = {
-    "all_reduce": lambda s: s.A * 2 * UnevaluatedExpr(s.n - 1) / s.n,
-    "ring": lambda s: s.A * UnevaluatedExpr(s.n - 1) / s.n,
+    "all_reduce": lambda s: s.A * 2 * sp.UnevaluatedExpr(s.n - 1) / s.n,
+    "ring": lambda s: s.A * sp.UnevaluatedExpr(s.n - 1) / s.n,
     "one": lambda s: s.A * 1,
 }
 BUSBW = {

@@ -27,12 +27,11 @@ import random
 from typing import Any, Literal
 
 from pydantic import Field
-from sympy import UnevaluatedExpr
 
 from hardware_db import catalog
 from problems.engine.numbers import SECONDS, UNIT_BYTES, params_count, sig
 from problems.engine.registry import register
-from problems.engine.solutions import formula, step
+from problems.engine.solutions import formula, sp, step
 from problems.engine.template import FactorHints, Misconception, Params, Part, Template
 from problems.templates._common import (
     model_with_params,
@@ -72,7 +71,9 @@ class RingParams(Params):
 
 RING = formula(
     "T",
-    lambda s: 2 * UnevaluatedExpr(s.n - 1) * s.a + 2 * UnevaluatedExpr(s.n - 1) / s.n * s.S / s.B,
+    lambda s: (
+        2 * sp.UnevaluatedExpr(s.n - 1) * s.a + 2 * sp.UnevaluatedExpr(s.n - 1) / s.n * s.S / s.B
+    ),
     n="n",
     a=r"\alpha",
     S="S",

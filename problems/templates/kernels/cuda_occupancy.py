@@ -30,11 +30,10 @@ import random
 from fractions import Fraction
 
 from pydantic import Field, model_validator
-from sympy import ceiling
 
 from problems.engine.numbers import sig
 from problems.engine.registry import register
-from problems.engine.solutions import formula, step
+from problems.engine.solutions import formula, sp, step
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates._common import separated, tex15
@@ -107,7 +106,7 @@ def _gpu_of(p: OccupancyParams) -> Gpu | None:
 
 OCCUPANCY = formula("O", lambda s: 100 * s.b * s.t / s.T, b="b", t="t", T=r"T_{\mathrm{SM}}")
 
-WAVES = formula("W", lambda s: ceiling(s.N / (s.b * s.n)), N="N", b="b", n="n")
+WAVES = formula("W", lambda s: sp.ceiling(s.N / (s.b * s.n)), N="N", b="b", n="n")
 
 
 @register

@@ -20,11 +20,10 @@ from fractions import Fraction
 from typing import Any
 
 from pydantic import Field
-from sympy import floor as sym_floor
 
 from problems.engine.numbers import exact, params_count, sig
 from problems.engine.registry import register
-from problems.engine.solutions import formula, step, where
+from problems.engine.solutions import formula, sp, step, where
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates._common import (
@@ -71,7 +70,7 @@ class KvMaxParams(Params):
 
 MAX_SEQS = formula(
     r"n_{\max}",
-    lambda s: sym_floor((s.n * s.G * s.c * s.u - s.W) / (s.m * s.s)),
+    lambda s: sp.floor((s.n * s.G * s.c * s.u - s.W) / (s.m * s.s)),
     n="n",
     G="G",
     c="c",

@@ -22,13 +22,12 @@ import math
 import random
 from fractions import Fraction
 
-import sympy
 from pydantic import Field, model_validator
 
 from hardware_db import catalog
 from problems.engine.numbers import exact, tex
 from problems.engine.registry import register
-from problems.engine.solutions import formula, step
+from problems.engine.solutions import formula, sp, step
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates._common import drop_close_counts, name_list, parts_separated
@@ -65,7 +64,7 @@ CAPPED = formula(
 )
 SERVERS = formula(
     "n",
-    lambda s: sympy.floor(s.R / s.Q),
+    lambda s: sp.floor(s.R / s.Q),
     R=r"P_{\mathrm{rack}}",
     Q=r"P_{\mathrm{capped}}",
 )

@@ -22,13 +22,12 @@ import math
 import random
 import zlib
 
-import sympy
 from pydantic import Field
 
 from hardware_db import catalog
 from problems.engine.numbers import exact, sig, tex
 from problems.engine.registry import register
-from problems.engine.solutions import formula, step
+from problems.engine.solutions import formula, sp, step
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates._common import drop_close_counts, name_list
@@ -58,13 +57,13 @@ class RackParams(Params):
 
 SERVERS = formula(
     "n",
-    lambda s: sympy.floor(s.R / (s.P * s.c)),
+    lambda s: sp.floor(s.R / (s.P * s.c)),
     R=r"P_{\mathrm{rack}}",
     P=r"P_{\mathrm{server}}",
     c="c",
 )
 SPACE = formula(
-    "n_U", lambda s: sympy.floor(s.H / s.h), H=r"U_{\mathrm{free}}", h=r"U_{\mathrm{server}}"
+    "n_U", lambda s: sp.floor(s.H / s.h), H=r"U_{\mathrm{free}}", h=r"U_{\mathrm{server}}"
 )
 GPUS = formula("g", lambda s: s.n * s.k, n="n", k="k")
 

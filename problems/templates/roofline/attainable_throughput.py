@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import random
 
-import sympy
 from pydantic import Field
 
 from hardware_db import catalog
 from problems.engine.numbers import exact, tex
 from problems.engine.registry import register
-from problems.engine.solutions import formula, step
+from problems.engine.solutions import formula, sp, step
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates._common import (
@@ -48,7 +47,7 @@ class AttainableParams(Params):
 INTENSITY = formula("I", lambda s: s.F / s.Q, F="F", Q="Q")
 ATTAINABLE = formula(
     r"P",
-    lambda s: sympy.Min(s.P, s.I * s.B),
+    lambda s: sp.Min(s.P, s.I * s.B),
     P=r"P_{\mathrm{peak}}",
     I="I",
     B=r"B_{\mathrm{mem}}",

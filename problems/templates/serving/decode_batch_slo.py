@@ -18,12 +18,11 @@ from __future__ import annotations
 import math
 import random
 
-import sympy
 from pydantic import Field
 
 from problems.engine.numbers import exact, sig, tex
 from problems.engine.registry import register
-from problems.engine.solutions import formula, step
+from problems.engine.solutions import formula, sp, step
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates._common import drop_close_counts
@@ -37,7 +36,7 @@ class BatchSloParams(Params):
 
 MAX_BATCH = formula(
     r"B_{\max}",
-    lambda s: sympy.floor((s.S - s.t) / s.k),
+    lambda s: sp.floor((s.S - s.t) / s.k),
     S=r"\mathrm{SLO}",
     t="t_0",
     k="k",

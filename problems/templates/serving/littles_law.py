@@ -11,12 +11,11 @@ from __future__ import annotations
 import math
 import random
 
-import sympy
 from pydantic import Field
 
 from problems.engine.numbers import exact, tex
 from problems.engine.registry import register
-from problems.engine.solutions import formula, step
+from problems.engine.solutions import formula, sp, step
 from problems.engine.template import Kind, Misconception, Params, Part, Template
 from problems.engine.tolerance import Exact
 from problems.templates._common import (
@@ -31,7 +30,7 @@ class LittleParams(Params):
 
 
 CONCURRENCY = formula("L", lambda s: s.lam * s.W, lam=r"\lambda", W="W")
-REPLICAS = formula("r", lambda s: sympy.ceiling(s.L / s.c), L="L", c=r"C_{\mathrm{replica}}")
+REPLICAS = formula("r", lambda s: sp.ceiling(s.L / s.c), L="L", c=r"C_{\mathrm{replica}}")
 _RATES = (0.5, 1, 2, 3, 4, 5, 8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, 120, 150, 200)
 _LATENCIES = (0.4, 0.6, 0.8, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10, 12, 15, 20, 30, 45)
 _SLOTS = (4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256)

@@ -1,0 +1,153 @@
+"""The LaTeX of every template's formula, typeset by sympy once and kept in
+formula_tex.json, so that a serving process fills in a variant's numbers without sympy.
+
+Why: sympy is the clearest way to declare a formula (its operators, no string parsing)
+and to typeset it, but importing it costs every process about 33 MB, and a web worker
+needs only the printed result: the formula as symbols, each symbol's name, and the
+formula with this variant's values in place of the symbols. The last is kept as a
+skeleton with a mark per symbol ("⟦n⟧" for the key n), filled in by `FormulaTex.fill`.
+
+sympy's printer looks at what it prints in one place that matters here: a power's base
+that contains a superscript is put in parentheses ("\\left(10^{21}\\right)^{2}",
+`parenthesize_super`). The skeleton marks such a base "⟦n^⟧", and `fill` wraps a value
+there exactly when sympy would. Everything else it decides from the expression, not from
+the printed names.
+
+`make formulas` writes the file (`python -m problems.engine.formula_tex`);
+tests/problems/test_formula_tex.py holds every entry to sympy's own output, for drawn
+values, and fails when one is missing or stale. A formula the file does not know (a
+template being written) is typeset by sympy where it is first used, at that process's
+memory cost, and nothing else changes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from problems.engine.solutions import Formula
+
+PATH = Path(__file__).with_name("formula_tex.json")
+_MARK = re.compile(r"⟦(\w+)(\^?)⟧")
+
+
+@dataclass(frozen=True)
+class FormulaTex:
+    """A formula's printed forms: `symbolic` as sympy.latex prints it, `names` each
+    key's symbol as sympy prints it, and `skeleton` the formula as printed with
+    `mul_symbol="times"`, each symbol marked by its key."""
+
+    symbolic: str
+    names: dict[str, str]
+    skeleton: str
+
+    def fill(self, values: dict[str, str]) -> str:
+        """The skeleton with each key's LaTeX from `values`, else its symbol's name."""
+
+        def put(mark: re.Match) -> str:
+            key = mark.group(1)
+            text = values.get(key, self.names[key])
+            if mark.group(2) and "^" in text:
+                return r"\left(" + text + r"\right)"
+            return text
+
+        return _MARK.sub(put, self.skeleton)
+
+
+def typeset(formula: Formula) -> FormulaTex:
+    """The formula's printed forms, from sympy (the one place it is needed: the file
+    holds every template's, so a serving process never calls this)."""
+    import sympy
+
+    keys = list(formula.names)
+    symbols = formula.symbols
+    marks = {symbols[key]: f"⟦{key}⟧" for key in keys}
+    if len(marks) != len(keys):
+        raise ValueError(f"{formula.origin}: two keys name the same symbol")
+    printer = _mark_printer()({"symbol_names": marks, "mul_symbol": "times"})
+    return FormulaTex(
+        symbolic=sympy.latex(formula.expr),
+        names={key: sympy.latex(symbols[key]) for key in keys},
+        skeleton=printer.doprint(formula.expr),
+    )
+
+
+@cache
+def _mark_printer() -> type:
+    """sympy's LaTeX printer, marking a power's base where it would protect a superscript."""
+    from sympy.printing.latex import LatexPrinter
+
+    class MarkPrinter(LatexPrinter):
+        def parenthesize_super(self, s: str) -> str:
+            mark = re.fullmatch(r"⟦(\w+)⟧", s)
+            return f"⟦{mark.group(1)}^⟧" if mark else super().parenthesize_super(s)
+
+    return MarkPrinter
+
+
+@cache
+def _entries() -> dict[str, dict]:
+    try:
+        return json.loads(PATH.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+
+
+def lookup(formula: Formula) -> FormulaTex | None:
+    """The kept forms of this formula, if the file has them for the same declaration
+    (its module and place in it, its left-hand side and its symbols' names)."""
+    entry = _entries().get(formula.origin)
+    if entry is None or entry["lhs"] != formula.lhs or entry["given"] != formula.names:
+        return None
+    return FormulaTex(entry["symbolic"], entry["names"], entry["skeleton"])
+
+
+def entry_of(formula: Formula) -> dict:
+    printed = typeset(formula)
+    return {
+        "lhs": formula.lhs,
+        "given": dict(formula.names),
+        "symbolic": printed.symbolic,
+        "names": printed.names,
+        "skeleton": printed.skeleton,
+    }
+
+
+def current_entries() -> dict[str, dict]:
+    """Every template's formulas typeset afresh, by origin (imports every template;
+    formulas declared outside the problems package, by tests, are not kept)."""
+    from problems.engine import registry
+    from problems.engine.solutions import declared
+
+    registry.all_templates()
+    ours = sorted(
+        (f for f in declared() if f.origin.startswith("problems.")), key=lambda f: f.origin
+    )
+    return {f.origin: entry_of(f) for f in ours}
+
+
+def render_file(entries: dict[str, dict]) -> str:
+    return json.dumps(entries, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    """Write formula_tex.json; with --check, only say whether it is current."""
+    text = render_file(current_entries())
+    if "--check" in argv:
+        current = PATH.exists() and PATH.read_text(encoding="utf-8") == text
+        if not current:
+            print(f"{PATH} is stale: run `make formulas`", file=sys.stderr)
+        return 0 if current else 1
+    PATH.write_text(text, encoding="utf-8")
+    print(f"wrote {PATH}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
