@@ -47,7 +47,7 @@ format: install
 # serving processes read instead of importing sympy: run after adding or changing a
 # formula (tests/problems/test_formula_tex.py fails until the file is current).
 formulas: install
-	$(BIN)/python -m problems.engine.formula_tex
+	$(BIN)/python -m problems.engine.typeset_formulas
 
 # The documentation site (mkdocs.yml, sources in docs/) into site/, strict: a broken link,
 # a missing image or a page left out of the navigation fails it.

@@ -13,7 +13,7 @@ that contains a superscript is put in parentheses ("\\left(10^{21}\\right)^{2}",
 there exactly when sympy would. Everything else it decides from the expression, not from
 the printed names.
 
-`make formulas` writes the file (`python -m problems.engine.formula_tex`);
+`make formulas` writes the file (`python -m problems.engine.typeset_formulas`);
 tests/problems/test_formula_tex.py holds every entry to sympy's own output, for drawn
 values, and fails when one is missing or stale. A formula the file does not know (a
 template being written) is typeset by sympy where it is first used, at that process's
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -106,48 +105,3 @@ def lookup(formula: Formula) -> FormulaTex | None:
     if entry is None or entry["lhs"] != formula.lhs or entry["given"] != formula.names:
         return None
     return FormulaTex(entry["symbolic"], entry["names"], entry["skeleton"])
-
-
-def entry_of(formula: Formula) -> dict:
-    printed = typeset(formula)
-    return {
-        "lhs": formula.lhs,
-        "given": dict(formula.names),
-        "symbolic": printed.symbolic,
-        "names": printed.names,
-        "skeleton": printed.skeleton,
-    }
-
-
-def current_entries() -> dict[str, dict]:
-    """Every template's formulas typeset afresh, by origin (imports every template;
-    formulas declared outside the problems package, by tests, are not kept)."""
-    from problems.engine import registry
-    from problems.engine.solutions import declared
-
-    registry.all_templates()
-    ours = sorted(
-        (f for f in declared() if f.origin.startswith("problems.")), key=lambda f: f.origin
-    )
-    return {f.origin: entry_of(f) for f in ours}
-
-
-def render_file(entries: dict[str, dict]) -> str:
-    return json.dumps(entries, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
-
-
-def main(argv: list[str]) -> int:
-    """Write formula_tex.json; with --check, only say whether it is current."""
-    text = render_file(current_entries())
-    if "--check" in argv:
-        current = PATH.exists() and PATH.read_text(encoding="utf-8") == text
-        if not current:
-            print(f"{PATH} is stale: run `make formulas`", file=sys.stderr)
-        return 0 if current else 1
-    PATH.write_text(text, encoding="utf-8")
-    print(f"wrote {PATH}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

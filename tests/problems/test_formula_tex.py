@@ -14,7 +14,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from problems.engine import formula_tex, registry
+from problems.engine import formula_tex, registry, typeset_formulas
 from problems.engine.numbers import tex
 from problems.engine.solutions import Formula, declared, formula, step
 
@@ -45,7 +45,7 @@ def sympy_substituted(f: Formula, values: dict) -> str:
 
 
 def test_the_file_is_current():
-    text = formula_tex.render_file(formula_tex.current_entries())
+    text = typeset_formulas.render_file(typeset_formulas.current_entries())
     assert formula_tex.PATH.read_text(encoding="utf-8") == text, (
         "problems/engine/formula_tex.json is stale: run `make formulas`"
     )
