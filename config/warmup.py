@@ -1,12 +1,13 @@
 """Pay a worker's first-request costs when it boots, not when a learner is waiting.
 
 A fresh gunicorn worker took 0.3-0.5 s over its first requests: the URLconf imports
-every view module, the problem registry imports every template (and builds its
-formulas), the hardware catalog is parsed, pint and latex2mathml fill their caches.
-When an exam opens, a whole class starts at once and those first requests queue behind
-one another. The pages' templates are compiled here too, for Django's cached loader to
-keep: a class of 40 opening the quiz page at once on `make run`'s server waited 0.53 s
-each at the median while the first request compiled them (bench/classroom.py).
+every view module, the problem registry imports every template (its formulas' LaTeX
+is read from problems/engine/formula_tex.json, not typeset by sympy), the hardware
+catalog is parsed, pint and latex2mathml fill their caches. When an exam opens, a
+whole class starts at once and those first requests queue behind one another. The
+pages' templates are compiled here too, for Django's cached loader to keep: a class of
+40 opening the quiz page at once on `make run`'s server waited 0.53 s each at the median
+while the first request compiled them (bench/classroom.py).
 config.wsgi calls `warm()` as the application loads, before the worker accepts a
 connection (and in the master only, with gunicorn's --preload; runserver loads it as it
 starts), so the first learner meets a warm worker. Nothing here touches the database:
