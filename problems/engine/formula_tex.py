@@ -22,6 +22,7 @@ memory cost, and nothing else changes.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -99,9 +100,29 @@ def _entries() -> dict[str, dict]:
 
 
 def lookup(formula: Formula) -> FormulaTex | None:
-    """The kept forms of this formula, if the file has them for the same declaration
-    (its module and place in it, its left-hand side and its symbols' names)."""
+    """The kept forms of this formula, if the file has them for the same declaration:
+    its module and place in it, its left-hand side, its symbols' names and its build's
+    code. A formula edited since `make formulas` is typeset by sympy instead, so a
+    stale entry is never shown (and the tests fail until the file is written again)."""
     entry = _entries().get(formula.origin)
-    if entry is None or entry["lhs"] != formula.lhs or entry["given"] != formula.names:
+    if (
+        entry is None
+        or entry["lhs"] != formula.lhs
+        or entry["given"] != formula.names
+        or entry["build"] != fingerprint(formula.build)
+    ):
         return None
     return FormulaTex(entry["symbolic"], entry["names"], entry["skeleton"])
+
+
+def fingerprint(build) -> str:
+    """A digest of a build function's code (its instructions, the names and constants it
+    uses, nested code included; not its line numbers). Bytecode is Python's own: another
+    minor version of Python changes every digest, and `make formulas` writes them again."""
+
+    def parts(code) -> list:
+        consts = [parts(c) if hasattr(c, "co_code") else repr(c) for c in code.co_consts]
+        return [code.co_code.hex(), list(code.co_names), consts]
+
+    text = json.dumps(parts(build.__code__))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

@@ -9,7 +9,7 @@ import json
 import sys
 
 from problems.engine import registry
-from problems.engine.formula_tex import PATH, typeset
+from problems.engine.formula_tex import PATH, fingerprint, typeset
 from problems.engine.solutions import Formula, declared
 
 
@@ -18,6 +18,7 @@ def entry_of(formula: Formula) -> dict:
     return {
         "lhs": formula.lhs,
         "given": dict(formula.names),
+        "build": fingerprint(formula.build),
         "symbolic": printed.symbolic,
         "names": printed.names,
         "skeleton": printed.skeleton,

@@ -95,9 +95,28 @@ def test_an_entry_declared_otherwise_is_not_used():
     other_names = Formula(
         lhs=kept.lhs, build=kept.build, names={**kept.names, "extra": "X"}, origin=kept.origin
     )
+    rebuilt = Formula(
+        lhs=kept.lhs, build=lambda s: kept.build(s) * 2, names=kept.names, origin=kept.origin
+    )
     assert formula_tex.lookup(kept) is not None
     assert formula_tex.lookup(renamed) is None
     assert formula_tex.lookup(other_names) is None
+    assert formula_tex.lookup(rebuilt) is None
+    assert rebuilt.symbolic == sympy.latex(rebuilt.expr)  # typeset afresh, not the entry's
+
+
+def test_a_build_s_fingerprint_follows_its_code_not_its_place():
+    def one(s):
+        return s.a * 2
+
+    def same(s):
+        return s.a * 2
+
+    assert formula_tex.fingerprint(one) == formula_tex.fingerprint(same)
+    assert formula_tex.fingerprint(one) != formula_tex.fingerprint(lambda s: s.a * 3)
+    assert formula_tex.fingerprint(one) != formula_tex.fingerprint(lambda s: s.b * 2)
+    busbw = [f for f in TEMPLATE_FORMULAS if f.lhs == r"\mathrm{busbw}"]
+    assert len({formula_tex.fingerprint(f.build) for f in busbw}) == len(busbw) == 3
 
 
 def test_a_power_base_with_a_superscript_is_braced_only_where_sympy_braces_it():
