@@ -85,7 +85,7 @@ def _mark_printer() -> type:
 
     class MarkPrinter(LatexPrinter):
         def parenthesize_super(self, s: str) -> str:
-            mark = re.fullmatch(r"⟦(\w+)⟧", s)
+            mark = _MARK.fullmatch(s)
             return f"⟦{mark.group(1)}^⟧" if mark else super().parenthesize_super(s)
 
     return MarkPrinter

@@ -25,14 +25,17 @@ def entry_of(formula: Formula) -> dict:
     }
 
 
-def current_entries() -> dict[str, dict]:
-    """Every template's formulas typeset afresh, by origin (imports every template;
-    formulas declared outside the problems package, by tests, are not kept)."""
+def template_formulas() -> list[Formula]:
+    """Every formula the problems package declares, by origin (imports every template;
+    formulas declared elsewhere, by tests, are not the file's)."""
     registry.all_templates()
-    ours = sorted(
-        (f for f in declared() if f.origin.startswith("problems.")), key=lambda f: f.origin
-    )
-    return {f.origin: entry_of(f) for f in ours}
+    ours = (f for f in declared() if f.origin.startswith("problems."))
+    return sorted(ours, key=lambda f: f.origin)
+
+
+def current_entries() -> dict[str, dict]:
+    """Every template's formulas typeset afresh, by origin."""
+    return {f.origin: entry_of(f) for f in template_formulas()}
 
 
 def render_file(entries: dict[str, dict]) -> str:

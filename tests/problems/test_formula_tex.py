@@ -14,16 +14,13 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from problems.engine import formula_tex, registry, typeset_formulas
+from problems.engine import formula_tex, typeset_formulas
 from problems.engine.numbers import tex
-from problems.engine.solutions import Formula, declared, formula, step
+from problems.engine.solutions import Formula, formula, step
 
 ROOT = Path(__file__).resolve().parents[2]
 
-registry.all_templates()
-TEMPLATE_FORMULAS = sorted(
-    (f for f in declared() if f.origin.startswith("problems.")), key=lambda f: f.origin
-)
+TEMPLATE_FORMULAS = typeset_formulas.template_formulas()
 # Values as templates pass them: numbers (written by tex(), some in powers of ten) and
 # ready LaTeX, with and without a superscript, negative, with thin spaces.
 LATEX_VALUES = ("2^{30}", "10^{21}", "-3", r"24\,000", r"1.5 \times 10^{-3}", r"\frac{1}{2}")
