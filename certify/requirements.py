@@ -12,7 +12,7 @@ Requirements (all must hold):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
 from functools import cached_property
@@ -97,10 +97,21 @@ class Requirement:
 class Readiness:
     track: TrackRules
     requirements: tuple[Requirement, ...]
-    skills: tuple[tuple[str, float, bool], ...]  # (skill, P(mastered), at threshold)
+    estimates: Mapping[str, float] = field(hash=False)  # Evidence.mastery
+    p_init: float  # what a skill without an estimate counts at
     passed_exam: ExamResult | None
     memo: MemoApproval | None
     next_step: str
+
+    @cached_property
+    def skills(self) -> tuple[tuple[str, float, bool], ...]:
+        """(skill, P(mastered), at threshold) for each of the track's skills: built when
+        read (a certificate's snapshot, the check API, the track page), not for each of
+        the 600 standings a team's readiness evaluates and shows as counts."""
+        threshold, get = self.track.threshold, self.estimates.get
+        return tuple(
+            (s, p, p >= threshold) for s in self.track.skills for p in [float(get(s, self.p_init))]
+        )
 
     @property
     def met(self) -> bool:
@@ -154,19 +165,16 @@ def _retake_from(rules: TrackRules, exams: Sequence[ExamResult]) -> datetime | N
 def evaluate(rules: TrackRules, evidence: Evidence, *, now: datetime, p_init: float) -> Readiness:
     """The requirements as met or missing, with what to do next. `p_init` stands for a
     skill the learner has no estimate of yet (the BKT prior)."""
-    skills = tuple(
-        (s, p, p >= rules.threshold)
-        for s in rules.skills
-        for p in [float(evidence.mastery.get(s, p_init))]
-    )
-    below = [s for s, _, ok in skills if not ok]
+    threshold, get = rules.threshold, evidence.mastery.get
+    below = [s for s in rules.skills if not float(get(s, p_init)) >= threshold]
+    total = len(rules.skills)
     mastery = Requirement(
         "mastery",
         # Prose a page prints: the estimate as a percentage, as every page shows it.
         f"Every skill of the track's lessons at a mastery estimate of {rules.threshold:.0%}"
         " or more",
         not below,
-        f"{len(skills) - len(below)} of {len(skills)} skills mastered"
+        f"{total - len(below)} of {total} skills mastered"
         + (f"; below the threshold: {_some(below)}" if below else ""),
     )
     passed = [e for e in evidence.exams if e.passes(rules.pass_mark)]
@@ -217,7 +225,8 @@ def evaluate(rules: TrackRules, evidence: Evidence, *, now: datetime, p_init: fl
     return Readiness(
         track=rules,
         requirements=tuple(requirements),
-        skills=skills,
+        estimates=evidence.mastery,
+        p_init=p_init,
         passed_exam=best_pass,
         memo=evidence.memo if rules.requires_memo else None,
         next_step=_next_step(rules, below, best_pass, evidence, retake, now),
