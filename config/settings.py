@@ -295,6 +295,12 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     "DEFAULT_PAGINATION_CLASS": "api_common.pagination.Pagination",
+    # DRF's JSON renderer, letting go of what only rendering needed (api_common/
+    # renderers.py); the browsable API as DRF has it.
+    "DEFAULT_RENDERER_CLASSES": [
+        "api_common.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
     # One error format for every endpoint (api_common/errors.py).
     "EXCEPTION_HANDLER": "drf_standardized_errors.handler.exception_handler",
     # `Accept: application/json; version=1`; no version means the newest (docs/api.md,

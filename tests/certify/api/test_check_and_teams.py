@@ -282,3 +282,28 @@ def test_the_readiness_payload_is_drfs_own_output(team, fleet, manager, alice, m
     assert status == 200 and len(body["rows"]) == 2
     assert {"ReadinessSerializer", "ReadinessRowSerializer", "ReadinessCellSerializer",
             "PersonSerializer", "TeamRefSerializer", "TrackRefSerializer"} <= set(seen)  # fmt: skip
+
+
+def test_a_readiness_request_leaves_no_standings_for_the_collector(team, fleet, manager, alice):
+    """What the payload was written from (every member's standings) is freed with the
+    response by reference counting (api_common/renderers.py): a worker's collector used
+    to walk nine requests' worth of them in its oldest generation."""
+    import gc
+
+    from certify.selectors import Cell
+
+    def cells_alive() -> int:
+        return sum(type(o) is Cell for o in gc.get_objects())
+
+    team_member_add(team=team, user=UserFactory(username="bob"))
+    client = client_for(manager)
+    gc.collect()
+    gc.disable()
+    try:
+        before = cells_alive()
+        response = client.get(f"/api/teams/{team.pk}/readiness/")
+        assert response.status_code == 200 and len(response.json()["rows"]) == 2
+        del response
+        assert cells_alive() == before
+    finally:
+        gc.enable()
