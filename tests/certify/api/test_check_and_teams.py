@@ -280,8 +280,9 @@ def test_the_readiness_payload_is_drfs_own_output(team, fleet, manager, alice, m
     certify(alice, fleet)
     status, body = readiness(manager, team.pk)
     assert status == 200 and len(body["rows"]) == 2
-    assert {"ReadinessSerializer", "ReadinessRowSerializer", "ReadinessCellSerializer",
-            "PersonSerializer", "TeamRefSerializer", "TrackRefSerializer"} <= set(seen)  # fmt: skip
+    assert {"ReadinessSerializer", "ReadinessRowSerializer", "PersonSerializer",
+            "TeamRefSerializer", "TrackRefSerializer"} <= set(seen)  # fmt: skip
+    # The cells are written by hand (test_readiness_writer.py holds them to DRF's output).
 
 
 def test_a_readiness_request_leaves_no_standings_for_the_collector(team, fleet, manager, alice):
