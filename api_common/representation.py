@@ -13,13 +13,13 @@ tests/api_common/test_representation.py holds every class using this to DRF's ow
 
 It handles the field kinds these payloads use (plain fields with `source`, `*`,
 SerializerMethodField, a nested serializer or a list of them, each written by its own
-class's plan where it has one); a class with a write-only field keeps DRF's own
-to_representation. An attribute that is missing takes the field's default, or null
-where the field allows it, as DRF's Field.get_attribute gives them; any other case (a
-field DRF would skip, an error) falls back to DRF's path for that instance, so the
-edge cases keep DRF's behaviour exactly. A list of them
-(`many=True` in a method field) is written by `represent_many`, one child instance and
-no ListSerializer.
+class's plan where it has one, by one instance of it per parent instance); a class with
+a write-only field keeps DRF's own to_representation. An attribute that is missing
+takes the field's default, or null where the field allows it, as DRF's
+Field.get_attribute gives them; any other case (a field DRF would skip, an error) falls
+back to DRF's path for that instance, so the edge cases keep DRF's behaviour exactly. A
+list of them (`many=True` in a method field) is written by `represent_many`, one child
+instance and no ListSerializer.
 """
 
 from __future__ import annotations
@@ -44,12 +44,17 @@ class _Nested:
     cls: type
     many: bool
 
-    def write(self, value, context: dict) -> Any:
+    def write(self, value, context: dict, writers: dict) -> Any:
+        """`writers` holds the parent instance's child instances, one per class: a parent
+        that writes many items (a list's rows) makes each child once, not once an item."""
+        child = writers.get(self.cls)
+        if child is None:
+            child = writers[self.cls] = self.cls(context=context)
         if not self.many:
-            return self.cls(context=context).to_representation(value)
+            return child.to_representation(value)
         if isinstance(value, BaseManager):  # as ListSerializer reads a related manager
             value = value.all()
-        return represent_many(self.cls, value, context)
+        return [child.to_representation(item) for item in value]
 
 
 def _plan(cls) -> list[tuple] | None:
@@ -101,6 +106,7 @@ class PlainRepresentation:
         if plan is None:
             return super().to_representation(instance)
         out: dict[str, Any] = {}
+        writers = self.__dict__.setdefault("_plain_writers", {})
         for key, attrs, how in plan:
             if attrs is None:
                 out[key] = getattr(self, how)(instance)
@@ -114,7 +120,7 @@ class PlainRepresentation:
             if value is None:
                 out[key] = None
             elif isinstance(how, _Nested):
-                out[key] = how.write(value, self.context)
+                out[key] = how.write(value, self.context, writers)
             else:
                 out[key] = how.to_representation(value)
         return out
