@@ -97,7 +97,9 @@ class Requirement:
 class Readiness:
     track: TrackRules
     requirements: tuple[Requirement, ...]
-    estimates: Mapping[str, float] = field(hash=False)  # Evidence.mastery
+    # Evidence.mastery as evaluated: held, not copied (600 copies a team's readiness), so
+    # a caller does not change the mapping it passed while it keeps the readiness.
+    estimates: Mapping[str, float] = field(hash=False)
     p_init: float  # what a skill without an estimate counts at
     passed_exam: ExamResult | None
     memo: MemoApproval | None
