@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, tzinfo
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
@@ -106,7 +107,9 @@ class PlainRepresentation:
         if plan is None:
             return super().to_representation(instance)
         out: dict[str, Any] = {}
-        writers = self.__dict__.setdefault("_plain_writers", {})
+        writers = self.__dict__.get("_plain_writers")
+        if writers is None:
+            writers = self.__dict__["_plain_writers"] = {}
         for key, attrs, how in plan:
             if attrs is None:
                 out[key] = getattr(self, how)(instance)
@@ -152,3 +155,23 @@ def datetime_text(value, zone: tzinfo | None, field: serializers.DateTimeField) 
         return field.to_representation(value)
     text = value.astimezone(zone).isoformat()
     return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+class HandWritten:
+    """Mix into a serializer that writes its output by hand (its own to_representation,
+    for a payload written hundreds of times a request) to write a declared field's value
+    as that field would: the common values directly, anything else by the field."""
+
+    @cached_property
+    def _zone(self) -> tzinfo | None:
+        return iso_zone()  # asked once per instance, not once per value
+
+    def _boolean(self, name: str, value) -> bool | None:
+        """DRF's BooleanField output: a bool (or None) as it is, else the field's."""
+        if value is True or value is False or value is None:
+            return value
+        return self._declared_fields[name].to_representation(value)
+
+    def _when(self, name: str, value) -> str | None:
+        """DRF's DateTimeField output (datetime_text, in the zone asked once)."""
+        return datetime_text(value, self._zone, self._declared_fields[name])

@@ -8,7 +8,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api_common.fields import StrictCharField
-from api_common.representation import PlainRepresentation, datetime_text, iso_zone
+from api_common.representation import HandWritten, PlainRepresentation
 from api_common.request_serializers import FlatRequest
 from assess.api.schema import NamedChoiceField
 from certify.models import Certificate
@@ -295,7 +295,7 @@ class TeamRefSerializer(PlainRepresentation, serializers.Serializer):
     organization = OrganizationRefSerializer(help_text="The organisation it belongs to.")
 
 
-class ReadinessCellSerializer(serializers.Serializer):
+class ReadinessCellSerializer(HandWritten, serializers.Serializer):
     """From a certify.selectors.Cell.
 
     Written by hand (`to_representation`), not field by field: a team's readiness writes
@@ -332,29 +332,19 @@ class ReadinessCellSerializer(serializers.Serializer):
         return [r.key for r in cell.standing.readiness.missing]
 
     def to_representation(self, cell) -> dict:
-        try:
-            zone = self._zone  # asked once for the cells this instance writes (a row's)
-        except AttributeError:
-            zone = self._zone = iso_zone()
         standing, certificate = cell.standing, cell.certificate
         status, until, reason = standing.status, standing.until, standing.reason
         slug, key = cell.track.slug, None if certificate is None else certificate.pk
         fields = self._declared_fields
         return {
             "track": None if slug is None else str(slug),
-            "certified": self._boolean(standing.certified),
+            "certified": self._boolean("certified", standing.certified),
             "status": None if status is None else fields["status"].to_representation(status),
-            "until": None if until is None else datetime_text(until, zone, fields["until"]),
+            "until": None if until is None else self._when("until", until),
             "reason": None if reason is None else str(reason),
             "certificate_id": None if key is None else str(key),
             "missing": self.get_missing(cell),
         }
-
-    def _boolean(self, value) -> bool | None:
-        """DRF's BooleanField output: a bool (or None) as it is, else the field's."""
-        if value is True or value is False or value is None:
-            return value
-        return self._declared_fields["certified"].to_representation(value)
 
 
 class ReadinessRowSerializer(PlainRepresentation, serializers.Serializer):

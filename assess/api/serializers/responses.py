@@ -6,7 +6,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from api_common.fields import StrictCharField, StrictIntegerField
-from api_common.representation import datetime_text, iso_zone
+from api_common.representation import HandWritten
 from api_common.request_serializers import FlatRequest
 
 MAX_ID = 2**63 - 1  # the largest primary key the databases store
@@ -48,7 +48,7 @@ class ResponseInputSerializer(FlatRequest, serializers.Serializer):
     )
 
 
-class ResponseResultSerializer(serializers.Serializer):
+class ResponseResultSerializer(HandWritten, serializers.Serializer):
     """Correctness fields are null while the quiz's feedback policy hides them.
 
     Written by hand (`to_representation`), not field by field: an answer's body lists
@@ -96,7 +96,7 @@ class ResponseResultSerializer(serializers.Serializer):
             "question": int(response.question_id),
             "part": str(response.part),
             "answer": str(response.raw),
-            "created_at": self._when(response.created_at),
+            "created_at": self._when("created_at", response.created_at),
             "valid": self._boolean("valid", response.valid),
             "correct": self._boolean("correct", response.correct) if visible else None,
             "score": None if not visible or score is None else float(score),
@@ -107,21 +107,6 @@ class ResponseResultSerializer(serializers.Serializer):
             if visible and response.misconception is not None
             else None,
         }
-
-    def _boolean(self, name: str, value) -> bool | None:
-        """DRF's BooleanField output: a bool (or None) as it is, else the field's."""
-        if value is True or value is False or value is None:
-            return value
-        return self._declared_fields[name].to_representation(value)
-
-    def _when(self, value) -> str | None:
-        """DRF's DateTimeField output, the zone asked once per serializer instead of once
-        per value (api_common.representation.datetime_text)."""
-        try:
-            zone = self._zone
-        except AttributeError:
-            zone = self._zone = iso_zone()
-        return datetime_text(value, zone, self._declared_fields["created_at"])
 
 
 class RevealInputSerializer(FlatRequest, serializers.Serializer):

@@ -58,7 +58,7 @@ def test_a_cell_is_written_as_drf_writes_it(cell, zone):
 
 
 def test_one_writer_for_many_cells_matches_too():
-    """The zone is asked once per instance: a row's cells share it."""
+    """The zone is asked once per instance, which writes every cell of the payload."""
     writer = ReadinessCellSerializer()
     for hours in (0, 5, -8):
         cell = SimpleNamespace(
