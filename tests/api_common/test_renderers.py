@@ -28,8 +28,8 @@ class ThingSerializer(serializers.Serializer):
 
 
 def _serve(renderer, paged: bool):
-    """A view's rendered response, weak references to what it was written from (the
-    instance and the response's data), and the body."""
+    """A view's rendered response, and weak references to the instance it was written
+    from and to the response itself."""
     seen = {}
 
     class ThingView(APIView):
