@@ -70,15 +70,28 @@ def _stuck(node: Node) -> bool:
 
 
 def _set_busy(node: Node, busy: bool) -> Node:
+    """The node with its usable GPUs loaded by a job (busy) or idle. A GPU already in
+    that state is kept as it is, and so is a node none of whose GPUs changed: `problems
+    check` runs every action of 200 drills a template, and copying unchanged frozen
+    records was a third of its time."""
+
     def one(g: Gpu) -> Gpu:
         if not g.on_bus or g.fault == "stuck":
             return g
         if busy:
-            return replace(g, util=max(g.util, 90), used_mib=max(g.used_mib, g.total_mib * 4 // 5))
-        hot = g.fault == "thermal"
-        return replace(g, util=0, used_mib=0, watts=min(g.watts, 90), temp=g.temp if hot else 33)
+            util, used = max(g.util, 90), max(g.used_mib, g.total_mib * 4 // 5)
+            if (util, used) == (g.util, g.used_mib):
+                return g
+            return replace(g, util=util, used_mib=used)
+        watts, temp = min(g.watts, 90), g.temp if g.fault == "thermal" else 33
+        if (g.util, g.used_mib, g.watts, g.temp) == (0, 0, watts, temp):
+            return g
+        return replace(g, util=0, used_mib=0, watts=watts, temp=temp)
 
-    return replace(node, gpus=tuple(one(g) for g in node.gpus))
+    gpus = tuple(one(g) for g in node.gpus)
+    if all(new is old for new, old in zip(gpus, node.gpus, strict=True)):
+        return node
+    return replace(node, gpus=gpus)
 
 
 def requeue(state: Cluster, job: Job, without: set[str]) -> Cluster:

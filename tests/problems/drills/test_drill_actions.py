@@ -2,10 +2,12 @@
 
 import random
 import re
+from dataclasses import replace
 
 import pytest
 
 from problems.drills import registry
+from problems.drills.actions import _set_busy
 
 
 def _find(slug, want):
@@ -218,3 +220,29 @@ def test_topo_and_binding_are_one_minute_looks_on_the_job_nodes_that_change_noth
         for a in acts:
             assert not a.disruptive and a.minutes == 1
             assert a.run(drill.state)[1] == drill.state.later(1)
+
+
+def _loaded_exactly_as(node, busy: bool):
+    """What the node's usable GPUs read once loaded (busy) or idle, copied field by field."""
+
+    def one(g):
+        if not g.on_bus or g.fault == "stuck":
+            return g
+        if busy:
+            return replace(g, util=max(g.util, 90), used_mib=max(g.used_mib, g.total_mib * 4 // 5))
+        temp = g.temp if g.fault == "thermal" else 33
+        return replace(g, util=0, used_mib=0, watts=min(g.watts, 90), temp=temp)
+
+    return replace(node, gpus=tuple(one(g) for g in node.gpus))
+
+
+@pytest.mark.parametrize("busy", [True, False])
+def test_loading_or_idling_a_node_gives_the_copied_node_and_keeps_what_it_need_not_copy(busy):
+    """_set_busy keeps a GPU already in the state asked (and a node none of whose GPUs
+    changed) rather than copying it: the same values as copying every record, on every
+    node of every drill, and applied twice the second pass copies nothing."""
+    for slug in registry.slugs():
+        for node in registry.generate(slug, 1).state.nodes:
+            once = _set_busy(node, busy)
+            assert once == _loaded_exactly_as(node, busy)
+            assert _set_busy(once, busy) is once
