@@ -5,8 +5,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# Test processes (pytest-xdist); the suite's pure template sweeps are most of its time.
-TEST_WORKERS ?= 2
+# Test processes (pytest-xdist). Three on two cores: the browser, server and subprocess
+# tests leave a core idle while they wait, and a third worker fills it (make test 13:18 ->
+# 12:15 back to back on 2026-12-07, the same CPU time). .ci/run's PostgreSQL pass keeps
+# two: a third gained 8 s of 8 minutes there.
+TEST_WORKERS ?= 3
 
 # docs/ is a folder, so the docs targets must be phony.
 .PHONY: install run test lint format formulas docs docs-screenshots migrate load check-problems bench bench-problems bench-endpoints bench-http bench-exam bench-exam-burst bench-exam-pages bench-page-costs bench-memos bench-markdown bench-classroom bench-scale chaos clean
