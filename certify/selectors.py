@@ -7,22 +7,25 @@ the orgs selectors) decide who may read what.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from django.db import connection
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.selectors import is_erased
+from api_common.rows import Columns, fetch
 from assess import skills as skill_map
 from assess.mastery import bkt
-from assess.models import Attempt, SkillMastery
+from assess.models import Attempt, Quiz, SkillMastery
 from capstone.models import MemoDecision
 from certify import requirements as req
 from certify.models import Certificate, Track
-from curricula.models import LessonTemplate
+from curricula.models import Course, Lesson, LessonTemplate, Module
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -31,15 +34,35 @@ def tracks_all() -> QuerySet[Track]:
     return Track.objects.select_related("exam").order_by("order", "slug")
 
 
+@functools.cache  # built at first use, once the apps are loaded
+def _links_statement() -> str:
+    """The lessons' templates of some tracks ({marks}: one %s a track), in course,
+    module, lesson and link order: (track id, lesson slug, lesson title, template).
+    SQL because the certification check reads it on every call and the ORM took 1.3 ms
+    to build its four joins (tests/certify/test_check_reads.py holds it to the
+    queryset)."""
+    q = connection.ops.quote_name
+    through = Track.lessons.through._meta
+
+    def table(model) -> str:
+        return q(model._meta.db_table)
+
+    return (
+        f"SELECT tl.{q('track_id')}, l.{q('slug')}, l.{q('title')}, lt.{q('template_slug')} "  # noqa: S608
+        f"FROM {table(LessonTemplate)} lt "
+        f"JOIN {table(Lesson)} l ON l.{q('id')} = lt.{q('lesson_id')} "
+        f"JOIN {q(through.db_table)} tl ON tl.{q('lesson_id')} = l.{q('id')} "
+        f"JOIN {table(Module)} m ON m.{q('id')} = l.{q('module_id')} "
+        f"JOIN {table(Course)} c ON c.{q('id')} = m.{q('course_id')} "
+        f"WHERE tl.{q('track_id')} IN ({{marks}}) "
+        f"ORDER BY c.{q('order')}, m.{q('order')}, l.{q('order')}, lt.{q('order')}"
+    )
+
+
 def track_rules(tracks: Sequence[Track]) -> dict[int, req.TrackRules]:
     """The rules of each track (one query for every lesson's templates)."""
-    links = (
-        LessonTemplate.objects.filter(lesson__tracks__in=[t.pk for t in tracks])
-        .order_by(
-            "lesson__module__course__order", "lesson__module__order", "lesson__order", "order"
-        )
-        .values_list("lesson__tracks", "lesson__slug", "lesson__title", "template_slug")
-    )
+    ids = [t.pk for t in tracks]
+    links = fetch(_links_statement().format(marks=", ".join(["%s"] * len(ids))), ids) if ids else []
     lessons: dict[int, dict[str, tuple[str, list[str]]]] = defaultdict(dict)
     for track_id, slug, title, template in links:
         lessons[track_id].setdefault(slug, (title, []))[1].append(template)
@@ -206,10 +229,34 @@ def tracks_listed() -> QuerySet[Track]:
     return tracks_all().prefetch_related("lessons", "exam__slots")
 
 
+@functools.cache  # built at first use, once the apps are loaded
+def _track_statement() -> tuple[Columns, Columns, str]:
+    """A track by slug with its exam, as `tracks_all().get(slug=...)` reads them: SQL
+    because the certification check reads it on every call, 1.0 ms to build through the
+    ORM (tests/certify/test_check_reads.py holds it to the queryset)."""
+    q = connection.ops.quote_name
+    track, exam = Columns(Track, "t"), Columns(Quiz, "x")
+    sql = (
+        f"SELECT {track.sql}, {exam.sql} FROM {q(Track._meta.db_table)} t "  # noqa: S608
+        f"JOIN {q(Quiz._meta.db_table)} x ON x.{q('id')} = t.{q('exam_id')} "
+        f"WHERE t.{q('slug')} = %s"
+    )
+    return track, exam, sql
+
+
 def track_get(*, slug: str) -> Track:
-    """A track by slug (Track.DoesNotExist otherwise); tracks are public to signed-in
-    users, so there is no gate."""
-    return tracks_all().get(slug=slug)
+    """A track by slug, its exam loaded (Track.DoesNotExist otherwise); tracks are public
+    to signed-in users, so there is no gate."""
+    track_columns, exam_columns, sql = _track_statement()
+    rows = fetch(sql, [slug])
+    if not rows:
+        raise Track.DoesNotExist("no track with that slug")
+    track = track_columns.load(rows[0])
+    exam = exam_columns.load(rows[0], len(track_columns))
+    # as select_related("exam") leaves them: each side's cache holds the other
+    Track.exam.field.set_cached_value(track, exam)
+    Track.exam.field.remote_field.set_cached_value(exam, track)
+    return track
 
 
 def tracks_for_team(*, team) -> list[Track]:

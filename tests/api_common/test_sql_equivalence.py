@@ -1,12 +1,14 @@
-"""The hand-written SQL of the answer path: the table of its statements, each with the
-tests that hold it to its ORM twin on both databases, and why it is SQL at all.
+"""The hand-written SQL of the answer path and the certification check: the table of its
+statements, each with the tests that hold it to its ORM twin on both databases, and why
+it is SQL at all.
 
 Building a statement through the ORM (cloning querysets, resolving lookups, compiling)
 cost several times what the database took to run it on the answer path: the gated read
 of a question 6.8 ms to build for 0.3 ms to run, the token check 1.1 ms for 0.15 ms
 (bench/README.md, "Where the time went"). So the statements every answer, start, finish
-and API request runs are SQL (api_common/rows.py loads their rows with the ORM's own
-converters), and every one of them is tested here against the same query or write
+and API request runs are SQL, as are the certification check's person gate, track and
+rules (its p99 target is 20 ms), and api_common/rows.py loads their rows with the ORM's
+own converters; every one of them is tested here against the same query or write
 through the ORM, on the same data, field by field (tests/sql_twins.py): on SQLite by
 `make test`, on PostgreSQL by .ci/run's second pass (so none of these tests is
 db_independent).
@@ -49,6 +51,7 @@ READS = "tests/assess/test_sql_reads.py"
 WRITES = "tests/assess/services/test_sql_writes.py"
 HERE = "tests/api_common/test_sql_equivalence.py"
 REQUEST_READS = "tests/accounts/test_request_reads.py"
+CHECK_READS = "tests/certify/test_check_reads.py"
 
 ANSWER = "every answer: the ORM built it for several times its running cost (bench/README.md)"
 START = "every start of an attempt (the exam bench's queue: bench/README.md, second pass)"
@@ -197,6 +200,22 @@ STATEMENTS: dict[str, Statement] = {
         "every page's menu: 0.7 ms to build through the ORM for 0.014 ms to run",
         (f"{HERE}::test_the_menu_roles_are_what_the_selectors_say",),
     ),
+    "person gate": Statement(
+        "the user named, if the asker is staff, that user or a manager of their "
+        "organisation (orgs.selectors.person_get_for)",
+        "every certification check: 1.9 ms to build through the ORM for 0.1 ms to run",
+        (f"{CHECK_READS}::test_the_person_gate_finds_whom_its_queryset_finds",),
+    ),
+    "track with exam": Statement(
+        "a track by slug with its exam (certify.selectors.track_get)",
+        "every certification check: 1.0 ms to build through the ORM",
+        (f"{CHECK_READS}::test_the_track_read_is_the_tracks_queryset_with_its_exam_loaded",),
+    ),
+    "tracks' lesson templates": Statement(
+        "the lessons' templates of some tracks in course order (certify.selectors.track_rules)",
+        "every certification check and readiness: 1.3 ms to build its four joins",
+        (f"{CHECK_READS}::test_the_tracks_lesson_templates_are_what_their_queryset_lists",),
+    ),
 }
 
 # Every function (or module, "<module>") of the product code holding SQL: how many
@@ -245,6 +264,12 @@ SITES: dict[str, tuple[int, tuple[str, ...]]] = {
     "accounts.selectors:email_confirmed": (1, ("confirmation gate",)),
     "frontend.queries.roles:_statement": (1, ("menu roles",)),
     "frontend.queries.roles:menu_roles": (1, ("menu roles",)),
+    "orgs.selectors:_person_statements": (2, ("person gate",)),
+    "orgs.selectors:person_get_for": (2, ("person gate",)),
+    "certify.selectors:_track_statement": (1, ("track with exam",)),
+    "certify.selectors:track_get": (1, ("track with exam",)),
+    "certify.selectors:_links_statement": (1, ("tracks' lesson templates",)),
+    "certify.selectors:track_rules": (1, ("tracks' lesson templates",)),
 }
 
 # SQL that is not a statement of the answer path, with the reason it has no ORM twin.
