@@ -7,25 +7,22 @@ the orgs selectors) decide who may read what.
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from django.db import connection
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.selectors import is_erased
-from api_common.rows import Columns, fetch
 from assess import skills as skill_map
 from assess.mastery import bkt
-from assess.models import Attempt, Quiz, SkillMastery
+from assess.models import Attempt, SkillMastery
 from capstone.models import MemoDecision
 from certify import requirements as req
+from certify import statements as sql
 from certify.models import Certificate, Track
-from curricula.models import Course, Lesson, LessonTemplate, Module
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -34,35 +31,10 @@ def tracks_all() -> QuerySet[Track]:
     return Track.objects.select_related("exam").order_by("order", "slug")
 
 
-@functools.cache  # built at first use, once the apps are loaded
-def _links_statement() -> str:
-    """The lessons' templates of some tracks ({marks}: one %s a track), in course,
-    module, lesson and link order: (track id, lesson slug, lesson title, template).
-    SQL because the certification check reads it on every call and the ORM took 1.3 ms
-    to build its four joins (tests/certify/test_check_reads.py holds it to the
-    queryset)."""
-    q = connection.ops.quote_name
-    through = Track.lessons.through._meta
-
-    def table(model) -> str:
-        return q(model._meta.db_table)
-
-    return (
-        f"SELECT tl.{q('track_id')}, l.{q('slug')}, l.{q('title')}, lt.{q('template_slug')} "  # noqa: S608
-        f"FROM {table(LessonTemplate)} lt "
-        f"JOIN {table(Lesson)} l ON l.{q('id')} = lt.{q('lesson_id')} "
-        f"JOIN {q(through.db_table)} tl ON tl.{q('lesson_id')} = l.{q('id')} "
-        f"JOIN {table(Module)} m ON m.{q('id')} = l.{q('module_id')} "
-        f"JOIN {table(Course)} c ON c.{q('id')} = m.{q('course_id')} "
-        f"WHERE tl.{q('track_id')} IN ({{marks}}) "
-        f"ORDER BY c.{q('order')}, m.{q('order')}, l.{q('order')}, lt.{q('order')}"
-    )
-
-
 def track_rules(tracks: Sequence[Track]) -> dict[int, req.TrackRules]:
     """The rules of each track (one query for every lesson's templates)."""
     ids = [t.pk for t in tracks]
-    links = fetch(_links_statement().format(marks=", ".join(["%s"] * len(ids))), ids) if ids else []
+    links = sql.run(sql.links_statement(), [], marks=ids) if ids else []
     lessons: dict[int, dict[str, tuple[str, list[str]]]] = defaultdict(dict)
     for track_id, slug, title, template in links:
         lessons[track_id].setdefault(slug, (title, []))[1].append(template)
@@ -110,18 +82,21 @@ def standings(
     *, user_ids: Iterable[int], tracks: Sequence[Track], now: datetime | None = None
 ) -> dict[tuple[int, int], Cell]:
     """Standing of every (user, track): five queries whatever the numbers of people and
-    tracks (rules, certificates, mastery, exam attempts, memo approvals)."""
+    tracks (rules, certificates, mastery, exam attempts, memo approvals), each written as
+    SQL (certify.statements says why)."""
     now = now or timezone.now()
     user_ids = list(user_ids)
     tracks = list(tracks)
     if not user_ids or not tracks:
         return {}
     rules = track_rules(tracks)
+    track_ids = [t.pk for t in tracks]
     latest: dict[tuple[int, int], Certificate] = {}
     # Not the evidence snapshot: a standing reads a certificate's dates and state, and
     # decoding every snapshot was a tenth of a team's readiness (issue 43).
-    held = Certificate.objects.filter(holder_id__in=user_ids, track__in=tracks).defer("evidence")
-    for cert in held.order_by("issued_at", "pk"):
+    columns, statement = sql.certificates_statement()
+    for row in sql.run(statement, [], holders=user_ids, tracks=track_ids):
+        cert = columns.load(row)
         latest[(cert.holder_id, cert.track_id)] = cert
     # A pass counts once: those finished up to the latest certificate's issue (or its
     # revocation, so a pass taken while certified cannot undo a revocation) are spent.
@@ -133,60 +108,59 @@ def standings(
     }
     skills = sorted({s for r in rules.values() for s in r.skills})
     mastery: dict[int, dict[str, float]] = defaultdict(dict)
-    for user_id, skill, p in SkillMastery.objects.filter(
-        learner_id__in=user_ids, skill__in=skills
-    ).values_list("learner_id", "skill", "p_mastery"):
-        mastery[user_id][skill] = p
+    if skills:
+        for user_id, skill, p in sql.run(
+            sql.mastery_statement(), [], learners=user_ids, skills=skills
+        ):
+            mastery[user_id][skill] = p
     exam_track = {t.exam_id: t.pk for t in tracks}
     exams: dict[tuple[int, int], list[req.ExamResult]] = defaultdict(list)
     open_exam: set[tuple[int, int]] = set()
     # Each exam's recorded decision comes in the same row (a LEFT JOIN to its one-to-one
     # ExamDecision): no query of its own however many attempts.
-    decided = ("passed", "rule", "reason", "theta", "se", "cut")
-    for row in Attempt.objects.filter(
-        learner_id__in=user_ids, quiz_id__in=list(exam_track)
-    ).values_list(
-        "pk", "learner_id", "quiz_id", "status", "score", "finished_at", "deadline",
-        *(f"exam_decision__{f}" for f in decided),
-    ):  # fmt: skip
-        pk, user_id, quiz_id, status, score, finished_at, deadline = row[:7]
-        decision = dict(zip(decided, row[7:], strict=True))
-        key = (user_id, exam_track[quiz_id])
-        if status == Attempt.Status.OPEN:
-            if deadline is None or deadline > now:
+    attempt_columns, decision_columns, statement = sql.attempts_statement()
+    for row in sql.run(statement, [], learners=user_ids, exams=list(exam_track)):
+        attempt = attempt_columns.load(row)
+        decision = decision_columns.load(row, len(attempt_columns))
+        key = (attempt.learner_id, exam_track[attempt.quiz_id])
+        if attempt.status == Attempt.Status.OPEN:
+            if attempt.deadline is None or attempt.deadline > now:
                 open_exam.add(key)
             continue
-        if score is None or finished_at is None or finished_at <= spent_until.get(key, _EPOCH):
+        finished_at = attempt.finished_at
+        if (
+            attempt.score is None
+            or finished_at is None
+            or finished_at <= spent_until.get(key, _EPOCH)
+        ):
             continue  # spent on an earlier certificate (or before its revocation)
         exams[key].append(
             req.ExamResult(
-                pk,
-                score,
+                attempt.pk,
+                attempt.score,
                 finished_at,
-                passed=decision["passed"],
-                rule=decision["rule"] or "",
-                reason=decision["reason"] or "",
-                theta=decision["theta"],
-                se=decision["se"],
-                cut=decision["cut"],
+                passed=decision.passed,
+                rule=decision.rule or "",
+                reason=decision.reason or "",
+                theta=decision.theta,
+                se=decision.se,
+                cut=decision.cut,
             )
         )
     memos: dict[int, req.MemoApproval] = {}
-    # Values, not instances: a version's Markdown (up to 60,000 characters), its HTML and
-    # its review were read and decoded for every approval, to use four numbers.
-    approvals = MemoDecision.objects.filter(
-        decision=MemoDecision.Decision.APPROVE, memo__capstone__learner_id__in=user_ids
-    ).order_by("created_at", "pk")
-    for learner_id, memo_id, number, score, max_score, approved_at in approvals.values_list(
-        "memo__capstone__learner_id", "memo_id", "version__number", "version__score",
-        "version__max_score", "created_at",
-    ):  # fmt: skip
-        memos[learner_id] = req.MemoApproval(
-            memo_id=memo_id,
-            version=number,
-            score=score,
-            max_score=max_score,
-            approved_at=approved_at,
+    # Four numbers of each approval: a version's Markdown (up to 60,000 characters), its
+    # HTML and its review stay unread.
+    decision_columns, version_columns, statement = sql.approvals_statement()
+    approve = MemoDecision.Decision.APPROVE
+    for row in sql.run(statement, [approve], learners=user_ids):
+        decision = decision_columns.load(row, 1)
+        version = version_columns.load(row, 1 + len(decision_columns))
+        memos[row[0]] = req.MemoApproval(
+            memo_id=decision.memo_id,
+            version=version.number,
+            score=version.score,
+            max_score=version.max_score,
+            approved_at=decision.created_at,
         )
     cells = {}
     for user_id in user_ids:
@@ -229,26 +203,11 @@ def tracks_listed() -> QuerySet[Track]:
     return tracks_all().prefetch_related("lessons", "exam__slots")
 
 
-@functools.cache  # built at first use, once the apps are loaded
-def _track_statement() -> tuple[Columns, Columns, str]:
-    """A track by slug with its exam, as `tracks_all().get(slug=...)` reads them: SQL
-    because the certification check reads it on every call, 1.0 ms to build through the
-    ORM (tests/certify/test_check_reads.py holds it to the queryset)."""
-    q = connection.ops.quote_name
-    track, exam = Columns(Track, "t"), Columns(Quiz, "x")
-    sql = (
-        f"SELECT {track.sql}, {exam.sql} FROM {q(Track._meta.db_table)} t "  # noqa: S608
-        f"JOIN {q(Quiz._meta.db_table)} x ON x.{q('id')} = t.{q('exam_id')} "
-        f"WHERE t.{q('slug')} = %s"
-    )
-    return track, exam, sql
-
-
 def track_get(*, slug: str) -> Track:
     """A track by slug, its exam loaded (Track.DoesNotExist otherwise); tracks are public
     to signed-in users, so there is no gate."""
-    track_columns, exam_columns, sql = _track_statement()
-    rows = fetch(sql, [slug])
+    track_columns, exam_columns, statement = sql.track_statement()
+    rows = sql.run(statement, [slug])
     if not rows:
         raise Track.DoesNotExist("no track with that slug")
     track = track_columns.load(rows[0])
