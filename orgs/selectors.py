@@ -98,8 +98,8 @@ def person_get_for(*, asker, username: str):
     One query, whose condition carries the rule: a person the asker may not see and a
     name nobody has run the same statement and find nothing, so neither the answer nor
     its time says which usernames exist (a lookup by name, then a second query for the
-    rule, took 1.2 ms longer for a person who exists). Written as SQL
-    (tests/api_common/test_sql_equivalence.py holds it to its queryset)."""
+    rule, took 1.2 ms longer for a person who exists). Written as SQL, held to the
+    queryset it replaced by tests/certify/test_check_reads.py."""
     columns, for_staff, for_others = _person_statements()
     if asker.is_staff:
         rows = fetch(for_staff, [username])
