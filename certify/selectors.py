@@ -34,7 +34,7 @@ def tracks_all() -> QuerySet[Track]:
 def track_rules(tracks: Sequence[Track]) -> dict[int, req.TrackRules]:
     """The rules of each track (one query for every lesson's templates)."""
     ids = [t.pk for t in tracks]
-    links = sql.run(sql.links_statement(), [], marks=ids) if ids else []
+    links = sql.run(sql.links_statement(), [], tracks=ids) if ids else []
     lessons: dict[int, dict[str, tuple[str, list[str]]]] = defaultdict(dict)
     for track_id, slug, title, template in links:
         lessons[track_id].setdefault(slug, (title, []))[1].append(template)

@@ -36,7 +36,7 @@ def _table(model) -> str:
     return _q(model._meta.db_table)
 
 
-def marks(values: Sequence) -> str:
+def _marks(values: Sequence) -> str:
     """One placeholder a value, for an IN list (never empty: callers skip the read)."""
     return ", ".join(["%s"] * len(values))
 
@@ -54,8 +54,8 @@ def track_statement() -> tuple[Columns, Columns, str]:
 
 @functools.cache
 def links_statement() -> str:
-    """The lessons' templates of some tracks ({marks}: one %s a track), in course,
-    module, lesson and link order: (track id, lesson slug, lesson title, template)."""
+    """The lessons' templates of some tracks ({tracks}), in course, module, lesson and
+    link order: (track id, lesson slug, lesson title, template)."""
     through = _q(Track.lessons.through._meta.db_table)
     return (
         f"SELECT tl.{_q('track_id')}, l.{_q('slug')}, l.{_q('title')}, "  # noqa: S608
@@ -64,7 +64,7 @@ def links_statement() -> str:
         f"JOIN {through} tl ON tl.{_q('lesson_id')} = l.{_q('id')} "
         f"JOIN {_table(Module)} m ON m.{_q('id')} = l.{_q('module_id')} "
         f"JOIN {_table(Course)} c ON c.{_q('id')} = m.{_q('course_id')} "
-        f"WHERE tl.{_q('track_id')} IN ({{marks}}) "
+        f"WHERE tl.{_q('track_id')} IN ({{tracks}}) "
         f"ORDER BY c.{_q('order')}, m.{_q('order')}, l.{_q('order')}, lt.{_q('order')}"
     )
 
@@ -139,4 +139,4 @@ def run(sql: str, params: Sequence, **lists: Sequence) -> list[tuple]:
     """The rows of a statement above, each `{name}` IN list filled with one placeholder
     a value and the values appended to `params` in the order the lists are given."""
     values = [*params, *(v for values in lists.values() for v in values)]
-    return fetch(sql.format(**{name: marks(v) for name, v in lists.items()}), values)
+    return fetch(sql.format(**{name: _marks(v) for name, v in lists.items()}), values)

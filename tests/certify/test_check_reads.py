@@ -16,7 +16,6 @@ from django.db.models import Exists, OuterRef, Q
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from api_common.rows import fetch
 from assess.models import Attempt, SkillMastery
 from capstone.models import MemoDecision, MemoVersion
 from certify import selectors
@@ -115,8 +114,7 @@ def test_the_tracks_lesson_templates_are_what_their_queryset_lists(tracks):
         )
 
     def written(ids):
-        marks = ", ".join(["%s"] * len(ids))
-        return [tuple(row) for row in fetch(sql.links_statement().format(marks=marks), ids)]
+        return [tuple(row) for row in sql.run(sql.links_statement(), [], tracks=ids)]
 
     every = [t.pk for t in tracks.values()]
     for ids in [[pk] for pk in every] + [every]:
