@@ -5,7 +5,8 @@ screenshots.
 not exist). This makes what `make run` makes, in a temporary folder: a fresh SQLite file,
 migrated, with the hardware catalog, the courses, the tracks and the demo accounts, then
 `runserver` on a free port of 127.0.0.1 with the embedded defaults (DEBUG on, Celery
-in-process, a memory cache, mail to the console). Loading takes about half a minute.
+in-process, a memory cache, mail to the console). Loading takes about half a minute, in
+one process: each manage.py run would import Django and the project again.
 
     with demo_server() as base_url:   # "http://127.0.0.1:PORT"
         ...
@@ -25,7 +26,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LOADS = ("load_hardware", "load_curricula", "load_tracks", "load_demo")
+# What `make run` does before it serves, as management commands run in one process.
+STEPS = (
+    ("migrate", "--noinput"),
+    ("load_hardware",),
+    ("load_curricula",),
+    ("load_tracks",),
+    ("load_demo",),
+)
 
 
 def free_port() -> int:
@@ -51,9 +59,18 @@ def demo_env(folder: Path) -> dict[str, str]:
     return env
 
 
-def manage(env: dict[str, str], *args: str) -> None:
-    subprocess.run(  # noqa: S603 - our own interpreter and manage.py
-        [sys.executable, "manage.py", *args],
+def prepare(env: dict[str, str], steps=STEPS) -> None:
+    """Run each of `steps` (a command and its arguments) in order in one interpreter,
+    stopping at the first that fails."""
+    script = (
+        "import sys, django\n"
+        "from django.core.management import call_command\n"
+        "django.setup()\n"
+        f"for step in {[list(step) for step in steps]!r}:\n"
+        "    call_command(*step)\n"
+    )
+    subprocess.run(  # noqa: S603 - our own interpreter and our own commands
+        [sys.executable, "-c", script],
         cwd=ROOT,
         env=env,
         check=True,
@@ -78,9 +95,7 @@ def wait_for(url: str, proc: subprocess.Popen, seconds: float = 60) -> None:
 def demo_server() -> Iterator[str]:
     with tempfile.TemporaryDirectory(prefix="burnin-docs-") as tmp:
         env = demo_env(Path(tmp))
-        manage(env, "migrate", "--noinput")
-        for command in LOADS:
-            manage(env, command)
+        prepare(env)
         port = free_port()
         proc = subprocess.Popen(  # noqa: S603
             [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
