@@ -15,6 +15,7 @@ them. A readiness of a whole team runs the same statements with longer IN lists.
 from __future__ import annotations
 
 import functools
+import string
 from collections.abc import Sequence
 
 from django.db import connection
@@ -135,8 +136,31 @@ def approvals_statement() -> tuple[Columns, Columns, str]:
     return decision, version, sql
 
 
+@functools.lru_cache(maxsize=64)
+def _placeholders(sql: str) -> tuple[tuple[int, str | None], ...]:
+    """The statement's placeholders in the order they stand: (how many `%s` come next,
+    then the `{name}` list after them or None)."""
+    return tuple(
+        (literal.count("%s"), name) for literal, name, _, _ in string.Formatter().parse(sql)
+    )
+
+
 def run(sql: str, params: Sequence, **lists: Sequence) -> list[tuple]:
-    """The rows of a statement above, each `{name}` IN list filled with one placeholder
-    a value and the values appended to `params` in the order the lists are given."""
-    values = [*params, *(v for values in lists.values() for v in values)]
+    """The rows of a statement above: each `{name}` IN list filled with one placeholder
+    a value, and every value bound where its placeholder stands in the statement: the
+    `%s` of `params` in turn, each list at its `{name}`, whatever order the keywords
+    come in. Lists other than the statement names, or params other than one a `%s`,
+    are a TypeError here rather than values bound to the wrong placeholders."""
+    pieces = _placeholders(sql)
+    named = {name for _, name in pieces if name is not None}
+    if named != set(lists):
+        raise TypeError(f"the statement's lists are {sorted(named)}, given {sorted(lists)}")
+    if sum(count for count, _ in pieces) != len(params):
+        raise TypeError(f"the statement takes one parameter a %s, given {len(params)}")
+    values: list = []
+    fixed = iter(params)
+    for count, name in pieces:
+        values += [next(fixed) for _ in range(count)]
+        if name is not None:
+            values += lists[name]
     return fetch(sql.format(**{name: _marks(v) for name, v in lists.items()}), values)
