@@ -25,11 +25,9 @@ $(STAMP): pyproject.toml
 migrate: install
 	$(BIN)/python manage.py migrate --noinput
 
-load: migrate
-	$(BIN)/python manage.py load_hardware
-	$(BIN)/python manage.py load_curricula
-	$(BIN)/python manage.py load_tracks
-	$(BIN)/python manage.py load_demo
+# Migrate and load in one process (frontend/management/commands/prepare.py says why).
+load: install
+	$(BIN)/python manage.py prepare
 
 run: load
 	$(BIN)/python manage.py runserver $(HOST):$(PORT)
