@@ -149,8 +149,9 @@ def run(sql: str, params: Sequence, **lists: Sequence) -> list[tuple]:
     """The rows of a statement above: each `{name}` IN list filled with one placeholder
     a value, and every value bound where its placeholder stands in the statement: the
     `%s` of `params` in turn, each list at its `{name}`, whatever order the keywords
-    come in. Lists other than the statement names, or params other than one a `%s`,
-    are a TypeError here rather than values bound to the wrong placeholders."""
+    come in. Lists other than those the statement names, or a number of `params` other
+    than its `%s` placeholders, are a TypeError here rather than values bound to the
+    wrong placeholders."""
     pieces = _placeholders(sql)
     named = {name for _, name in pieces if name is not None}
     if named != set(lists):

@@ -5,8 +5,8 @@ screenshots.
 not exist). This makes what `make run` makes, in a temporary folder: a fresh SQLite file,
 migrated, with the hardware catalog, the courses, the tracks and the demo accounts, then
 `runserver` on a free port of 127.0.0.1 with the embedded defaults (DEBUG on, Celery
-in-process, a memory cache, mail to the console). Loading (`manage.py prepare`, as `make
-run` does it) takes 12-13 s.
+in-process, a memory cache, mail to the console): loaded by `manage.py prepare` as `make
+run` loads, and answering in 12-13 s.
 
     with demo_server() as base_url:   # "http://127.0.0.1:PORT"
         ...
