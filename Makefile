@@ -8,7 +8,8 @@ PORT ?= 8000
 # Test processes (pytest-xdist). Three on two cores: the browser, server and subprocess
 # tests leave a core idle while they wait, and a third worker fills it (make test 13:18 ->
 # 12:15 back to back on 2026-12-07, the same CPU time). A fourth does not: with three the
-# two cores are busy 91% of the time (vmstat), and four took 9:45 against three's 9:18.
+# cores were 91% busy through the browser, docs and contract tests (vmstat), and the whole
+# suite took 9:45 with four against 9:18 with three.
 # .ci/run's PostgreSQL pass keeps two: a third gained 8 s of 8 minutes there.
 TEST_WORKERS ?= 3
 
