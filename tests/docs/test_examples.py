@@ -3,7 +3,7 @@ demo data, a broken one fails the runner (and is named), illustrative blocks par
 the compose file they describe has what compose needs.
 
 The server is tools/docs/server.py's: a fresh SQLite file in a temporary folder,
-migrated and loaded as `make run` does, `runserver` on a free port (about half a minute,
+migrated and loaded as `make run` does, `runserver` on a free port (about 12 s,
 once for the module). The convention is in tools/docs/examples.py and on
 docs/developers/testing.md.
 """
