@@ -1,5 +1,6 @@
 """Django's PostgreSQL backend, with a kept connection's health checked without a query
-(and timestamps parsed by psycopg's compiled loader: timestamps.py).
+(and timestamps parsed by psycopg's compiled loader: timestamps.py; statements of many
+parameters converted once: query_cache.py).
 
 Why: with CONN_HEALTH_CHECKS (settings), Django checks a kept connection before a
 request's first query by sending `SELECT 1` and waiting for the answer: one more round
@@ -29,7 +30,10 @@ import select
 from django.db.backends.postgresql import base
 from psycopg.pq import TransactionStatus
 
+from config.postgresql.query_cache import cache_statements_of_many_parameters
 from config.postgresql.timestamps import with_compiled_timestamps
+
+cache_statements_of_many_parameters()
 
 _READY = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP
 

@@ -1,0 +1,26 @@
+"""Statements of many parameters converted once per process, not at every execute.
+
+psycopg turns a query's `%s` placeholders into PostgreSQL's `$n` with a regular
+expression in Python and keeps the result in an LRU cache keyed on the query's text, but
+only for queries of at most 4,096 bytes and 50 parameters: ORM-made bulk INSERTs vary
+their number of rows, and would fill the cache with texts seen once (psycopg discussion
+#628). An exam's start inserts its questions in one statement, 5 rows of 25 columns for
+a 5-question exam, the same text at every start of that exam: converted afresh, 266 us of
+a start's 3 ms (`bench/endpoint_costs.py`, the conversion timed in its measuring
+process); from the cache, 0.2 us. The parameter limit goes; the length limit stays and
+bounds what is kept (about 1,000 placeholders fit in 4,096 bytes), so a huge IN list is
+still converted each time. The limit is a module constant of psycopg's, read at each
+execute: tests/services/test_query_cache.py fails if an upgrade renames it.
+"""
+
+from __future__ import annotations
+
+from psycopg import _queries
+
+PARAMETERS_CACHED = 4096  # no fewer than the placeholders 4,096 bytes can hold
+
+
+def cache_statements_of_many_parameters() -> None:
+    _queries.MAX_CACHED_STATEMENT_PARAMS = max(
+        _queries.MAX_CACHED_STATEMENT_PARAMS, PARAMETERS_CACHED
+    )
