@@ -137,12 +137,15 @@ def approvals_statement() -> tuple[Columns, Columns, str]:
 
 
 @functools.lru_cache(maxsize=64)
-def _placeholders(sql: str) -> tuple[tuple[int, str | None], ...]:
-    """The statement's placeholders in the order they stand: (how many `%s` come next,
-    then the `{name}` list after them or None)."""
-    return tuple(
+def _placeholders(sql: str) -> tuple[tuple[tuple[int, str | None], ...], frozenset, int]:
+    """The statement's placeholders, read once a statement: in the order they stand,
+    (how many `%s` come next, then the `{name}` list after them or None); the names of
+    its lists; and how many `%s` it has in all."""
+    pieces = tuple(
         (literal.count("%s"), name) for literal, name, _, _ in string.Formatter().parse(sql)
     )
+    names = frozenset(name for _, name in pieces if name is not None)
+    return pieces, names, sum(count for count, _ in pieces)
 
 
 def run(sql: str, params: Sequence, **lists: Sequence) -> list[tuple]:
@@ -152,11 +155,10 @@ def run(sql: str, params: Sequence, **lists: Sequence) -> list[tuple]:
     come in. Lists other than those the statement names, or a number of `params` other
     than its `%s` placeholders, are a TypeError here rather than values bound to the
     wrong placeholders."""
-    pieces = _placeholders(sql)
-    named = {name for _, name in pieces if name is not None}
-    if named != set(lists):
-        raise TypeError(f"the statement's lists are {sorted(named)}, given {sorted(lists)}")
-    if sum(count for count, _ in pieces) != len(params):
+    pieces, names, fixed_count = _placeholders(sql)
+    if names != set(lists):
+        raise TypeError(f"the statement's lists are {sorted(names)}, given {sorted(lists)}")
+    if fixed_count != len(params):
         raise TypeError(f"the statement takes one parameter a %s, given {len(params)}")
     values: list = []
     fixed = iter(params)
