@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.selectors import email_confirmed
-from api_common.rows import insert_objects, inserted
+from api_common.rows import ctes_take_writes, insert_objects, inserted
 from api_common.service_errors import Conflict, NotPermitted
 from assess.models import Attempt, Extension, Question, Quiz, Slot
 from assess.scoring import Rules, attempt_score
@@ -24,7 +24,12 @@ from assess.selectors.locked import (
     attempts_locked,
     quiz_with_slots,
 )
-from assess.services.drawn_variants import drawn_claim, pooled, question_from_drawn
+from assess.services.drawn_variants import (
+    drawn_claim,
+    drawn_questions_store,
+    pooled,
+    question_from_drawn,
+)
 from assess.services.fresh_variants import fresh_questions
 from assess.services.mastery import mastery_release_locked
 from assess.services.questions import question_build
@@ -213,23 +218,36 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
         attempt.quiz = fresh
         if fresh.mode == Quiz.Mode.CERTIFICATION:
             questions = fresh_questions(attempt=attempt, slots=slots)
+            insert_objects(questions, key="order")
         else:
-            questions = _questions_of(attempt, slots)
-        insert_objects(questions, key="order")
+            questions = _questions_stored(attempt, slots)
     # The questions as stored, in order: the caller shows them without reading them again.
     attempt.started_questions = questions
     return attempt, True
 
 
-def _questions_of(attempt: Attempt, slots: list[Slot]) -> list[Question]:
-    """The new attempt's questions: one variant drawn ahead per slot where the quiz keeps
-    a pool and it has one waiting (services.drawn_variants), else drawn now."""
-    drawn = drawn_claim(quiz_id=attempt.quiz.pk) if pooled(attempt.quiz) else {}
-    return [
-        question_from_drawn(attempt=attempt, slot=slot, order=i + 1, drawn=drawn.get(slot.pk))
-        or question_build(attempt=attempt, slot=slot, order=i + 1, variant_number=0)
-        for i, slot in enumerate(slots)
-    ]
+def _questions_stored(attempt: Attempt, slots: list[Slot]) -> list[Question]:
+    """The new attempt's questions, stored: one variant drawn ahead per slot where the
+    quiz keeps a pool and it has one waiting (services.drawn_variants), else drawn now.
+    On PostgreSQL the pool's variants become questions in the statement that claims them
+    (drawn_questions_store); on SQLite they are claimed, built and inserted in turn."""
+    stored, drawn = {}, {}
+    if pooled(attempt.quiz):
+        if ctes_take_writes():
+            stored = drawn_questions_store(attempt=attempt, slots=slots)
+        else:
+            drawn = drawn_claim(quiz_id=attempt.quiz.pk)
+    questions, new = [], []
+    for order, slot in enumerate(slots, start=1):
+        question = stored.get(slot.pk)
+        if question is None:
+            question = question_from_drawn(
+                attempt=attempt, slot=slot, order=order, drawn=drawn.get(slot.pk)
+            ) or question_build(attempt=attempt, slot=slot, order=order, variant_number=0)
+            new.append(question)
+        questions.append(question)
+    insert_objects(new, key="order")
+    return questions
 
 
 def _close(attempt: Attempt, status: str, now: datetime) -> None:

@@ -9,9 +9,10 @@ quiz is published (a task, after the commit) and by the beat's top-up every minu
 an hour before its opening to an hour after, for as many learners of its course as have
 not started it yet plus a margin, at most CAP a slot; the beat drops the pools of quizzes
 closed or taken back to draft.
-A start takes one waiting variant per slot (drawn_claim, one statement) and draws live
-only for a slot whose pool is empty or out of date (its template changed or left the
-registry since). Practice quizzes and lesson practice draw their variants as asked, and a
+A start takes one waiting variant per slot and draws live only for a slot whose pool is
+empty or out of date (its template changed or left the registry since): on PostgreSQL
+the statement that claims them also stores them as the attempt's questions
+(drawn_questions_store), on SQLite they are claimed (drawn_claim), built and inserted. Practice quizzes and lesson practice draw their variants as asked, and a
 certification exam keeps assembling each attempt for its learner (fresh_variants: no
 variant the learner has seen), so neither has a pool.
 """
@@ -176,20 +177,105 @@ def predraw_after_commit(quiz: Quiz) -> None:
 
 @functools.cache
 def _claim_statement() -> tuple[str, Columns]:
-    quote = connection.ops.quote_name
-    table = quote(DrawnVariant._meta.db_table)
-    slots = quote(Slot._meta.db_table)
+    table = connection.ops.quote_name(DrawnVariant._meta.db_table)
     columns = Columns(DrawnVariant, DrawnVariant._meta.db_table)
     # PostgreSQL: a row another start holds is skipped, so a burst of starts never
     # queues on one row (each takes the next); SQLite's writers take the database in turn.
     lock = " FOR UPDATE SKIP LOCKED" if connection.vendor == "postgresql" else ""
     # identifiers from the models' metadata; the quiz's id is a bound parameter.
-    sql = (
-        f"DELETE FROM {table} WHERE id IN (SELECT (SELECT d.id FROM {table} d "  # noqa: S608
-        f"WHERE d.slot_id = s.id ORDER BY d.number LIMIT 1{lock}) FROM {slots} s "
-        f"WHERE s.quiz_id = %s) RETURNING {columns.sql}"
-    )
+    sql = f"DELETE FROM {table} WHERE id IN ({_pick_sql(lock)}) RETURNING {columns.sql}"  # noqa: S608
     return sql, columns
+
+
+def _pick_sql(lock: str) -> str:
+    """The ids of the quiz's (a bound parameter) waiting variants to take: each slot's
+    lowest-numbered, `lock` (PostgreSQL: skipping one another start holds)."""
+    quote = connection.ops.quote_name
+    table, slots = quote(DrawnVariant._meta.db_table), quote(Slot._meta.db_table)
+    # identifiers from the models' metadata
+    return (
+        f"SELECT (SELECT d.id FROM {table} d WHERE d.slot_id = s.id "  # noqa: S608
+        f"ORDER BY d.number LIMIT 1{lock}) FROM {slots} s WHERE s.quiz_id = %s"
+    )
+
+
+# The question's columns a start fills from its claimed variant (the rest: the attempt,
+# its order and the constants below).
+_FROM_DRAWN = ("slot_id", "template_slug", "template_version", "seed", *VARIANT_COLUMNS[2:])
+
+
+@functools.cache
+def _claim_into_questions_statement() -> tuple[str, Columns]:
+    quote = connection.ops.quote_name
+    drawn = quote(DrawnVariant._meta.db_table)
+    meta = Question._meta
+    returned = Columns(Question, "q")
+    taken = ", ".join(quote(c) for c in (*_FROM_DRAWN, "hint_count"))
+    stored = [
+        quote(meta.get_field(name).column)
+        for name in ("attempt_id", "order", *_FROM_DRAWN, "variant_number", "active")
+        + ("created_at", "hints", "hinted_at", "hint_total")
+    ]
+    picked = ", ".join(f"d.{quote(c)}" for c in _FROM_DRAWN)
+    # identifiers from the models' metadata; every value is a bound parameter.
+    sql = (
+        f"WITH d AS (DELETE FROM {drawn} WHERE id IN ({_pick_sql(' FOR UPDATE SKIP LOCKED')}) "  # noqa: S608
+        f"RETURNING {taken}), "
+        "w AS (SELECT * FROM unnest(%s::bigint[], %s::integer[], %s::text[]) "
+        "AS w(slot_id, ord, slug)) "
+        f"INSERT INTO {quote(meta.db_table)} AS q ({', '.join(stored)}) "
+        f"SELECT %s, w.ord, {picked}, 0, true, %s, %s, NULL, "
+        "CASE WHEN %s THEN d.hint_count END "
+        "FROM d JOIN w ON w.slot_id = d.slot_id AND w.slug = d.template_slug "
+        f"RETURNING {returned.sql}"
+    )
+    return sql, returned
+
+
+def drawn_questions_store(*, attempt: Attempt, slots: list[Slot]) -> dict[int, Question]:
+    """{slot id: stored question} for the new attempt's slots (in order: a question's
+    order is its slot's place) that had a waiting variant still current, each taken out
+    of the pool and stored as the slot's question by one statement (PostgreSQL only: a
+    DELETE in a WITH). It does what drawn_claim, question_from_drawn and the questions'
+    insert do step by step, without building the questions in Python and sending each
+    variant's statement and solved parts back to the database (125 values for five
+    questions): the claimed rows go from the pool's table to the questions' within the
+    database. A variant of a template no longer in its slot is taken out and not stored;
+    one whose template changed since it was drawn is stored, found here (the registry
+    asked once per claimed variant, as question_from_drawn asks it) and deleted again: the
+    caller draws either slot live, as after the claim. tests/assess/services/
+    test_drawn_questions_store.py holds it to the step-by-step path."""
+    pairs = [(s.pk, order, slug) for order, s in enumerate(slots, start=1) for slug in s.templates]
+    sql, returned = _claim_into_questions_statement()
+    field = Question._meta.get_field
+    params = [
+        attempt.quiz_id,
+        *([list(c) for c in zip(*pairs, strict=True)] if pairs else [[], [], []]),
+        attempt.pk,
+        field("created_at").get_db_prep_save(timezone.now(), connection),
+        field("hints").get_db_prep_save({}, connection),
+        hints_offered(quiz=attempt.quiz),
+    ]
+    by_slot = {s.pk: s for s in slots}
+    stored, stale = {}, []
+    for row in fetch(sql, params):
+        question = returned.load(row)
+        if not _current(question.template_slug, question.template_version):
+            stale.append(question.pk)
+            continue
+        question.attempt, question.slot = attempt, by_slot[question.slot_id]
+        stored[question.slot_id] = question
+    if stale:
+        Question.objects.filter(pk__in=stale).delete()
+    return stored
+
+
+def _current(slug: str, version: int) -> bool:
+    """Is `version` the template's current one (False for a slug the registry lost)?"""
+    try:
+        return registry.get(slug).version == version
+    except KeyError:
+        return False
 
 
 def drawn_claim(*, quiz_id: int) -> dict[int, DrawnVariant]:
@@ -208,10 +294,7 @@ def question_from_drawn(
     template changed or left the slot's pool since it was drawn (the caller draws live)."""
     if drawn is None or drawn.template_slug not in slot.templates:
         return None
-    try:
-        if registry.get(drawn.template_slug).version != drawn.template_version:
-            return None
-    except KeyError:
+    if not _current(drawn.template_slug, drawn.template_version):
         return None
     return Question(
         attempt=attempt,

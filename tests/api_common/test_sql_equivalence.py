@@ -52,6 +52,7 @@ WRITES = "tests/assess/services/test_sql_writes.py"
 HERE = "tests/api_common/test_sql_equivalence.py"
 REQUEST_READS = "tests/accounts/test_request_reads.py"
 CHECK_READS = "tests/certify/test_check_reads.py"
+DRAWN = "tests/assess/services/test_drawn_questions_store.py"
 
 ANSWER = "every answer: the ORM built it for several times its running cost (bench/README.md)"
 STANDING = (
@@ -138,11 +139,25 @@ STATEMENTS: dict[str, Statement] = {
     ),
     "drawn claim": Statement(
         "each slot's first waiting variant, deleted and returned, skipping one another "
-        "start holds (services.drawn_variants.drawn_claim)",
+        "start holds (services.drawn_variants.drawn_claim: SQLite's start; PostgreSQL's "
+        "stores them as questions in the same statement, below)",
         START + "; the ORM deletes nothing in the statement that picks it, nor skips a lock",
         (
             f"{WRITES}::test_a_start_s_drawn_claim_takes_what_the_orm_takes",
             f"{WRITES}::test_a_start_s_drawn_claim_skips_a_variant_another_start_holds",
+        ),
+    ),
+    "drawn questions": Statement(
+        "PostgreSQL: each slot's first waiting variant deleted and stored as the new "
+        "attempt's question in the same statement (services.drawn_variants."
+        "drawn_questions_store); SQLite claims, builds and inserts (the two rows above)",
+        START + "; the variants' statements and solved parts stay in the database rather "
+        "than going to Python and back as 125 values",
+        (
+            f"{DRAWN}::test_a_full_pool_stores_what_the_step_by_step_path_stores",
+            f"{DRAWN}::test_a_dry_slot_and_out_of_date_variants_store_nothing_for_their_slots",
+            f"{DRAWN}::test_an_empty_pool_stores_nothing",
+            f"{DRAWN}::test_a_start_stores_the_next_variant_when_another_start_holds_the_first",
         ),
     ),
     "answer insert": Statement(
@@ -270,8 +285,12 @@ SITES: dict[str, tuple[int, tuple[str, ...]]] = {
     "assess.selectors.locked:_quiz_slots_statement": (1, ("quiz with slots",)),
     "assess.selectors.locked:quiz_with_slots": (1, ("quiz with slots",)),
     "assess.services.attempts:attempt_start": (1, ("questions insert",)),
+    "assess.services.attempts:_questions_stored": (1, ("questions insert",)),
     "assess.services.drawn_variants:_claim_statement": (2, ("drawn claim",)),
     "assess.services.drawn_variants:drawn_claim": (1, ("drawn claim",)),
+    "assess.services.drawn_variants:_pick_sql": (1, ("drawn claim", "drawn questions")),
+    "assess.services.drawn_variants:_claim_into_questions_statement": (1, ("drawn questions",)),
+    "assess.services.drawn_variants:drawn_questions_store": (1, ("drawn questions",)),
     "assess.services.responses:response_submit": (1, ("answer insert",)),
     "assess.services.held_answers:_statement": (3, ("exam answer",)),
     "assess.services.held_answers:held_answer_store": (1, ("exam answer",)),
