@@ -12,8 +12,9 @@ closed or taken back to draft.
 A start takes one waiting variant per slot and draws live only for a slot whose pool is
 empty or out of date (its template changed or left the registry since): on PostgreSQL
 the statement that claims them also stores them as the attempt's questions
-(drawn_questions_store), on SQLite they are claimed (drawn_claim), built and inserted. Practice quizzes and lesson practice draw their variants as asked, and a
-certification exam keeps assembling each attempt for its learner (fresh_variants: no
+(drawn_questions_store), on SQLite they are claimed (drawn_claim), built and inserted.
+Practice quizzes and lesson practice draw their variants as asked, and a certification
+exam keeps assembling each attempt for its learner (fresh_variants: no
 variant the learner has seen), so neither has a pool.
 """
 
