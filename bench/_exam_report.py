@@ -14,7 +14,7 @@ def report(results, args, signin_line: str) -> None:
     (read from the database) against those sent with a 2xx, and the exams finished."""
     endpoints = PAGE_ENDPOINTS if args.pages else ENDPOINTS
     answers = "autosave" if args.pages else "answer"
-    arrivals = "in bursts of 50 each second" if args.burst else "spread over each second"
+    arrivals = f"in bursts of {args.rate} each second" if args.burst else "spread over each second"
     arrivals += (
         "; every start draws its own variants" if args.live_draw else ("; variants drawn ahead")
     )
@@ -24,7 +24,7 @@ def report(results, args, signin_line: str) -> None:
     print(
         f"\ngunicorn {args.workers} {kind} ({'cold' if args.cold else 'warmed up'}), "
         "DEBUG=0, PostgreSQL; locust headless, "
-        f"50 new learners/s ({arrivals}), "
+        f"{args.rate} new learners/s ({arrivals}), "
         "think time 2-8 s, one 5-question exam per learner"
         f"{' through the web pages (htmx)' if args.pages else ' through the API'}\n"
     )

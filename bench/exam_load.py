@@ -8,9 +8,10 @@ an attempt. Then:
 
 - sign-in, apart: `POST /api/auth/token/` for learners with passwords (a password check
   costs about 0.2 s by design), a few at a time;
-- for each N: locust headless (bench/exam_locustfile.py), 50 new learners a second,
-  think time uniform 2-8 s, each doing one exam; per endpoint p50/p95/p99, failures,
-  and the answers stored (read from the database) against the answers sent (2xx).
+- for each N: locust headless (bench/exam_locustfile.py), 50 new learners a second
+  (`--rate`), think time uniform 2-8 s, each doing one exam; per endpoint p50/p95/p99,
+  failures, and the answers stored (read from the database) against the answers sent
+  (2xx).
 
     .venv/bin/python bench/exam_load.py \\
         --database-url postgres://postgres@127.0.0.1:5432/burnin --learners 100 250 500 1000
@@ -263,7 +264,8 @@ def sign_in_phase(base: str, names: list[str], concurrency: int) -> str:
 def _run_locust(env, fixture: Path, index: int, n: int, parts: int, base: str, work: Path, args):
     """One locust run; returns its rows of the stats CSV by name. The run stops itself when
     every learner has finished; --run-time is only the bound (spawn + every think)."""
-    bound = int(n / 50 + (parts + 3) * THINK_MAX + 30) + (parts * THINK_MAX if args.pages else 0)
+    bound = int(n / args.rate + (parts + 3) * THINK_MAX + 30)
+    bound += parts * THINK_MAX if args.pages else 0
     prefix = work / f"run{index}"
     started = time.monotonic()
     subprocess.run(
@@ -275,7 +277,7 @@ def _run_locust(env, fixture: Path, index: int, n: int, parts: int, base: str, w
             "-u",
             str(n),
             "-r",
-            "50",
+            str(args.rate),
             "--run-time",
             f"{bound}s",
             "--host",
@@ -346,7 +348,15 @@ def main() -> None:
     parser.add_argument(
         "--burst",
         action="store_true",
-        help="locust's own arrivals: each second's 50 learners start at once",
+        help="locust's own arrivals: each second's learners (--rate) start at once",
+    )
+    parser.add_argument(
+        "--rate",
+        type=int,
+        default=50,
+        help="new learners a second (locust's spawn rate): with --burst, the size of each "
+        "second's burst of simultaneous starts (the target is 50; a smaller one says how "
+        "large a burst the machine absorbs)",
     )
     parser.add_argument(
         "--pages",
