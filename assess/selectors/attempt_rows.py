@@ -1,7 +1,7 @@
 """An attempt's active questions, their responses and their reveals, as stored.
 
 Every read of an attempt (the API's review, the finish's answer, the pages) starts
-from these three lists, so they are read with three plain statements (api_common.rows
+from these three lists, so they are read with one plain statement (api_common.rows
 explains why) rather than three querysets: the same instances, a fraction of the cost.
 A question's tries (question_tries) are read through the ORM: only SQLite's exam answer
 asks for them (PostgreSQL reads them in the answer's own statement:
@@ -32,20 +32,18 @@ def _statements() -> dict:
     # identifiers from the models' metadata; every value is a bound parameter
     return {
         "cols": (q, s, r, v),
-        "questions": (
-            f"SELECT {q.sql}, {s.sql} FROM {t[Question]} q "  # noqa: S608
+        # One statement for the three lists: each row is a question with its slot, a
+        # response or a reveal (UNION ALL, the other tables' columns NULL), told apart by
+        # its first column; each list is put in order in Python.
+        "active": (
+            f"SELECT 0, {q.sql}, {s.sql}, {_nulls(r, v)} FROM {t[Question]} q "  # noqa: S608
             f"JOIN {t[Slot]} s ON s.id = q.slot_id WHERE q.attempt_id = %s AND q.active = %s "
-            'ORDER BY q."order", q.id'
-        ),
-        "responses": (
-            f"SELECT {r.sql} FROM {t[Response]} r "  # noqa: S608
+            f"UNION ALL SELECT 1, {_nulls(q, s)}, {r.sql}, {_nulls(v)} FROM {t[Response]} r "
             f"JOIN {t[Question]} q ON q.id = r.question_id "
-            "WHERE r.attempt_id = %s AND q.active = %s ORDER BY r.created_at, r.id"
-        ),
-        "reveals": (
-            f"SELECT {v.sql} FROM {t[Reveal]} v "  # noqa: S608
+            "WHERE r.attempt_id = %s AND q.active = %s "
+            f"UNION ALL SELECT 2, {_nulls(q, s, r)}, {v.sql} FROM {t[Reveal]} v "
             f"JOIN {t[Question]} q ON q.id = v.question_id "
-            "WHERE q.attempt_id = %s AND q.active = %s ORDER BY v.created_at, v.id"
+            "WHERE q.attempt_id = %s AND q.active = %s"
         ),
         "question's responses": (
             f"SELECT {r.sql} FROM {t[Response]} r "  # noqa: S608
@@ -54,18 +52,33 @@ def _statements() -> dict:
     }
 
 
+def _nulls(*tables: Columns) -> str:
+    """NULL in each of these columns' places, typed: PostgreSQL gives a column that two
+    branches of a UNION leave NULL the type text, which the third's values then break."""
+    return ", ".join(f"CAST(NULL AS {f.db_type(connection)})" for t in tables for f in t.fields)
+
+
 def active_rows(attempt_id: int) -> tuple[list[Question], list[Response], list[Reveal]]:
     """The attempt's active questions (each with its slot) in order, their responses in
-    stored order, and their reveals: three queries however many questions there are."""
+    stored order, and their reveals: one statement however many questions there are
+    (three before: two round trips more on every read of an attempt)."""
     st = _statements()
     q, s, r, v = st["cols"]
-    questions = []
-    for row in fetch(st["questions"], [attempt_id, True]):
-        question = q.load(row)
-        question.slot = s.load(row, len(q))
-        questions.append(question)
-    responses = [r.load(row) for row in fetch(st["responses"], [attempt_id, True])]
-    reveals = [v.load(row) for row in fetch(st["reveals"], [attempt_id, True])]
+    at_s, at_r = 1 + len(q), 1 + len(q) + len(s)
+    at_v = at_r + len(r)
+    questions, responses, reveals = [], [], []
+    for row in fetch(st["active"], [attempt_id, True] * 3):
+        if row[0] == 0:
+            question = q.load(row, 1)
+            question.slot = s.load(row, at_s)
+            questions.append(question)
+        elif row[0] == 1:
+            responses.append(r.load(row, at_r))
+        else:
+            reveals.append(v.load(row, at_v))
+    questions.sort(key=lambda x: (x.order, x.pk))
+    responses.sort(key=lambda x: (x.created_at, x.pk))
+    reveals.sort(key=lambda x: (x.created_at, x.pk))
     return questions, responses, reveals
 
 

@@ -91,8 +91,8 @@ STATEMENTS: dict[str, Statement] = {
         ),
     ),
     "attempt rows": Statement(
-        "an attempt's active questions with their slots, their responses, their reveals "
-        "(selectors.attempt_rows)",
+        "an attempt's active questions with their slots, their responses, their reveals, "
+        "one statement (UNION ALL) (selectors.attempt_rows)",
         "every read of an attempt (review, finish, pages)",
         (f"{READS}::test_active_rows_read_what_their_querysets_read",),
     ),
@@ -273,8 +273,8 @@ SITES: dict[str, tuple[int, tuple[str, ...]]] = {
     "assess.selectors.quiz_rows:<module>": (1, ("quiz gate",)),
     "assess.selectors.quiz_rows:_statement": (1, ("quiz gate",)),
     "assess.selectors.quiz_rows:quiz_get_reachable": (1, ("quiz gate",)),
-    "assess.selectors.attempt_rows:_statements": (4, ("attempt rows", "question's responses")),
-    "assess.selectors.attempt_rows:active_rows": (3, ("attempt rows",)),
+    "assess.selectors.attempt_rows:_statements": (2, ("attempt rows", "question's responses")),
+    "assess.selectors.attempt_rows:active_rows": (1, ("attempt rows",)),
     "assess.selectors.attempt_rows:question_responses": (1, ("question's responses",)),
     "assess.selectors.locked:_statements": (2, ("answer's locked read",)),
     "assess.selectors.locked:locked_state": (2, ("answer's locked read",)),

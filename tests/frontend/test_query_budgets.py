@@ -37,16 +37,17 @@ def test_exam_page_queries_do_not_grow_with_questions(client, learner, course):
     long = QuizFactory(mode="exam", course=course, slots=[["weights-memory"]] * 8)
     a, _ = attempt_start(quiz=short, learner=learner)
     b, _ = attempt_start(quiz=long, learner=learner)
-    # 7 today: session, user, attempt, questions, responses, reveals (the policy needs
-    # them: a revealed part is closed), the menu's roles.
-    assert count(client, f"/attempts/{a.pk}/") == count(client, f"/attempts/{b.pk}/") <= 8
+    # 5 today: session, user, attempt, its questions with their responses and reveals
+    # (one statement; the policy needs the reveals: a revealed part is closed), the
+    # menu's roles.
+    assert count(client, f"/attempts/{a.pk}/") == count(client, f"/attempts/{b.pk}/") <= 5
 
 
 def test_a_paper_reads_its_rows_with_the_statements_every_attempt_read_makes(
     client, learner, course
 ):
     """The paper's questions, answers and reveals are assess.selectors.attempt_rows'
-    three statements (SQL written once, not querysets built at every page: the web-page
+    one statement (SQL written once, not querysets built at every page: the web-page
     exam in bench/README.md); adaptive practice, a history of variants, keeps its own."""
     client.force_login(learner)
     quiz = QuizFactory(mode="exam", course=course, slots=[["weights-memory"]] * 2)
@@ -54,9 +55,8 @@ def test_a_paper_reads_its_rows_with_the_statements_every_attempt_read_makes(
     with CaptureQueriesContext(connection) as ctx:
         assert client.get(f"/attempts/{a.pk}/").status_code == 200
     sqls = [q["sql"] for q in ctx.captured_queries]
-    for name in ("questions", "responses", "reveals"):
-        head = _statements()[name].split(" WHERE ")[0]
-        assert [s for s in sqls if s.startswith(head)], name
+    head = _statements()["active"].split(" WHERE ")[0]
+    assert len([s for s in sqls if s.startswith(head)]) == 1
 
 
 def test_dashboard_and_lesson_pages_stay_small(client, learner, practice):
