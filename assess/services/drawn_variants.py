@@ -202,7 +202,7 @@ def _pick_sql(lock: str) -> str:
 
 # The question's columns a start fills from its claimed variant (the rest: the attempt,
 # its order and the constants below).
-_FROM_DRAWN = ("slot_id", "template_slug", "template_version", "seed", *VARIANT_COLUMNS[2:])
+_FROM_DRAWN = ("slot_id", "seed", *VARIANT_COLUMNS)
 
 
 @functools.cache
