@@ -21,6 +21,7 @@ from assess.services.drawn_variants import (
     question_from_drawn,
     variants_predraw,
 )
+from tests import row_locks
 from tests.factories import QuizFactory, UserFactory
 from tests.sql_twins import fields, run
 
@@ -133,25 +134,17 @@ def test_a_pooled_start_stores_its_questions_in_the_statement_that_claims_them()
 def test_a_start_stores_the_next_variant_when_another_start_holds_the_first():
     """Two starts of one burst never queue on one waiting row (SKIP LOCKED): the start
     takes the slot's next variant while another start's transaction holds the first."""
-    from tests.assess.services.test_sql_writes import _holder
-
     quiz = QuizFactory(mode=Quiz.Mode.EXAM, slots=[["gb-gib"]])
     variants_predraw(quiz=quiz, wanted=2)
     first = DrawnVariant.objects.get(number=1)
     second = DrawnVariant.objects.get(number=2)
     attempt = Attempt.objects.create(quiz=quiz, learner=UserFactory(), number=1)
-    holder = _holder()
-    try:
-        held = holder.execute(
-            f"SELECT id FROM {DrawnVariant._meta.db_table} WHERE id = %s FOR UPDATE",  # noqa: S608
-            [first.pk],
-        ).fetchall()
-        assert held == [(first.pk,)]
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SET LOCAL lock_timeout = '5s'")  # a start that waits fails
-            stored = drawn_questions_store(attempt=attempt, slots=list(quiz.slots.all()))
-    finally:
-        holder.rollback()
-        holder.close()
+    with (
+        row_locks.row_held(DrawnVariant, first.pk),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute("SET LOCAL lock_timeout = '5s'")  # a start that waits fails
+        stored = drawn_questions_store(attempt=attempt, slots=list(quiz.slots.all()))
     assert [q.seed for q in stored.values()] == [second.seed]
     assert list(DrawnVariant.objects.values_list("number", flat=True)) == [1]

@@ -18,7 +18,6 @@ import copy
 import threading
 from datetime import timedelta
 
-import psycopg
 import pytest
 from django.db import IntegrityError, connection, connections, transaction
 from django.db.models import Q
@@ -57,6 +56,7 @@ from assess.services.mastery import (
     first_try_steps,
 )
 from assess.services.questions import question_build
+from tests import row_locks
 from tests.factories import QuizFactory, UserFactory
 from tests.sql_twins import assert_same, fields, run
 
@@ -64,17 +64,6 @@ pytestmark = pytest.mark.django_db
 
 NOW = timezone.now().replace(microsecond=654321)
 SKILLS = ("units-gb-gib", "weights-bytes")  # weights-memory's, in the order rows are locked
-
-
-def _holder() -> psycopg.Connection:
-    """Another connection to the test database: a writer holding rows the statement meets."""
-    settings = connection.settings_dict
-    return psycopg.connect(
-        host=settings["HOST"],
-        port=settings["PORT"] or 5432,
-        user=settings["USER"],
-        dbname=settings["NAME"],
-    )
 
 
 @pytest.fixture
@@ -362,7 +351,7 @@ def test_an_exam_answer_s_statement_skips_an_attempt_another_writer_holds():
     if connection.vendor != "postgresql":
         pytest.skip("SQLite has no row locks: its writers take the database in turn")
     attempt, values = _held_case("first save")
-    holder = _holder()
+    holder = row_locks.holder()
     try:
         held = holder.execute(
             "SELECT id FROM assess_attempt WHERE id = %s FOR UPDATE", [attempt.pk]
@@ -685,18 +674,12 @@ def test_a_start_s_drawn_claim_skips_a_variant_another_start_holds():
     quiz = QuizFactory(mode=Quiz.Mode.EXAM, slots=[["gb-gib"]])
     variants_predraw(quiz=quiz, wanted=2)
     first = DrawnVariant.objects.get(number=1)
-    holder = _holder()
-    try:
-        held = holder.execute(
-            f"SELECT id FROM {DrawnVariant._meta.db_table} WHERE id = %s FOR UPDATE",  # noqa: S608
-            [first.pk],
-        ).fetchall()
-        assert held == [(first.pk,)]  # the holder sees the pool and holds its first row
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SET LOCAL lock_timeout = '5s'")  # a claim that waits fails
-            taken = drawn_claim(quiz_id=quiz.pk)
-    finally:
-        holder.rollback()
-        holder.close()
+    with (
+        row_locks.row_held(DrawnVariant, first.pk),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute("SET LOCAL lock_timeout = '5s'")  # a claim that waits fails
+        taken = drawn_claim(quiz_id=quiz.pk)
     assert [row.number for row in taken.values()] == [2]
     assert list(DrawnVariant.objects.values_list("number", flat=True)) == [1]
