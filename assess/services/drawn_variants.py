@@ -246,7 +246,13 @@ def drawn_questions_store(*, attempt: Attempt, slots: list[Slot]) -> dict[int, Q
     asked once per claimed variant, as question_from_drawn asks it) and deleted again: the
     caller draws either slot live, as after the claim. tests/assess/services/
     test_drawn_questions_store.py holds it to the step-by-step path."""
-    pairs = [(s.pk, order, slug) for order, s in enumerate(slots, start=1) for slug in s.templates]
+    # each (slot, template) once: a slot listing a template twice (the model's validator
+    # refuses it, a bulk write would not) must not store its variant twice
+    pairs = list(
+        dict.fromkeys(
+            (s.pk, order, slug) for order, s in enumerate(slots, start=1) for slug in s.templates
+        )
+    )
     sql, returned = _claim_into_questions_statement()
     field = Question._meta.get_field
     params = [

@@ -156,6 +156,7 @@ STATEMENTS: dict[str, Statement] = {
         (
             f"{DRAWN}::test_a_full_pool_stores_what_the_step_by_step_path_stores",
             f"{DRAWN}::test_a_dry_slot_and_out_of_date_variants_store_nothing_for_their_slots",
+            f"{DRAWN}::test_a_slot_listing_its_template_twice_stores_one_question",
             f"{DRAWN}::test_an_empty_pool_stores_nothing",
             f"{DRAWN}::test_a_start_stores_the_next_variant_when_another_start_holds_the_first",
         ),

@@ -105,6 +105,16 @@ def test_a_dry_slot_and_out_of_date_variants_store_nothing_for_their_slots():
     assert sorted(got) == [slots[0].pk]
 
 
+def test_a_slot_listing_its_template_twice_stores_one_question():
+    """The model's validator refuses a template listed twice in a slot, but a bulk
+    write never runs it: the slot still gets one question, not two of one variant."""
+    quiz, attempt, slots = _pool()
+    Slot.objects.filter(pk=slots[1].pk).update(templates=["gb-gib", "gb-gib"])
+    slots = list(quiz.slots.order_by("order"))
+    got = _compare(attempt, slots)
+    assert len(got) == len(slots)
+
+
 def test_an_empty_pool_stores_nothing():
     quiz, attempt, slots = _pool(waiting=0)
     assert _compare(attempt, slots) == {}
