@@ -10,7 +10,7 @@ import psycopg
 from django.db import connection
 
 
-def holder() -> psycopg.Connection:
+def _holder() -> psycopg.Connection:
     """Another connection to the test database: a writer holding rows the statement meets."""
     settings = connection.settings_dict
     return psycopg.connect(
@@ -25,7 +25,7 @@ def holder() -> psycopg.Connection:
 def row_held(model, pk: int) -> Iterator[None]:
     """The model's row `pk` locked FOR UPDATE by another connection for the block (the
     row committed, so that connection sees it), released after."""
-    other = holder()
+    other = _holder()
     try:
         table = connection.ops.quote_name(model._meta.db_table)
         held = other.execute(

@@ -351,12 +351,7 @@ def test_an_exam_answer_s_statement_skips_an_attempt_another_writer_holds():
     if connection.vendor != "postgresql":
         pytest.skip("SQLite has no row locks: its writers take the database in turn")
     attempt, values = _held_case("first save")
-    holder = row_locks.holder()
-    try:
-        held = holder.execute(
-            "SELECT id FROM assess_attempt WHERE id = %s FOR UPDATE", [attempt.pk]
-        ).fetchall()
-        assert held == [(attempt.pk,)]  # the holder sees the attempt and holds its row
+    with row_locks.row_held(Attempt, attempt.pk):
         done = threading.Event()
         results = []
 
@@ -373,9 +368,6 @@ def test_an_exam_answer_s_statement_skips_an_attempt_another_writer_holds():
         assert done.wait(20), "the statement waited for the lock"
         worker.join()
         assert results == [None, None]
-    finally:
-        holder.rollback()
-        holder.close()
     assert not Response.objects.filter(attempt=attempt).exists()
 
 
