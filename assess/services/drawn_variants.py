@@ -176,13 +176,16 @@ def predraw_after_commit(quiz: Quiz) -> None:
 # ------------------------------------------------------------------- handing them out
 
 
+# PostgreSQL: a row another start holds is skipped, so a burst of starts never queues on
+# one row (each takes the next); SQLite's writers take the database in turn.
+_SKIP_HELD = " FOR UPDATE SKIP LOCKED"
+
+
 @functools.cache
 def _claim_statement() -> tuple[str, Columns]:
     table = connection.ops.quote_name(DrawnVariant._meta.db_table)
     columns = Columns(DrawnVariant, DrawnVariant._meta.db_table)
-    # PostgreSQL: a row another start holds is skipped, so a burst of starts never
-    # queues on one row (each takes the next); SQLite's writers take the database in turn.
-    lock = " FOR UPDATE SKIP LOCKED" if connection.vendor == "postgresql" else ""
+    lock = _SKIP_HELD if connection.vendor == "postgresql" else ""
     # identifiers from the models' metadata; the quiz's id is a bound parameter.
     sql = f"DELETE FROM {table} WHERE id IN ({_pick_sql(lock)}) RETURNING {columns.sql}"  # noqa: S608
     return sql, columns
@@ -220,7 +223,7 @@ def _claim_into_questions_statement() -> tuple[str, Columns]:
     picked = ", ".join(f"d.{quote(c)}" for c in _FROM_DRAWN)
     # identifiers from the models' metadata; every value is a bound parameter.
     sql = (
-        f"WITH d AS (DELETE FROM {drawn} WHERE id IN ({_pick_sql(' FOR UPDATE SKIP LOCKED')}) "  # noqa: S608
+        f"WITH d AS (DELETE FROM {drawn} WHERE id IN ({_pick_sql(_SKIP_HELD)}) "  # noqa: S608
         f"RETURNING {taken}), "
         "w AS (SELECT * FROM unnest(%s::bigint[], %s::integer[], %s::text[]) "
         "AS w(slot_id, ord, slug)) "
