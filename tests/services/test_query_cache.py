@@ -1,6 +1,6 @@
 """A statement of many parameters is converted by psycopg once per process and then
-taken from its cache (config/postgresql/query_cache.py), as an exam start's questions
-INSERT of 125 parameters is."""
+taken from its cache (config/postgresql/query_cache.py), as a certification start's
+questions INSERT of 125 parameters is."""
 
 from __future__ import annotations
 
