@@ -23,6 +23,7 @@ passes raw HTML through for our own templates. Here:
 from __future__ import annotations
 
 import html
+import re
 import xml.etree.ElementTree as ET
 from functools import lru_cache
 
@@ -42,6 +43,7 @@ SAFE_SCHEMES = ("http://", "https://", "mailto:", "#")
 LINK_REL = "nofollow noopener noreferrer"
 _PREFIX = "AUTHMATH"
 _TOKEN = _PREFIX + "{}Z"
+_STAND_IN = re.compile(_PREFIX + r"([0-9]{1,6})Z")  # a formula's place while Markdown is parsed
 _NS = "{http://www.w3.org/1998/Math/MathML}"
 
 # MathML's presentation elements and attributes, the only markup a formula may produce.
@@ -172,20 +174,20 @@ def _make_safe(tokens: list[Token]) -> None:
 
 def _split(content: str, mathml: list[str]) -> list[Token]:
     """A text token's content as text tokens and, for each formula stand-in, the formula's
-    MathML as raw HTML (the only raw HTML in the output, and ours)."""
+    MathML as raw HTML (the only raw HTML in the output, and ours). A stand-in whose
+    number names no formula (author text that happens to spell one) stays text."""
     out: list[Token] = []
-    rest = content
-    while (start := rest.find(_PREFIX)) >= 0:
-        end = rest.find("Z", start)
-        digits = rest[start + len(_PREFIX) : end]
-        if end < 0 or not digits.isdigit() or int(digits) >= len(mathml):
-            break
-        if start:
-            out.append(Token("text", "", 0, content=rest[:start]))
-        out.append(Token("html_inline", "", 0, content=mathml[int(digits)]))
-        rest = rest[end + 1 :]
-    if rest:
-        out.append(Token("text", "", 0, content=rest))
+    at = 0
+    for match in _STAND_IN.finditer(content):
+        k = int(match[1])
+        if k >= len(mathml):
+            continue
+        if match.start() > at:
+            out.append(Token("text", "", 0, content=content[at : match.start()]))
+        out.append(Token("html_inline", "", 0, content=mathml[k]))
+        at = match.end()
+    if at < len(content):
+        out.append(Token("text", "", 0, content=content[at:]))
     return out
 
 
@@ -193,10 +195,10 @@ def _put_back(tokens: list[Token], mathml: list[str], sources: list[str]) -> Non
     """Formulas back in place: as MathML in text, as their source in code (where the
     renderer escapes them); a stand-in inside a link's target stays inert text."""
 
-    def source(text: str) -> str:
-        for k in range(len(sources) - 1, -1, -1):
-            text = text.replace(_TOKEN.format(k), sources[k])
-        return text
+    def source(text: str) -> str:  # one pass: linear, and a source is never re-read
+        return _STAND_IN.sub(
+            lambda m: sources[int(m[1])] if int(m[1]) < len(sources) else m[0], text
+        )
 
     for token in tokens:
         if token.type in ("code_block", "fence"):
