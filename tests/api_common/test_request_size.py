@@ -9,7 +9,6 @@ browser or an API client would get (a raised exception would otherwise stop the 
 from __future__ import annotations
 
 import io
-import time
 
 import pytest
 from django.conf import settings
@@ -110,11 +109,26 @@ def test_the_schema_documents_413_on_every_operation():
     assert enum == ["request_too_large"]
 
 
+class Clock:
+    """The drain's clock, moved by the stream instead of by the machine."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
 class SlowStream(io.BytesIO):
-    """A client dripping its body: each read takes a while."""
+    """A client dripping its body: each read of at most one chunk takes 0.5 s."""
+
+    def __init__(self, body: bytes, clock: Clock) -> None:
+        super().__init__(body)
+        self.clock, self.reads = clock, 0
 
     def read(self, size=-1):
-        time.sleep(0.05)
+        self.clock.now += 0.5
+        self.reads += 1
         return super().read(size)
 
 
@@ -132,10 +146,12 @@ def test_the_refused_body_is_drained_within_its_bounds(monkeypatch):
     huge = request_size.DRAIN_BYTES + 1
     stream = io.BytesIO(b"x" * huge)
     assert request_size.drain(refused_request(stream), huge) == 0 and stream.tell() == 0
-    monkeypatch.setattr(request_size, "DRAIN_SECONDS", 0.2)
-    started = time.monotonic()
-    drained = request_size.drain(refused_request(SlowStream(body)), len(body))
-    assert 0 < drained < len(body) and time.monotonic() - started < 1
+    clock = Clock()
+    monkeypatch.setattr(request_size, "time", clock)
+    slow = SlowStream(b"x" * (20 * request_size._CHUNK), clock)
+    drained = request_size.drain(refused_request(slow), 20 * request_size._CHUNK)
+    reads = round(request_size.DRAIN_SECONDS / 0.5)  # then the deadline stops the drain
+    assert 0 < reads < 20 and slow.reads == reads and drained == reads * request_size._CHUNK
 
 
 def test_a_form_with_too_many_fields_is_a_400_not_a_500():
