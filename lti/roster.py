@@ -13,7 +13,6 @@ marked inactive.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from django.core.cache import cache
@@ -21,6 +20,7 @@ from django.db import transaction
 from lti_tool.lti_core.constants import ContextRole
 from lti_tool.lti_core.utils import normalize_role
 from lti_tool.models import LtiContext, LtiUser
+from requests.utils import parse_header_links
 
 from assess.services.enrolments import enrolment_lti
 from config.celery import queue
@@ -32,7 +32,6 @@ from lti.selectors import authorised_course_ids
 MEMBERSHIPS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
 ROSTER_INTERVAL = 600  # seconds between two syncs of one context started by launches
 MAX_PAGES = 200
-_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?', re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -43,8 +42,15 @@ class RosterReport:
 
 
 def _next_page(link_header: str) -> str | None:
-    match = _NEXT.search(link_header or "")
-    return match.group(1) if match else None
+    """The `rel="next"` target of a Link header (RFC 8288; rel may list several
+    relations, its name any case), read by requests' own parser, which splits and strips:
+    linear in the header. The regular expression it replaces (`<([^>]+)>...`) was
+    quadratic in a run of `<`: 16,000 took 0.8 s, and an LMS may send 64 KB a page."""
+    for link in parse_header_links(link_header or ""):
+        rel = next((v for k, v in link.items() if k.lower() == "rel"), "")
+        if "next" in rel.lower().split() and link.get("url"):
+            return link["url"]
+    return None
 
 
 def fetch_members(context: LtiContext) -> list[dict]:
