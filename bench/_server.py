@@ -126,6 +126,8 @@ def gunicorn(
         [
             GUNICORN,
             "config.wsgi",
+            "--config",
+            "python:config.gunicorn",  # production's settings file, as the Dockerfile's
             "-w",
             str(workers),
             "-b",
