@@ -6,9 +6,12 @@ from __future__ import annotations
 import time
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from lti_tool.models import LtiDeployment
 
+from lti.launch import MAX_AUDIENCES
 from tests.lti.conftest import (
     CLAIM,
     DL_RETURN_URL,
@@ -165,6 +168,9 @@ CASES = {
     "aud without our client_id": lambda p: _valid(p, aud="someone-else"),
     "aud list without our client_id": lambda p: _valid(p, aud=["a", "b"]),
     "several aud without azp": lambda p: _valid(p, aud=["burnin-client", "other"]),
+    "aud of more than MAX_AUDIENCES entries": lambda p: _valid(
+        p, aud=["burnin-client", *(f"other-{i}" for i in range(MAX_AUDIENCES))], azp="burnin-client"
+    ),
     "azp not ours": lambda p: _valid(p, aud=["burnin-client", "other"], azp="other"),
     "azp not ours, one aud": lambda p: _valid(p, azp="other"),
     "exp past": lambda p: _valid(p, exp=int(time.time()) - 3600, iat=int(time.time()) - 7200),
@@ -235,3 +241,20 @@ def test_unknown_kid_refetches_the_key_set_at_most_once(platform):
         assert platform.post(attack["id_token"], attack["state"]).status_code == 403
     # one rate-limited refetch for the three unknown kids, then refusals from the cache
     assert platform.keyset_fetches == 2
+
+
+def test_a_long_audience_list_is_refused_before_any_registration_is_looked_up(platform):
+    """The list is read before the signature is checked (anyone may post it): each entry
+    was a registration lookup, and 200,000 held a worker for 67 s."""
+    attack = _valid(platform, aud=[f"client-{i}" for i in range(5_000)], azp="burnin-client")
+    with CaptureQueriesContext(connection) as seen:
+        response = platform.post(attack["id_token"], attack["state"])
+    assert response.status_code == 403
+    lookups = [q for q in seen.captured_queries if '"client_id" =' in q["sql"]]
+    assert not lookups and len(seen) < 10
+
+
+def test_the_most_audiences_allowed_still_launch(platform):
+    others = [f"other-{i}" for i in range(MAX_AUDIENCES - 1)]
+    attack = _valid(platform, aud=[*others, "burnin-client"], azp="burnin-client")
+    assert platform.post(attack["id_token"], attack["state"]).status_code == 303
