@@ -38,6 +38,9 @@ from problems.engine.variants import Variant
 PREVIEW_SEED = 20261201  # one seed for every preview: the same quiz always looks the same
 OTHER_TEMPLATES = "Templates no lesson of this course uses"
 AUTHORED_TEMPLATES = "Written for this course by its instructors"
+# The library's search: each word is looked for in every template's text, so the words
+# are bounded (a form field of 2.5 MB of "e " took 4.7 s); the box's maxlength says so.
+MAX_QUERY_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,7 @@ class Library:
     shown: int
     total: int
     slots: list[int]
+    max_query: int = MAX_QUERY_CHARS  # the search box's maxlength
 
 
 def _lessons(course_slug: str | None) -> list[Lesson]:
@@ -125,7 +129,8 @@ def template_library(
             if link.template_slug in known:
                 homes.setdefault(link.template_slug, lesson)
                 lessons_of.setdefault(link.template_slug, []).append(lesson)
-    words = query.lower().split()
+    query = query[:MAX_QUERY_CHARS]
+    words = list(dict.fromkeys(query.lower().split()))
     picked = {slug: frozenset(i for i, pool in picks.items() if slug in pool) for slug in known}
 
     def item(slug: str) -> LibraryItem | None:

@@ -14,12 +14,18 @@ from django.utils.html import escape
 
 from assess.models import Attempt, Quiz
 from assess.services.attempts import attempt_start
-from frontend.queries.builder import OTHER_TEMPLATES, PREVIEW_SEED
+from frontend.queries.builder import (
+    MAX_QUERY_CHARS,
+    OTHER_TEMPLATES,
+    PREVIEW_SEED,
+    template_library,
+)
 from frontend.queries.common import answer_text
 from problems.engine import registry
 from problems.engine.variants import Variant
 from tests.factories import EnrolmentFactory, LessonFactory, QuizFactory
 from tests.frontend.test_teach import builder_post
+from tests.growth import calls
 
 pytestmark = pytest.mark.django_db
 
@@ -294,3 +300,17 @@ def test_the_builder_sets_a_homework_hint_penalty_and_refuses_one_elsewhere(teac
         refused.status_code == 200 and "Only homework charges for hints" in refused.content.decode()
     )
     assert Quiz.objects.count() == 1
+
+
+def test_a_huge_search_costs_what_its_first_words_do(teacher):
+    """The search looks for each word in every template's text: it reads the first
+    MAX_QUERY_CHARS characters, each word once (2.5 MB of "e " took 4.7 s), and the box
+    says so with its maxlength."""
+    page = teacher.get(NEW).content.decode()
+    assert f'name="q" value="" maxlength="{MAX_QUERY_CHARS}"' in page
+    head = "kv cache " + "e " * (MAX_QUERY_CHARS // 2)
+    short = calls(lambda: template_library(course_slug=None, query=head, picks={}))
+    huge = "kv cache " + "e " * 100_000
+    assert calls(lambda: template_library(course_slug=None, query=huge, picks={})) <= short
+    found = template_library(course_slug=None, query=huge, picks={})
+    assert {i.slug for g in found.groups for i in g.items} >= {"kv-cache-per-token"}
