@@ -12,6 +12,8 @@ import yaml
 
 from problems.authored.loader import parse_text, template_from_data, validate
 from problems.authored.rules import AuthoringError
+from problems.authored.schema import MAX_PROBLEMS
+from tests.growth import calls
 
 EXAMPLE_TEXT = (Path(__file__).parent / "data" / "team-kv-budget.yaml").read_text()
 EXAMPLE = yaml.safe_load(EXAMPLE_TEXT)
@@ -203,3 +205,25 @@ def test_a_stepped_decimal_range_stays_exact():
         assert value == round(value) and 1 <= value <= 9  # 0.3 * 10 is 3 exactly
         seen.add(value)
     assert len(seen) > 5
+
+
+def _bad_skill_names(n: int) -> dict:
+    """A document as the API takes it, with n skill names that are each two problems (a
+    key that is no slug, a value that is no text)."""
+    return {**copy.deepcopy(EXAMPLE), "skill_names": {f"K{i}": 0 for i in range(n)}}
+
+
+def test_problems_are_listed_up_to_a_bound_in_work_linear_in_the_document():
+    """64,000 bad skill names (693 kB of JSON, under the API's 2.5 MB body) took 107 s:
+    each problem line was looked for among all the lines before it."""
+    problems = validate(_bad_skill_names(64_000))
+    assert len(problems) <= MAX_PROBLEMS + 1
+    assert problems[-1] == f"(file): more problems, not listed after the first {MAX_PROBLEMS}"
+    base = calls(lambda: validate(_bad_skill_names(1_000)))
+    calls(lambda: validate(_bad_skill_names(64_000)), budget=3 * 64 * base)
+
+
+def test_skill_names_name_at_most_as_many_skills_as_a_template_has():
+    data = copy.deepcopy(EXAMPLE)
+    data["skill_names"] = {f"skill-{i}": f"Skill {i}" for i in range(21)}
+    assert any(p.startswith("skill_names: ") for p in validate(data))
