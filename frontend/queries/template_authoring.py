@@ -23,6 +23,12 @@ from problems.authored.loader import parse_text
 from problems.authored.rules import AuthoringError
 
 MAX_DIFF_LINES = 400  # a version's changes shown, at most
+# difflib's matcher is quadratic in the lines it compares when they differ everywhere
+# (16,000 lines took 16 s a pair) and the page compares every version with the one
+# before: versions longer than this are not compared (a template file runs to about a
+# hundred lines; the loader allows 200,000 characters), and only the latest DIFFED ones.
+MAX_COMPARED_LINES = 1_000
+DIFFED_VERSIONS = 10
 
 
 @dataclass(frozen=True)
@@ -62,11 +68,12 @@ class VersionView:
     saved_at: object
     diff: list[DiffLine]  # against the version before (empty for version 1)
     truncated: bool
+    compared: bool = True  # False: too long, or too old, to be compared here
 
 
-def _diff(before: str, after: str) -> tuple[list[DiffLine], bool]:
+def _diff(before: list[str], after: list[str]) -> tuple[list[DiffLine], bool]:
     lines = []
-    for line in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=2):
+    for line in difflib.unified_diff(before, after, lineterm="", n=2):
         if line.startswith(("---", "+++")):
             continue
         kind = {"+": "add", "-": "del", "@": "hunk"}.get(line[:1], "same")
@@ -75,15 +82,22 @@ def _diff(before: str, after: str) -> tuple[list[DiffLine], bool]:
 
 
 def version_history(template: AuthoredTemplate) -> list[VersionView]:
-    """Newest first, each with its changes from the one before."""
+    """Newest first, each with its changes from the one before: the latest
+    DIFFED_VERSIONS, each pair within MAX_COMPARED_LINES."""
     rows = list(reversed(selectors.template_versions(template=template)))
     views = []
-    before = ""
-    for row in rows:
-        text = as_yaml(row.spec)
-        diff, truncated = _diff(before, text) if before else ([], False)
+    before: list[str] = []
+    oldest_diffed = len(rows) - DIFFED_VERSIONS
+    for i, row in enumerate(rows):
+        first = i == 0
+        # written out as YAML only to be compared: the older versions are not
+        text = as_yaml(row.spec).splitlines() if i >= oldest_diffed - 1 else []
+        compared = first or (
+            i >= oldest_diffed and max(len(before), len(text)) <= MAX_COMPARED_LINES
+        )
+        diff, truncated = _diff(before, text) if compared and not first else ([], False)
         user = row.created_by.username if row.created_by else "(deleted account)"
-        views.append(VersionView(row.number, user, row.created_at, diff, truncated))
+        views.append(VersionView(row.number, user, row.created_at, diff, truncated, compared))
         before = text
     return list(reversed(views))
 

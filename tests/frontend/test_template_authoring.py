@@ -152,3 +152,29 @@ def test_nobody_else_reaches_the_courses_templates(role, who):
     assert client.get("/teach/templates/team-kv-budget/").status_code == 404
     assert client.post("/teach/templates/team-kv-budget/publish/").status_code == 404
     assert AuthoredTemplate.objects.get().status == "draft"
+
+
+def test_only_the_latest_versions_within_the_bound_are_compared(author, role, monkeypatch):
+    """difflib is quadratic in lines that differ everywhere and the page compares each
+    version with the one before, so it compares the latest DIFFED_VERSIONS, each pair
+    within MAX_COMPARED_LINES; the others say they were not compared."""
+    from frontend.queries import template_authoring
+
+    text = EXAMPLE.read_text()
+    author.post(_new(role), {"text": text})
+    edit = "/teach/templates/team-kv-budget/"
+    for n in range(2, 5):
+        text = text.replace(
+            f"title: KV cache for one {'long ' * (n - 2)}",
+            f"title: KV cache for one {'long ' * (n - 1)}",
+        )
+        assert author.post(edit, {"text": text}).status_code == 302
+    monkeypatch.setattr(template_authoring, "DIFFED_VERSIONS", 2)
+    page = author.get(edit)
+    shown = {v.number: (v.compared, bool(v.diff)) for v in page.context["history"]}
+    assert shown == {4: (True, True), 3: (True, True), 2: (False, False), 1: (True, False)}
+    assert "not compared with version 1 here" in page.content.decode()
+
+    monkeypatch.setattr(template_authoring, "MAX_COMPARED_LINES", 5)
+    shown = {v.number: v.compared for v in author.get(edit).context["history"]}
+    assert shown == {4: False, 3: False, 2: False, 1: True}
