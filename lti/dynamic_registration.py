@@ -36,12 +36,14 @@ from django.utils import timezone
 from lti_tool.models import LtiDeployment, LtiRegistration
 
 from api_common.service_errors import NotPermitted
+from lti.bounded_read import BodyRefused, read_body
 from lti.models import DeploymentCourse, RegistrationInvite
 
 DEFAULT_DAYS = 7
 MAX_DAYS = 90
 TIMEOUT_S = 10
 MAX_BODY = 256 * 1024
+TOTAL_S = 20  # the whole answer (lti/bounded_read.py), where TIMEOUT_S bounds each wait
 PLATFORM_CONFIG = "https://purl.imsglobal.org/spec/lti-platform-configuration"
 TOOL_CONFIG = "https://purl.imsglobal.org/spec/lti-tool-configuration"
 SCOPES = (
@@ -131,14 +133,16 @@ def _https(url: object, what: str) -> str:
 
 
 def _json(response: requests.Response, what: str) -> dict:
-    body, size = [], 0
-    for chunk in response.iter_content(8192):
-        body.append(chunk)
-        size += len(chunk)
-        if size > MAX_BODY:
-            raise Refused(f"The platform's {what} is larger than {MAX_BODY // 1024} KB.", 502)
     try:
-        data = json.loads(b"".join(body))
+        body = read_body(response, max_bytes=MAX_BODY, seconds=TOTAL_S)
+    except BodyRefused as exc:
+        raise Refused(f"The platform's {what} is {exc}.", 502) from None
+    except requests.RequestException as exc:
+        raise Refused(
+            f"The platform's {what} could not be read ({type(exc).__name__}).", 502
+        ) from None
+    try:
+        data = json.loads(body)
     except ValueError:
         raise Refused(f"The platform's {what} is not JSON.", 502) from None
     if not isinstance(data, dict):

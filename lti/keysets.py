@@ -16,17 +16,25 @@ from django.conf import settings
 from django.core.cache import cache
 from pylti1p3.exception import LtiException
 
+from lti.bounded_read import BodyRefused, read_body
+
 
 def _cache_key(prefix: str, url: str) -> str:
     return f"lti:{prefix}:{hashlib.sha256(url.encode()).hexdigest()}"
 
 
+MAX_KEYSET_BYTES = 256 * 1024  # a key set is a few keys of a few kB each
+KEYSET_SECONDS = 10  # the whole answer; LTI_HTTP_TIMEOUT_SECONDS bounds each wait
+
+
 def _fetch(url: str) -> dict:
+    """On a launch's path (a web worker): the answer bounded in size and in time."""
     try:
-        response = requests.get(url, timeout=settings.LTI_HTTP_TIMEOUT_SECONDS)
+        response = requests.get(url, timeout=settings.LTI_HTTP_TIMEOUT_SECONDS, stream=True)
+        read_body(response, max_bytes=MAX_KEYSET_BYTES, seconds=KEYSET_SECONDS)
         response.raise_for_status()
         keyset = response.json()
-    except (requests.RequestException, ValueError) as exc:
+    except (requests.RequestException, ValueError, BodyRefused) as exc:
         raise LtiException(f"Could not fetch the platform's key set: {exc}") from exc
     if not isinstance(keyset, dict) or not isinstance(keyset.get("keys"), list):
         raise LtiException("The platform's key set has no list of keys.")

@@ -23,12 +23,16 @@ import requests
 from django.core.cache import cache
 from lti_tool.models import LtiRegistration
 
+from lti.bounded_read import TooLarge, TooSlow, read_body
+
 SCOPE_SCORE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 SCOPE_LINEITEM = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"
 SCOPE_LINEITEM_READ = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly"
 SCOPE_NRPS = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 
-TIMEOUT = (5, 15)  # seconds: connect, read
+TIMEOUT = (5, 15)  # seconds: connect, and each wait for the answer's next bytes
+MAX_ANSWER_BYTES = 8 * 2**20  # an answer's body (a roster page of members is the largest)
+ANSWER_SECONDS = 60  # the whole answer (lti/bounded_read.py)
 ASSERTION_LIFETIME = 60  # seconds
 TOKEN_MARGIN = 60  # seconds before the token's expiry that we stop using it
 USER_AGENT = "Burn-in LTI tool"
@@ -55,6 +59,17 @@ class Transient(PlatformError):
 
 class Permanent(PlatformError):
     """Retrying the same request cannot help (a 4xx other than 401 and 429)."""
+
+
+def _read(response: requests.Response, what: str) -> None:
+    """The answer's body read within MAX_ANSWER_BYTES and ANSWER_SECONDS: too large is
+    Permanent (the same request gets the same answer), too slow or cut off Transient."""
+    try:
+        read_body(response, max_bytes=MAX_ANSWER_BYTES, seconds=ANSWER_SECONDS)
+    except TooLarge as exc:
+        raise Permanent(f"{what}: the answer is {exc}", response.status_code) from None
+    except (TooSlow, requests.RequestException) as exc:
+        raise Transient(f"{what}: the answer was {exc or type(exc).__name__}") from None
 
 
 def _failure(response: requests.Response, what: str) -> PlatformError:
@@ -103,9 +118,10 @@ def access_token(registration: LtiRegistration, scopes, *, fresh: bool = False) 
         "scope": " ".join(scopes),
     }
     try:
-        response = session().post(registration.token_url, data=data, timeout=TIMEOUT)
+        response = session().post(registration.token_url, data=data, timeout=TIMEOUT, stream=True)
     except requests.RequestException as exc:
         raise Transient(f"token request: {type(exc).__name__}") from exc
+    _read(response, "token request")
     if not response.ok:
         raise _failure(response, "token request")
     try:
@@ -142,10 +158,12 @@ def call(
             headers["Content-Type"] = content_type
         try:
             response = session().request(
-                method, url, json=json, params=params, headers=headers, timeout=TIMEOUT
-            )
+                method, url, json=json, params=params, headers=headers, timeout=TIMEOUT,
+                stream=True,
+            )  # fmt: skip
         except requests.RequestException as exc:
             raise Transient(f"{what}: {type(exc).__name__}") from exc
+        _read(response, what)
         if response.status_code != 401:
             break
     if not response.ok:

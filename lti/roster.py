@@ -32,6 +32,7 @@ from lti.selectors import authorised_course_ids
 MEMBERSHIPS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
 ROSTER_INTERVAL = 600  # seconds between two syncs of one context started by launches
 MAX_PAGES = 200
+MAX_MEMBERS = 50_000  # a course's roster, all pages: written in one transaction
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,8 @@ def fetch_members(context: LtiContext) -> list[dict]:
                 and isinstance(member.get("roles"), list)
             ):
                 members.append(member)
+        if len(members) > MAX_MEMBERS:
+            raise Permanent(f"roster: more than {MAX_MEMBERS:,} members")
         url, pages = _next_page(response.headers.get("Link", "")), pages + 1
     return members
 

@@ -26,6 +26,7 @@ from lti_tool.models import Key, LtiDeployment, LtiRegistration
 
 from lti.models import DeploymentCourse
 from tests.factories import CourseFactory, QuizFactory
+from tests.lti.http_answers import answer
 
 ISS = "https://lms.example.org"
 CLIENT_ID = "burnin-client"
@@ -84,19 +85,11 @@ class Platform:
         self.keyset_fetches = 0
 
     # the key-set URL, as the tool fetches it
-    def serve_keyset(self, url, timeout=None):
+    def serve_keyset(self, url, timeout=None, stream=False):
+        """requests.get for the platform's key set URL (tests put it in lti.keysets)."""
         assert url == self.keyset_url
         self.keyset_fetches += 1
-        keys = {"keys": [k.jwk() for k in self.published]}
-
-        class Response:
-            def raise_for_status(self):
-                return None
-
-            def json(self):
-                return keys
-
-        return Response()
+        return answer(200, {"keys": [k.jwk() for k in self.published]}, url=url)
 
     def login(self, method: str = "get") -> tuple[str, str]:
         """OIDC third-party login initiation; returns (state, nonce) the tool sent to

@@ -26,6 +26,7 @@ from lti1p3platform.service_connector import (
 from requests.adapters import BaseAdapter
 
 from tests.lti.conftest import CLIENT_ID, DEPLOYMENT, ISS, PlatformKey
+from tests.lti.http_answers import answer
 
 CONTEXT = "course-a"
 LINEITEMS_URL = f"{ISS}/contexts/{CONTEXT}/lineitems"
@@ -232,17 +233,11 @@ class LmsAdapter(BaseAdapter):
 
     def send(self, request, **kwargs):
         status, body = self.lms.handle(request)
-        response = requests.Response()
-        response.status_code = status
-        response._content = json.dumps(body).encode() if body is not None else b""
-        response.headers["Content-Type"] = "application/json"
+        headers = {}
         if isinstance(body, dict) and body.get("next"):
             # NRPS 2.0 pages with a Link header; lti1p3platform puts `next` in the body.
-            response.headers["Link"] = f'<{body["next"]}>; rel="next"'
-
-        response.url = request.url
-        response.request = request
-        return response
+            headers["Link"] = f'<{body["next"]}>; rel="next"'
+        return answer(status, body, request=request, headers=headers)
 
     def close(self):
         pass

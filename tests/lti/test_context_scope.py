@@ -81,8 +81,8 @@ def platform_b(platform, quiz, tool_key, monkeypatch):
     )
     other = PlatformB(Client(enforce_csrf_checks=True), quiz)
 
-    def keyset(url, timeout=None):
-        return (platform if url == KEYSET_URL else other).serve_keyset(url, timeout)
+    def keyset(url, timeout=None, stream=False):
+        return (platform if url == KEYSET_URL else other).serve_keyset(url, timeout, stream)
 
     monkeypatch.setattr("lti.keysets.requests.get", keyset)
     return other

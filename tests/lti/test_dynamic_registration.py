@@ -9,7 +9,6 @@ nothing. Every refusal writes nothing: the LTI tables' row counts are unchanged.
 from __future__ import annotations
 
 import datetime
-import io
 import json
 from pathlib import Path
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -25,6 +24,7 @@ from lti import dynamic_registration as dr
 from lti.models import DeploymentCourse, RegistrationInvite
 from tests.factories import CourseFactory, QuizFactory, UserFactory
 from tests.lti.conftest import CLAIM, LEARNER, Platform, row_counts
+from tests.lti.http_answers import answer
 
 LMS = "https://moodle.example.edu"
 CONFIG_URL = LMS + "/mod/lti/openid-configuration.php"
@@ -87,12 +87,7 @@ class TestPlatform(requests.adapters.BaseAdapter):
 
     @staticmethod
     def _response(request, status: int, body) -> requests.Response:
-        response = requests.Response()
-        response.status_code = status
-        response.raw = io.BytesIO(json.dumps(body).encode())
-        response.headers["Content-Type"] = "application/json"
-        response.url, response.request = request.url, request
-        return response
+        return answer(status, body, request=request)
 
     def close(self):
         pass

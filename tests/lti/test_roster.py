@@ -111,3 +111,27 @@ def test_a_refused_roster_is_logged_and_writes_nothing(
     instructor_launch(platform, django_capture_on_commit_callbacks, **nrps_claim())
     assert enrolled_subs(course) == set()
     assert "roster of LMS context" in caplog.text and "HTTP 403" in caplog.text
+
+
+def test_a_roster_past_its_bound_is_refused_and_writes_nothing(
+    platform, lms, course, django_capture_on_commit_callbacks, caplog, monkeypatch
+):
+    """Every page's members are written in one transaction, so their number is bounded
+    (MAX_MEMBERS), as each page's size and time are (lti/bounded_read.py)."""
+    monkeypatch.setattr("lti.roster.MAX_MEMBERS", 3)
+    lms.members = [member(f"page-{i}") for i in range(5)]
+    instructor_launch(
+        platform, django_capture_on_commit_callbacks, **nrps_claim(MEMBERSHIPS_URL + "?limit=2")
+    )
+    assert enrolled_subs(course) == set()
+    assert "more than 3 members" in caplog.text
+
+
+def test_an_lms_answer_past_its_size_is_refused_and_writes_nothing(
+    platform, lms, course, django_capture_on_commit_callbacks, caplog, monkeypatch
+):
+    monkeypatch.setattr("lti.platform_client.MAX_ANSWER_BYTES", 200)
+    lms.members = [member(f"big-{i}", given_name="x" * 100) for i in range(5)]
+    instructor_launch(platform, django_capture_on_commit_callbacks, **nrps_claim())
+    assert enrolled_subs(course) == set()
+    assert "the answer is larger than 200 bytes" in caplog.text
