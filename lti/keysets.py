@@ -18,13 +18,12 @@ from pylti1p3.exception import LtiException
 
 from lti.bounded_read import BodyRefused, read_body
 
+MAX_KEYSET_BYTES = 256 * 1024  # a key set is a few keys of a few kB each
+KEYSET_SECONDS = 10  # the whole answer; LTI_HTTP_TIMEOUT_SECONDS bounds each wait
+
 
 def _cache_key(prefix: str, url: str) -> str:
     return f"lti:{prefix}:{hashlib.sha256(url.encode()).hexdigest()}"
-
-
-MAX_KEYSET_BYTES = 256 * 1024  # a key set is a few keys of a few kB each
-KEYSET_SECONDS = 10  # the whole answer; LTI_HTTP_TIMEOUT_SECONDS bounds each wait
 
 
 def _fetch(url: str) -> dict:

@@ -158,9 +158,8 @@ def call(
             headers["Content-Type"] = content_type
         try:
             response = session().request(
-                method, url, json=json, params=params, headers=headers, timeout=TIMEOUT,
-                stream=True,
-            )  # fmt: skip
+                method, url, json=json, params=params, headers=headers, timeout=TIMEOUT, stream=True
+            )
         except requests.RequestException as exc:
             raise Transient(f"{what}: {type(exc).__name__}") from exc
         _read(response, what)
