@@ -40,18 +40,6 @@ def _build(slug: str, number: int) -> AuthoredTemplate | None:
     return None if row is None else _compiled(json.dumps(row[0], sort_keys=True), row[1])
 
 
-def current_number(slug: str) -> int | None:
-    """The latest version of a published template, or None (no such slug, or a draft)."""
-    from authoring.models import AuthoredTemplate as Row
-
-    return (
-        Row.objects.filter(slug=slug, status=Row.Status.PUBLISHED)
-        .values_list("versions__number", flat=True)
-        .order_by("-versions__number")
-        .first()
-    )
-
-
 _TABLES_SEEN = False
 
 
@@ -73,13 +61,25 @@ def _stored() -> bool:
 
 
 def authored_resolver(slug: str) -> AuthoredTemplate | None:
+    """The published template's current version: one query (its latest version's spec
+    and course), as every slot of a quiz asks it for each of its templates."""
     if not _stored():
         return None
+    from authoring.models import AuthoredTemplate as Row
+    from authoring.models import AuthoredVersion
+
     try:
-        number = current_number(slug)
-        return None if number is None else _build(slug, number)
+        row = (
+            AuthoredVersion.objects.filter(
+                template__slug=slug, template__status=Row.Status.PUBLISHED
+            )
+            .order_by("-number")
+            .values_list("spec", "template__course__slug")
+            .first()
+        )
     except RuntimeError:  # no database access on this path (pytest-django's guard around
         return None  # a test of the pure engine, after another test found the tables)
+    return None if row is None else _compiled(json.dumps(row[0], sort_keys=True), row[1])
 
 
 def template_at(slug: str, version: int) -> AuthoredTemplate | None:

@@ -137,6 +137,23 @@ def test_a_drill_or_a_built_in_slug_costs_no_query(django_assert_num_queries):
         assert registry.get("weights-memory", version=3).slug == "weights-memory"
 
 
+def test_a_published_template_is_resolved_in_one_query_and_a_new_version_seen_at_once(
+    author, data, django_assert_num_queries
+):
+    """Every slot asks for each of its templates, on saving a quiz and starting an
+    attempt: one query a slug (it was two), and no cache to wait out."""
+    from problems.engine import registry
+
+    row = template_create(user=author.user, course=author.course, data=data)
+    template_publish(user=author.user, template=row)
+    registry.get(row.slug)  # the process's one look at whether the tables exist
+    with django_assert_num_queries(1):
+        assert registry.get(row.slug).version == 1
+    version_save(user=author.user, template=row, data={**data, "title": "Renamed"})
+    with django_assert_num_queries(1):
+        assert registry.get(row.slug).title == "Renamed"
+
+
 def test_only_the_templates_own_course_may_put_it_in_a_quiz(author, data):
     from django.core.exceptions import ValidationError
 

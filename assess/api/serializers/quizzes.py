@@ -19,6 +19,7 @@ from assess.models.quiz import later_close
 from assess.services.quizzes import (
     MAX_ATTEMPTS,
     MAX_POINTS,
+    MAX_POOL_ENTRIES,
     MAX_SLOTS,
     MAX_TIME_LIMIT,
     MAX_TRIES,
@@ -197,7 +198,8 @@ class QuizCreateSerializer(serializers.Serializer):
         many=True,
         allow_empty=False,
         max_length=MAX_SLOTS,
-        help_text=f"The questions, in order: 1 to {MAX_SLOTS} slots.",
+        help_text=f"The questions, in order: 1 to {MAX_SLOTS} slots, listing at most "
+        f"{MAX_POOL_ENTRIES} templates among them (a 400 `invalid` on `slots` past it).",
     )
     course = StrictSlugField(
         required=False,

@@ -13,6 +13,7 @@ from assess.services.quizzes.lifecycle import quiz_close, quiz_publish, quiz_unp
 from assess.services.quizzes.spec import (
     MAX_ATTEMPTS,
     MAX_POINTS,
+    MAX_POOL_ENTRIES,
     MAX_SLOTS,
     MAX_TIME_LIMIT,
     MAX_TRIES,
@@ -23,6 +24,7 @@ from assess.services.quizzes.spec import (
 __all__ = [
     "MAX_ATTEMPTS",
     "MAX_POINTS",
+    "MAX_POOL_ENTRIES",
     "MAX_SLOTS",
     "MAX_TIME_LIMIT",
     "MAX_TRIES",

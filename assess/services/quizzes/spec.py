@@ -39,6 +39,10 @@ MAX_ATTEMPTS = 100
 MAX_POINTS = 1000
 MAX_TRIES = TRIES_CEILING  # a part takes no more under any quiz (assess.scoring)
 MAX_SLOTS = 100
+# Templates listed across all slots: each is looked up when the quiz is saved and when an
+# attempt starts (an authored one in the database), so 100 slots of 100 each made 20,000
+# queries of every learner's start (14 s).
+MAX_POOL_ENTRIES = 500
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,13 @@ def _check_slots(spec: QuizSpec, errors: dict[str, list[str]]) -> None:
         errors["slots"] = ["A quiz needs at least one slot."]
     if len(spec.slots) > MAX_SLOTS:
         errors["slots"] = [f"A quiz has at most {MAX_SLOTS} slots."]
+    entries = sum(len(slot.templates) for slot in spec.slots)
+    if entries > MAX_POOL_ENTRIES:
+        errors.setdefault("slots", []).append(
+            f"A quiz lists at most {MAX_POOL_ENTRIES} templates across its slots; this one "
+            f"lists {entries}."
+        )
+        return  # none looked up
     for i, slot in enumerate(spec.slots[:MAX_SLOTS]):
         try:
             validate_template_pool(list(slot.templates))

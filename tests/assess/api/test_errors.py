@@ -14,6 +14,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from assess.models import Quiz
+from assess.services.quizzes import MAX_POOL_ENTRIES
+from problems.engine import registry
 from tests.assess.helpers import error_attrs, error_body, error_of, parts_of, send
 from tests.factories import CourseFactory, LessonFactory, QuizFactory
 from tests.openapi import assert_documented
@@ -272,3 +274,17 @@ def test_every_error_body_has_type_and_errors(api, attempt):
     for r in responses:
         body = error_body(r, r.status_code)
         assert 400 <= r.status_code < 500 and body["type"] in ("client_error", "validation_error")
+
+
+def test_too_many_templates_across_slots_is_a_400_on_slots(client_for, staff):
+    """The schema names the bound (MAX_POOL_ENTRIES); past it the service refuses before
+    looking any template up."""
+    slugs = registry.slugs()[:100]
+    slots = [{"templates": slugs}] * (MAX_POOL_ENTRIES // 100 + 1)
+    r = client_for(staff).post(
+        "/api/quizzes/", {"title": "T", "mode": "exam", "slots": slots}, format="json"
+    )
+    assert error_of(r, 400, attr="slots")["code"] == "invalid"
+    assert f"at most {MAX_POOL_ENTRIES} templates" in error_of(r, 400, attr="slots")["detail"]
+    assert_documented(r, "post", "/api/quizzes/")
+    assert not Quiz.objects.exists()

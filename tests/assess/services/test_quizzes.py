@@ -11,6 +11,8 @@ from django.utils import timezone
 from api_common.service_errors import NotPermitted
 from assess.models import Quiz
 from assess.services.quizzes import QuizSpec, SlotSpec, quiz_create
+from assess.services.quizzes.spec import MAX_POOL_ENTRIES
+from problems.engine import registry
 from tests.factories import LessonFactory
 
 pytestmark = pytest.mark.django_db
@@ -87,3 +89,16 @@ def test_window_order(staff):
 def test_mode_defaults_for_tries(staff, mode, feedback, tries):
     quiz = quiz_create(user=staff, spec=spec(mode=mode, feedback=feedback))
     assert quiz.tries_per_part == tries and quiz.penalty_per_try == 0.0
+
+
+def test_templates_across_slots_are_bounded_and_refused_before_any_is_looked_up(
+    staff, django_assert_max_num_queries
+):
+    """Each listed template is looked up when a quiz is saved and when an attempt starts
+    (an authored one in the database): 100 slots of 100 made 20,000 queries a start."""
+    slugs = registry.slugs()[:100]
+    slots = [SlotSpec(slugs)] * (MAX_POOL_ENTRIES // len(slugs) + 1)
+    with django_assert_max_num_queries(5), pytest.raises(ValidationError) as err:
+        quiz_create(user=staff, spec=spec(slots=slots))
+    assert f"at most {MAX_POOL_ENTRIES} templates across its slots" in str(err.value)
+    assert quiz_create(user=staff, spec=spec(slots=[SlotSpec(slugs)] * 5)).pk
