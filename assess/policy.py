@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
 
-from assess.scoring import TRIES_CEILING, Rules, part_score, question_score
+from assess.scoring import SAVES_CEILING, TRIES_CEILING, Rules, part_score, question_score
 
 HINT_MODES = ("practice", "homework")  # Quiz.Mode values; this module stays pure
 
@@ -93,6 +93,10 @@ CLOSED_MESSAGES = {
     Closed.EXHAUSTED: "You have used every try allowed on this part.",
     Closed.SUBMITTED: "This drill's diagnosis was submitted; a drill is submitted once.",
 }
+# A deferred part that kept SAVES_CEILING saves: the last one counts.
+SAVES_MESSAGE = (
+    f"This part has kept {SAVES_CEILING} saves, the most a part keeps; the last one saved counts."
+)
 # A part closed by the ceiling (a quiz with no limit of its own): the refusal names it.
 CEILING_MESSAGE = (
     f"This part has taken {TRIES_CEILING} tries, the most any part takes; ask for another "
@@ -155,9 +159,20 @@ def part_policy(
     score = part_score(tries, rules, hints)
     if rules.deferred:
         show = grades or not learner
-        accepts = learner and not over
+        full = len(tries) >= SAVES_CEILING
+        accepts = learner and not over and not full
         return PartPolicy(
-            name, len(tries), None, None, accepts, show, show, score, hints, accepts and offered
+            name,
+            len(tries),
+            None,
+            Closed.EXHAUSTED if full else None,
+            accepts,
+            show,
+            show,
+            score,
+            hints,
+            accepts and offered,
+            SAVES_MESSAGE if full else "",
         )
     limit = rules.tries
     counted = tries if limit is None else tries[:limit]

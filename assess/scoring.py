@@ -11,7 +11,9 @@ How a part scores depends on when its grade is seen (`Rules`):
   answer's statement reads the question's tries, so its cost must stay bounded
   however long a learner keeps practising one variant.
 - Deferred feedback (exams, certifications, any quiz set to later feedback): the learner
-  may change an answer until the finish; the last saved answer counts.
+  may change an answer until the finish; the last saved answer counts. A part keeps at
+  most SAVES_CEILING saves (assess.policy): each save's statement reads the question's
+  saves, so 20,000 of them made every request on the attempt take 0.4-0.7 s.
 
 A homework part also loses `hint_penalty` for each hint asked from it (Question.hints),
 never below 0; practice hints are free (exams offer none).
@@ -32,6 +34,10 @@ HOMEWORK = "homework"  # Quiz.Mode.HOMEWORK
 # ten times what a learner who is still learning from the feedback takes (practice's
 # median is 1-2 tries a part), and keeps an answer's read of its question's tries small.
 TRIES_CEILING = 30
+# The most saves one part keeps under deferred feedback: the pages save a part each time
+# its box loses focus (tens of saves in an exam), so 200 is reached only by a script;
+# past it the part takes no more and its last save counts.
+SAVES_CEILING = 200
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiTypes
 from api_common.throttles import parse_rate
 from assess.api.serializers.quizzes import FEEDBACK_HELP
 from assess.api.serializers.responses import IDEMPOTENCY_HELP
+from assess.scoring import SAVES_CEILING
 
 _RATES = settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]
 _PER_USERNAME, _WINDOW = parse_rate(_RATES["sign_in_username"])
@@ -200,7 +201,9 @@ RESPONSE_SUBMIT = (
     "**Deferred feedback** (exams, certifications, quizzes set to `after_attempt` or "
     "`after_close`): the answer is saved and graded hidden (`correct`, `score`, "
     "`feedback` and `misconception` are null); send another to change it, the last "
-    "saved one counts. Grades show after the attempt or the quiz's close.\n\n"
+    f"saved one counts. A part keeps at most {SAVES_CEILING} saves: past them it is "
+    "closed (`closed: exhausted`, a further save is a 409) and its last save counts. "
+    "Grades show after the attempt or the quiz's close.\n\n"
     "**Idempotency.** " + IDEMPOTENCY_HELP + "\n\n"
     "**Errors.** An unreadable answer is a 400 with code `unreadable_answer` on "
     '`answer` and `"valid": false`; it is not stored and costs no try. An unknown part '

@@ -2,13 +2,14 @@
 
 An exam's answer (any quiz with deferred feedback whose questions are fixed: not
 practice, where a question can be replaced by a new variant) is decided on the attempt
-alone. Its parts take any number of saves (the last one counts), none is ever revealed
-(reveals need immediate feedback), and no save is mastery evidence until the grades are
-released; what can refuse it is the attempt's status and deadline as stored, and a key
-used before. So where response_submit's general path opens a transaction, locks the
-attempt, reads the question's tries and the learner's skill rows, inserts and commits,
-this path is one statement that commits on its own: a CTE that locks the attempt's row
-if it still takes answers, an INSERT from it whose ON CONFLICT on the attempt's keys does
+alone. Its parts take up to SAVES_CEILING saves (the last one counts), none is ever
+revealed (reveals need immediate feedback), and no save is mastery evidence until the
+grades are released; what can refuse it is the attempt's status and deadline as stored,
+the part's saves, and a key used before. So where response_submit's general path opens
+a transaction, locks the attempt, reads the question's tries and the learner's skill
+rows, inserts and commits, this path is one statement that commits on its own: a CTE
+that locks the attempt's row if it still takes answers (and the part a save), an INSERT
+from it whose ON CONFLICT on the attempt's keys does
 nothing, and (on PostgreSQL) the question's earlier tries for the result beside the new
 row. An exam's answer was seven round trips; it is three (the token, the gated read of
 the question, this statement). SQLite cannot put an INSERT in a CTE: there the tries are
@@ -38,6 +39,7 @@ from django.db import connection
 
 from api_common.rows import Columns, ctes_take_writes, fetch, for_update_of
 from assess.models import RESPONSE_KEYS, Attempt, Question, Response
+from assess.scoring import SAVES_CEILING
 from assess.selectors.attempt_rows import question_tries
 
 
@@ -66,9 +68,17 @@ def _statement(columns: tuple[str, ...], with_tries: bool) -> str:
     pk = quote(meta.pk.column)
     # identifiers from the models' metadata; every value is a bound parameter.
     lock = for_update_of("a") + (" SKIP LOCKED" if with_tries else "")
+    # The part's saves counted on the (question, part) index: at SAVES_CEILING the CTE
+    # gives no row and the general path refuses with the ceiling's message.
+    saves = (
+        f"(SELECT COUNT(*) FROM {quote(meta.db_table)} s WHERE "  # noqa: S608
+        f"s.{quote(meta.get_field('question').column)} = %s AND "
+        f"s.{quote(meta.get_field('part').column)} = %s AND "
+        f"s.{quote(meta.get_field('valid').column)} = %s) < %s"
+    )
     attempt = (
         f"a AS (SELECT a.id FROM {attempts} a WHERE a.id = %s AND a.status = %s "  # noqa: S608
-        f"AND (a.deadline IS NULL OR a.deadline > %s){lock})"
+        f"AND (a.deadline IS NULL OR a.deadline > %s) AND {saves}{lock})"
     )
     if not with_tries:
         # "WHERE 1 = 1": SQLite reads an INSERT ... SELECT's ON CONFLICT as a join's
@@ -98,8 +108,9 @@ def held_answer_store(
 ) -> tuple[int, list[Response]] | None:
     """INSERT the response (values by attname, as api_common.rows.insert takes them) if the
     attempt is open and before its deadline at `now`, as stored, not held by another
-    writer, and its key is new. Returns the new row's id and the question's other valid
-    tries; or None when nothing was stored (the general path says why)."""
+    writer, its key is new and its part has kept fewer than SAVES_CEILING saves. Returns
+    the new row's id and the question's other valid tries; or None when nothing was
+    stored (the general path says why)."""
     columns = tuple(values)
     fields = [Response._meta.get_field(name) for name in columns]
     deadline = Attempt._meta.get_field("deadline").get_db_prep_value(now, connection)
@@ -107,6 +118,10 @@ def held_answer_store(
         attempt.pk,
         Attempt.Status.OPEN,
         deadline,
+        values["question_id"],
+        values["part"],
+        True,
+        SAVES_CEILING,
         *(f.get_db_prep_save(values[f.attname], connection) for f in fields),
     ]
     with_tries = _reads_tries_too()

@@ -12,8 +12,8 @@ from api_common.rows import insert, inserted
 from api_common.service_errors import Conflict, IdempotencyMismatch, InvalidInput, UnreadableAnswer
 from assess import skills as skill_map
 from assess.models import RESPONSE_KEYS, Attempt, Question, Response, Reveal
-from assess.policy import part_policy
-from assess.scoring import Rules
+from assess.policy import SAVES_MESSAGE, part_policy
+from assess.scoring import SAVES_CEILING, Rules
 from assess.selectors.locked import locked_state
 from assess.services.first_tries import first_try_store
 from assess.services.held_answers import held_answer_store, takes_held_answers
@@ -54,9 +54,11 @@ def _check_part_open(
     Returns True when this try is the part's first, which is mastery evidence under
     immediate feedback."""
     rules = Rules.of(attempt.quiz)
-    if rules.deferred:
-        return False  # exams: change answers freely; the counted one is applied at release
     earlier = [r for r in responses if r.part == part]
+    if rules.deferred:  # exams: change answers, up to the ceiling; the last one counts
+        if len(earlier) >= SAVES_CEILING:
+            raise Conflict(SAVES_MESSAGE)
+        return False
     policy = part_policy(
         name=part,
         tries=earlier,

@@ -167,8 +167,9 @@ STATEMENTS: dict[str, Statement] = {
         (f"{WRITES}::test_an_answer_s_insert_stores_what_create_stores",),
     ),
     "exam answer": Statement(
-        "an exam's answer: the attempt locked if it takes answers (SKIP LOCKED), the "
-        "INSERT, the question's saves, one statement (services.held_answers)",
+        "an exam's answer: the attempt locked if it takes answers and the part has kept "
+        "fewer than SAVES_CEILING saves (SKIP LOCKED), the INSERT, the question's saves, "
+        "one statement (services.held_answers)",
         ANSWER + "; seven round trips became three",
         (
             f"{WRITES}::test_an_exam_answer_s_statement_stores_what_the_orm_stores",
@@ -294,7 +295,7 @@ SITES: dict[str, tuple[int, tuple[str, ...]]] = {
     "assess.services.drawn_variants:_claim_into_questions_statement": (1, ("drawn questions",)),
     "assess.services.drawn_variants:drawn_questions_store": (1, ("drawn questions",)),
     "assess.services.responses:response_submit": (1, ("answer insert",)),
-    "assess.services.held_answers:_statement": (3, ("exam answer",)),
+    "assess.services.held_answers:_statement": (4, ("exam answer",)),
     "assess.services.held_answers:held_answer_store": (1, ("exam answer",)),
     "assess.services.first_tries:_mastery_part": (1, ("first try",)),
     "assess.services.first_tries:first_try_store": (3, ("first try",)),

@@ -16,6 +16,7 @@ from api_common.representation import PlainRepresentation, represent_many
 from assess.api.serializers.drills import DrillSerializer
 from assess.api.serializers.hints import QuestionHintsSerializer
 from assess.api.serializers.responses import ResponseResultSerializer
+from assess.scoring import SAVES_CEILING
 from assess.selectors.hints import question_hint_total
 
 STATEMENT_HTML_HELP = "The statement as HTML, maths as MathML."
@@ -83,8 +84,9 @@ class PartStatusSerializer(PlainRepresentation, serializers.Serializer):
     closed = serializers.ChoiceField(
         choices=["solved", "revealed", "exhausted", "submitted"],
         allow_null=True,
-        help_text="Immediate feedback: why the part takes no more tries (a correct try, a "
-        "reveal, its last allowed try, or an incident drill's submission); else null.",
+        help_text="Why the part takes no more answers: with immediate feedback a correct "
+        "try, a reveal, its last allowed try, or an incident drill's submission; with "
+        f"deferred feedback `exhausted` once it has kept {SAVES_CEILING} saves; else null.",
     )
     accepts_answers = serializers.BooleanField(
         source="accepts", help_text="The learner may send an answer to this part now."
