@@ -9,6 +9,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from assess.models import Attempt, Response
+from assess.policy import SAVES_MESSAGE
+from assess.scoring import SAVES_CEILING
 from tests.frontend.helpers import assert_no_answer_in, part_of, right_text
 
 pytestmark = pytest.mark.django_db
@@ -195,3 +197,32 @@ def test_the_quiz_list_and_start_need_enrolment(login, learner, exam):
     assert "Sizing exam" not in client.get("/quizzes/").content.decode()
     assert client.post(f"/quizzes/{exam.pk}/start/").status_code == 404
     assert not Attempt.objects.exists()
+
+
+def test_a_part_at_the_saves_ceiling_shows_why_and_keeps_its_last_save(
+    login, learner, exam_attempt
+):
+    """Past SAVES_CEILING saves a part takes no more (assess.scoring): the page says so
+    where the box was, a further save is refused with the same words, nothing stored is
+    lost."""
+    client = login(learner)
+    q = first_question(exam_attempt)
+    part = part_of(q)
+    url = f"/attempts/{exam_attempt.pk}/q/{q.pk}/answer/"
+    client.post(url, {"part-weights": right_text(part)}, **HTMX)
+    first = Response.objects.get()
+    copies = []
+    for k in range(SAVES_CEILING - 1):
+        first.pk, first.idempotency_key = None, f"copy-{k}"
+        copies.append(
+            Response(
+                **{f.attname: getattr(first, f.attname) for f in Response._meta.concrete_fields}
+            )
+        )
+    Response.objects.bulk_create(copies)
+    page = client.get(f"/attempts/{exam_attempt.pk}/").content.decode()
+    assert SAVES_MESSAGE in page
+    refused = client.post(url, {"part-weights": "1 GB"}, **HTMX)  # back to the page, told why
+    shown = client.get(refused["HX-Redirect"]).content.decode()
+    assert shown.count(SAVES_MESSAGE) == 2  # the flash and the part's own line
+    assert Response.objects.filter(question=q).count() == SAVES_CEILING
