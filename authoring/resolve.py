@@ -29,6 +29,11 @@ def _compiled(spec_text: str, course: str) -> AuthoredTemplate:
     return template
 
 
+def _from_row(row: tuple | None) -> AuthoredTemplate | None:
+    """A version's (spec, course slug) row as its compiled template, or None for no row."""
+    return None if row is None else _compiled(json.dumps(row[0], sort_keys=True), row[1])
+
+
 def _build(slug: str, number: int) -> AuthoredTemplate | None:
     from authoring.models import AuthoredVersion
 
@@ -37,7 +42,7 @@ def _build(slug: str, number: int) -> AuthoredTemplate | None:
         .values_list("spec", "template__course__slug")
         .first()
     )
-    return None if row is None else _compiled(json.dumps(row[0], sort_keys=True), row[1])
+    return _from_row(row)
 
 
 _TABLES_SEEN = False
@@ -79,7 +84,7 @@ def authored_resolver(slug: str) -> AuthoredTemplate | None:
         )
     except RuntimeError:  # no database access on this path (pytest-django's guard around
         return None  # a test of the pure engine, after another test found the tables)
-    return None if row is None else _compiled(json.dumps(row[0], sort_keys=True), row[1])
+    return _from_row(row)
 
 
 def template_at(slug: str, version: int) -> AuthoredTemplate | None:

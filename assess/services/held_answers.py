@@ -9,11 +9,11 @@ the part's saves, and a key used before. So where response_submit's general path
 a transaction, locks the attempt, reads the question's tries and the learner's skill
 rows, inserts and commits, this path is one statement that commits on its own: a CTE
 that locks the attempt's row if it still takes answers (and the part a save), an INSERT
-from it whose ON CONFLICT on the attempt's keys does
-nothing, and (on PostgreSQL) the question's earlier tries for the result beside the new
-row. An exam's answer was seven round trips; it is three (the token, the gated read of
-the question, this statement). SQLite cannot put an INSERT in a CTE: there the tries are
-read by a second statement after the first.
+from it whose ON CONFLICT on the attempt's keys does nothing, and (on PostgreSQL) the
+question's earlier tries for the result beside the new row. An exam's answer was seven
+round trips; it is three (the token, the gated read of the question, this statement).
+SQLite cannot put an INSERT in a CTE: there the tries are read by a second statement
+after the first.
 
 Race-safe as the general path is: the statement locks the attempt's row, so a finish, an
 expiry or an extension that comes after it waits for it and then reads the answer; and

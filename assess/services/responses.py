@@ -12,8 +12,8 @@ from api_common.rows import insert, inserted
 from api_common.service_errors import Conflict, IdempotencyMismatch, InvalidInput, UnreadableAnswer
 from assess import skills as skill_map
 from assess.models import RESPONSE_KEYS, Attempt, Question, Response, Reveal
-from assess.policy import SAVES_MESSAGE, part_policy
-from assess.scoring import SAVES_CEILING, Rules
+from assess.policy import part_policy
+from assess.scoring import Rules
 from assess.selectors.locked import locked_state
 from assess.services.first_tries import first_try_store
 from assess.services.held_answers import held_answer_store, takes_held_answers
@@ -50,15 +50,12 @@ def _replay(attempt: Attempt, key: str, question: Question, part: str, text: str
 def _check_part_open(
     attempt: Attempt, question: Question, part: str, responses: list[Response], reveals
 ) -> bool:
-    """Under the attempt lock: refuse a try the quiz's rules do not allow (Conflict).
-    Returns True when this try is the part's first, which is mastery evidence under
-    immediate feedback."""
+    """Under the attempt lock: refuse a try the quiz's rules do not allow (Conflict): the
+    part policy decides, for an exam's saves (their ceiling) as for tries. Returns True
+    when this try is the part's first under immediate feedback, which is mastery
+    evidence (an exam's saves are not until the grades are released)."""
     rules = Rules.of(attempt.quiz)
     earlier = [r for r in responses if r.part == part]
-    if rules.deferred:  # exams: change answers, up to the ceiling; the last one counts
-        if len(earlier) >= SAVES_CEILING:
-            raise Conflict(SAVES_MESSAGE)
-        return False
     policy = part_policy(
         name=part,
         tries=earlier,
@@ -70,7 +67,7 @@ def _check_part_open(
     )
     if policy.closed is not None:
         raise Conflict(policy.closed_message)
-    return not earlier
+    return not earlier and not rules.deferred
 
 
 def response_values(attempt, question, part, text, result, now, time_spent_ms, key) -> dict:
