@@ -14,7 +14,9 @@ with the row locks PostgreSQL needs added by `for_update_of`.
 
 from __future__ import annotations
 
+import functools
 import inspect
+import string
 from collections.abc import Sequence
 from typing import Any
 
@@ -128,6 +130,41 @@ def fetch(sql: str, params: Sequence) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+@functools.lru_cache(maxsize=64)
+def _placeholders(sql: str) -> tuple[tuple[tuple[int, str | None], ...], frozenset, int]:
+    """The statement's placeholders, read once a statement: in the order they stand,
+    (how many `%s` come next, then the `{name}` list after them or None); the names of
+    its lists; and how many `%s` it has in all."""
+    pieces = tuple(
+        (literal.count("%s"), name) for literal, name, _, _ in string.Formatter().parse(sql)
+    )
+    names = frozenset(name for _, name in pieces if name is not None)
+    return pieces, names, sum(count for count, _ in pieces)
+
+
+def fetch_in(sql: str, params: Sequence, **lists: Sequence) -> list[tuple]:
+    """The rows of a statement with IN lists: each `{name}` filled with one placeholder
+    a value (never empty: callers skip the read), and every value bound where its
+    placeholder stands: the `%s` of `params` in turn, each list at its `{name}`, whatever
+    order the keywords come in. Lists other than those the statement names, or a number
+    of `params` other than its `%s` placeholders, are a TypeError here rather than values
+    bound to the wrong placeholders. (A queryset's `__in` resolves each value on its own:
+    8 us a value, 150 ms of the progress CSV's 5,743 learners read 500 at a time.)"""
+    pieces, names, fixed_count = _placeholders(sql)
+    if names != set(lists):
+        raise TypeError(f"the statement's lists are {sorted(names)}, given {sorted(lists)}")
+    if fixed_count != len(params):
+        raise TypeError(f"the statement takes one parameter a %s, given {len(params)}")
+    values: list = []
+    fixed = iter(params)
+    for count, name in pieces:
+        values += [next(fixed) for _ in range(count)]
+        if name is not None:
+            values += lists[name]
+    marks = {name: ", ".join(["%s"] * len(v)) for name, v in lists.items()}
+    return fetch(sql.format(**marks), values)
 
 
 ANY_CONFLICT = ("*",)  # `conflict=` for: whichever unique constraint the row would break

@@ -16,9 +16,11 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.selectors import is_erased
+from api_common.rows import fetch_in
 from assess import skills as skill_map
 from assess.mastery import bkt
 from assess.models import Attempt, SkillMastery
+from assess.selectors.learner_rows import estimates_statement
 from capstone.models import MemoDecision
 from certify import requirements as req
 from certify import statements as sql
@@ -34,7 +36,7 @@ def tracks_all() -> QuerySet[Track]:
 def track_rules(tracks: Sequence[Track]) -> dict[int, req.TrackRules]:
     """The rules of each track (one query for every lesson's templates)."""
     ids = [t.pk for t in tracks]
-    links = sql.run(sql.links_statement(), [], tracks=ids) if ids else []
+    links = fetch_in(sql.links_statement(), [], tracks=ids) if ids else []
     lessons: dict[int, dict[str, tuple[str, list[str]]]] = defaultdict(dict)
     for track_id, slug, title, template in links:
         lessons[track_id].setdefault(slug, (title, []))[1].append(template)
@@ -95,7 +97,7 @@ def standings(
     # Not the evidence snapshot: a standing reads a certificate's dates and state, and
     # decoding every snapshot was a tenth of a team's readiness (issue 43).
     columns, statement = sql.certificates_statement()
-    for row in sql.run(statement, [], holders=user_ids, tracks=track_ids):
+    for row in fetch_in(statement, [], holders=user_ids, tracks=track_ids):
         cert = columns.load(row)
         latest[(cert.holder_id, cert.track_id)] = cert
     # A pass counts once: those finished up to the latest certificate's issue (or its
@@ -109,8 +111,8 @@ def standings(
     skills = sorted({s for r in rules.values() for s in r.skills})
     mastery: dict[int, dict[str, float]] = defaultdict(dict)
     if skills:
-        for user_id, skill, p in sql.run(
-            sql.mastery_statement(), [], learners=user_ids, skills=skills
+        for user_id, skill, p, _ in fetch_in(
+            estimates_statement(), [], learners=user_ids, skills=skills
         ):
             mastery[user_id][skill] = p
     exam_track = {t.exam_id: t.pk for t in tracks}
@@ -119,7 +121,7 @@ def standings(
     # Each exam's recorded decision comes in the same row (a LEFT JOIN to its one-to-one
     # ExamDecision): no query of its own however many attempts.
     attempt_columns, decision_columns, statement = sql.attempts_statement()
-    for row in sql.run(statement, [], learners=user_ids, exams=list(exam_track)):
+    for row in fetch_in(statement, [], learners=user_ids, exams=list(exam_track)):
         attempt = attempt_columns.load(row)
         decision = decision_columns.load(row, len(attempt_columns))
         key = (attempt.learner_id, exam_track[attempt.quiz_id])
@@ -152,7 +154,7 @@ def standings(
     # HTML and its review stay unread.
     decision_columns, version_columns, statement = sql.approvals_statement()
     approve = MemoDecision.Decision.APPROVE
-    for row in sql.run(statement, [approve], learners=user_ids):
+    for row in fetch_in(statement, [approve], learners=user_ids):
         decision = decision_columns.load(row, 1)
         version = version_columns.load(row, 1 + len(decision_columns))
         memos[row[0]] = req.MemoApproval(
@@ -207,7 +209,7 @@ def track_get(*, slug: str) -> Track:
     """A track by slug, its exam loaded (Track.DoesNotExist otherwise); tracks are public
     to signed-in users, so there is no gate."""
     track_columns, exam_columns, statement = sql.track_statement()
-    rows = sql.run(statement, [slug])
+    rows = fetch_in(statement, [slug])
     if not rows:
         raise Track.DoesNotExist("no track with that slug")
     track = track_columns.load(rows[0])

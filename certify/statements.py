@@ -6,7 +6,8 @@ skill estimates, exam attempts with their decisions and approved memos. Built th
 the ORM those seven statements took about 8 ms of a 12 ms request on a database that
 ran each in a tenth of a millisecond (bench/README.md, issue 43: the check's p99 target
 is 20 ms, missed on the machine's slow hours). Each is built once per process here and
-its rows are loaded with the ORM's own converters (api_common.rows), so what comes back
+its rows are loaded with the ORM's own converters and its IN lists filled by
+api_common.rows.fetch_in, so what comes back
 is what the queryset it replaced gave: tests/certify/test_check_reads.py holds each to
 that queryset on both databases, and tests/api_common/test_sql_equivalence.py lists
 them. A readiness of a whole team runs the same statements with longer IN lists.
@@ -15,13 +16,11 @@ them. A readiness of a whole team runs the same statements with longer IN lists.
 from __future__ import annotations
 
 import functools
-import string
-from collections.abc import Sequence
 
 from django.db import connection
 
-from api_common.rows import Columns, fetch
-from assess.models import Attempt, Quiz, SkillMastery
+from api_common.rows import Columns
+from assess.models import Attempt, Quiz
 from capstone.models import Capstone, Memo, MemoDecision, MemoVersion
 from certify.models import Certificate, ExamDecision, Track
 from curricula.models import Course, Lesson, LessonTemplate, Module
@@ -35,11 +34,6 @@ def _q(name: str) -> str:
 
 def _table(model) -> str:
     return _q(model._meta.db_table)
-
-
-def _marks(values: Sequence) -> str:
-    """One placeholder a value, for an IN list (never empty: callers skip the read)."""
-    return ", ".join(["%s"] * len(values))
 
 
 @functools.cache  # built at first use, once the apps are loaded
@@ -86,18 +80,6 @@ def certificates_statement() -> tuple[Columns, str]:
 
 
 @functools.cache
-def mastery_statement() -> str:
-    """(learner id, skill, estimate) of some learners ({learners}) on some skills
-    ({skills}), in the model's order: three plain columns, nothing to convert."""
-    return (
-        f"SELECT s.{_q('learner_id')}, s.{_q('skill')}, s.{_q('p_mastery')} "  # noqa: S608
-        f"FROM {_table(SkillMastery)} s "
-        f"WHERE s.{_q('learner_id')} IN ({{learners}}) AND s.{_q('skill')} IN ({{skills}}) "
-        f"ORDER BY s.{_q('learner_id')}, s.{_q('skill')}"
-    )
-
-
-@functools.cache
 def attempts_statement() -> tuple[Columns, Columns, str]:
     """Some learners' ({learners}) attempts at some exams ({exams}), newest started
     first as the model orders them, each with its recorded decision when it has one
@@ -134,36 +116,3 @@ def approvals_statement() -> tuple[Columns, Columns, str]:
         f"ORDER BY d.{_q('created_at')}, d.{_q('id')}"
     )
     return decision, version, sql
-
-
-@functools.lru_cache(maxsize=64)
-def _placeholders(sql: str) -> tuple[tuple[tuple[int, str | None], ...], frozenset, int]:
-    """The statement's placeholders, read once a statement: in the order they stand,
-    (how many `%s` come next, then the `{name}` list after them or None); the names of
-    its lists; and how many `%s` it has in all."""
-    pieces = tuple(
-        (literal.count("%s"), name) for literal, name, _, _ in string.Formatter().parse(sql)
-    )
-    names = frozenset(name for _, name in pieces if name is not None)
-    return pieces, names, sum(count for count, _ in pieces)
-
-
-def run(sql: str, params: Sequence, **lists: Sequence) -> list[tuple]:
-    """The rows of a statement above: each `{name}` IN list filled with one placeholder
-    a value, and every value bound where its placeholder stands in the statement: the
-    `%s` of `params` in turn, each list at its `{name}`, whatever order the keywords
-    come in. Lists other than those the statement names, or a number of `params` other
-    than its `%s` placeholders, are a TypeError here rather than values bound to the
-    wrong placeholders."""
-    pieces, names, fixed_count = _placeholders(sql)
-    if names != set(lists):
-        raise TypeError(f"the statement's lists are {sorted(names)}, given {sorted(lists)}")
-    if fixed_count != len(params):
-        raise TypeError(f"the statement takes one parameter a %s, given {len(params)}")
-    values: list = []
-    fixed = iter(params)
-    for count, name in pieces:
-        values += [next(fixed) for _ in range(count)]
-        if name is not None:
-            values += lists[name]
-    return fetch(sql.format(**{name: _marks(v) for name, v in lists.items()}), values)

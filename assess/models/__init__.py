@@ -5,6 +5,7 @@ from assess.models.extension import Extension
 from assess.models.mastery import MasteryEvent, SkillMastery
 from assess.models.quiz import Quiz, Slot
 from assess.models.roles import CourseRole, Enrolment
+from assess.models.started import StartedTemplate
 
 __all__ = [
     "RESPONSE_KEYS",
@@ -22,4 +23,5 @@ __all__ = [
     "Reveal",
     "SkillMastery",
     "Slot",
+    "StartedTemplate",
 ]

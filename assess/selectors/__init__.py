@@ -34,12 +34,14 @@ from assess.selectors.access import (
     user_is_teacher,
 )
 from assess.selectors.mastery import (
+    LessonFigures,
     LessonMastery,
     LessonShape,
     Mastery,
     SkillRow,
     answers_by_template,
     evidence_sequences,
+    lesson_figures,
     lesson_masteries,
     lesson_shapes,
     masteries_of,
@@ -85,6 +87,8 @@ __all__ = [
     "answers_by_template",
     "lesson_masteries",
     "lesson_shapes",
+    "LessonFigures",
+    "lesson_figures",
     "masteries_of",
     "mastery_for_user",
     "question_get_for_attempt",
