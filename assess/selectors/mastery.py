@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 from django.db.models import Count, Min, OuterRef, Subquery, Sum
@@ -179,11 +180,21 @@ class LessonFigures:
     weakest_seen: np.ndarray  # bool: that skill has answers (else its figure is the prior)
 
 
+def _cells(row: dict, pks: Sequence, col: dict, keys: Sequence):
+    """The (row, column) of each (pk, key) pair whose pk and key have one, and which
+    pairs those are: looked up in C (map over dict.get) rather than a Python loop, 56,000
+    pairs a CSV of 5,743 learners."""
+    at = np.fromiter(map(row.get, pks, repeat(-1)), np.intp, len(pks))
+    j = np.fromiter(map(col.get, keys, repeat(-1)), np.intp, len(keys))
+    kept = (at >= 0) & (j >= 0)
+    return at[kept], j[kept], kept
+
+
 def lesson_figures(
     shapes: Sequence[LessonShape],
     learners: Sequence[int],
-    estimates: Iterable[tuple[int, str, float, int]],
-    started: Iterable[tuple[int, str]],
+    estimates: Sequence[tuple[int, str, float, int]],
+    started: Sequence[tuple[int, str]],
 ) -> list[LessonFigures]:
     """Each lesson's figures for these learners at once, from their skill rows
     ((learner, skill, estimate, answers), learner_rows.estimate_rows) and the templates
@@ -198,15 +209,15 @@ def lesson_figures(
     tcol = {t: j for j, t in enumerate(dict.fromkeys(t for x in shapes for t in x.slugs))}
     ps = np.full((len(row), len(col)), bkt.DEFAULT_PARAMS.p_init)  # as lesson_shapes' unseen
     answers = np.zeros((len(row), len(col)), dtype=np.int64)
-    kept = [(row[pk], col[s], p, n) for pk, s, p, n in estimates if pk in row and s in col]
-    if kept:
-        at, skill, p, n = zip(*kept, strict=True)
-        ps[at, skill], answers[at, skill] = p, n
+    if estimates:
+        pks, skills, p, n = zip(*estimates, strict=True)
+        at, j, kept = _cells(row, pks, col, skills)
+        ps[at, j], answers[at, j] = np.asarray(p)[kept], np.asarray(n)[kept]
     began = np.zeros((len(row), len(tcol)), dtype=bool)
-    marks = [(row[pk], tcol[t]) for pk, t in started if pk in row and t in tcol]
-    if marks:
-        at, template = zip(*marks, strict=True)
-        began[at, template] = True
+    if started:
+        pks, slugs = zip(*started, strict=True)
+        at, j, _ = _cells(row, pks, tcol, slugs)
+        began[at, j] = True
     everyone = np.arange(len(row))
     out = []
     for shape in shapes:

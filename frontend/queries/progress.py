@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
 
+from api_common.collector import collector_paused
 from assess import selectors
 from assess.mastery import bkt
 from assess.selectors import learner_rows
@@ -213,24 +214,32 @@ def progress_csv(*, user, slug: str) -> tuple[Course, Iterator[Sequence[str]]]:
     def rows() -> Iterator[Sequence[str]]:
         yield _csv_header(lessons)
         for at, end in csv_chunks(len(ids)):
-            chunk = ids[at:end]
-            people = learner_rows.people_of(chunk)
-            figures = selectors.lesson_figures(
-                shapes,
-                [pk for pk, *_ in people],
-                learner_rows.estimate_rows(chunk, skill_list),
-                learner_rows.started_rows(chunk),
-            )
-            names = [f"{first} {last}".strip() for _, _, first, last, _ in people]
-            yield from zip(
-                names,
-                [username for _, username, *_ in people],
-                [email for *_, email in people],
-                *(column for lesson in figures for column in _columns(lesson)),
-                strict=True,
-            )
+            with collector_paused():  # a chunk's rows are acyclic (api_common.collector)
+                chunk = _chunk_rows(ids[at:end], shapes, skill_list)
+            yield from chunk
 
     return course, rows()
+
+
+def _chunk_rows(chunk: list[int], shapes, skills: list[str]) -> list[tuple[str, ...]]:
+    """The CSV rows of these learners: three statements (their names, skill estimates
+    and answered templates), their figures at once, two columns a lesson."""
+    people = learner_rows.people_of(chunk)
+    figures = selectors.lesson_figures(
+        shapes,
+        [pk for pk, *_ in people],
+        learner_rows.estimate_rows(chunk, skills),
+        learner_rows.started_rows(chunk),
+    )
+    return list(
+        zip(
+            [f"{first} {last}".strip() for _, _, first, last, _ in people],
+            [username for _, username, *_ in people],
+            [email for *_, email in people],
+            *(column for lesson in figures for column in _columns(lesson)),
+            strict=True,
+        )
+    )
 
 
 def _csv_header(lessons: list[Lesson]) -> list[str]:

@@ -50,6 +50,8 @@ def test_figures_of_a_table_are_each_learner_s_masteries():
     assert network.started.tolist() == [False, False]
     assert (network.weakest[0], network.weakest_seen[0]) == (PRIOR, False)  # ring, unseen
     assert power.started.tolist() == [False, False]
+    (nothing, *_) = lesson_figures(SHAPES, [7], [], [])  # no row at all: the prior, not started
+    assert (nothing.started.tolist(), nothing.weakest.tolist()) == ([False], [PRIOR])
 
 
 ESTIMATE = st.sampled_from([0.05, 0.2, 0.4, 0.4, 0.949, 0.95, 0.97, 1.0])
