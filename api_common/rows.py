@@ -126,6 +126,16 @@ def for_update_of(*aliases: str) -> str:
     return " FOR UPDATE"
 
 
+def quoted(name: str) -> str:
+    """A column's (or any identifier's) name, quoted for the database."""
+    return connection.ops.quote_name(name)
+
+
+def table_of(model) -> str:
+    """A model's table, quoted for the database: the FROM of a hand-written statement."""
+    return connection.ops.quote_name(model._meta.db_table)
+
+
 def fetch(sql: str, params: Sequence) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

@@ -17,23 +17,15 @@ from __future__ import annotations
 
 import functools
 
-from django.db import connection
-
 from api_common.rows import Columns
+from api_common.rows import quoted as _q
+from api_common.rows import table_of as _table
 from assess.models import Attempt, Quiz
 from capstone.models import Capstone, Memo, MemoDecision, MemoVersion
 from certify.models import Certificate, ExamDecision, Track
 from curricula.models import Course, Lesson, LessonTemplate, Module
 
 EXAM_DECIDED = ("passed", "rule", "reason", "theta", "se", "cut")
-
-
-def _q(name: str) -> str:
-    return connection.ops.quote_name(name)
-
-
-def _table(model) -> str:
-    return _q(model._meta.db_table)
 
 
 @functools.cache  # built at first use, once the apps are loaded

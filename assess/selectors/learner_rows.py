@@ -16,20 +16,13 @@ import functools
 from collections.abc import Sequence
 
 from django.contrib.auth import get_user_model
-from django.db import connection
 
 from api_common.rows import fetch_in
+from api_common.rows import quoted as _q
+from api_common.rows import table_of as _table
 from assess.models import SkillMastery, StartedTemplate
 
 PERSON = ("id", "username", "first_name", "last_name", "email")
-
-
-def _q(name: str) -> str:
-    return connection.ops.quote_name(name)
-
-
-def _table(model) -> str:
-    return _q(model._meta.db_table)
 
 
 @functools.cache  # built at first use, once the apps are loaded

@@ -132,18 +132,15 @@ def _layout(*, user, slug: str):
     return course, lessons, shapes, {s for shape in shapes for s in shape.skills}
 
 
-PERSON = ("pk", "username", "first_name", "last_name", "email")
-
-
 def _learners(*, user, course: Course):
-    """The enrolled learners the user may see, by username: (pk, username, first name,
-    last name, email) rows, not yet run."""
+    """The enrolled learners the user may see, by username: learner_rows.PERSON rows (id,
+    username, first name, last name, email), not yet run."""
     enrolled = selectors.learners_of_course(user=user, course_id=course.pk)
     return (
         get_user_model()
         .objects.filter(pk__in=enrolled)
         .order_by("username", "id")
-        .values_list(*PERSON)
+        .values_list(*learner_rows.PERSON)
     )
 
 
