@@ -5,7 +5,8 @@ and writes only sessions, tokens and a calibration): each endpoint is called thr
 Django's test client (the whole middleware stack, DEBUG off, PostgreSQL), warm (2 calls
 first), `--calls` times (or for `--budget` seconds, at least 5 calls); it reports
 p50/p95/p99 wall time and the queries of one call, against the issue's targets (pages
-p95 < 300 ms, API reads p95 < 100 ms, the certification check p99 < 20 ms). Then, each
+p95 < 300 ms, API reads p95 < 100 ms, the certification check p99 < 20 ms; its target is
+a p99, so it takes at least CHECK_CALLS calls: of 50, the p99 is the slowest one). Then, each
 in a process of its own: the peak RSS of streaming the course progress CSV,
 `fit_mastery` over every evidence answer, and a psychometric calibration from the
 database.
@@ -32,6 +33,9 @@ sys.path.insert(0, str(ROOT))
 from bench._server import bench_env, settle, throwaway_database  # noqa: E402
 
 PAGE, API, CHECK = 300.0, 100.0, 20.0  # the targets, ms: p95 pages, p95 API reads, p99 check
+# A p99 read from 50 calls is the slowest call (one collector pass or checkpoint decides
+# it: 30.3 ms once where reruns read 6.3-6.6); from 500, the fifth slowest.
+CHECK_CALLS = 500
 
 
 def _subjects(seed: int) -> dict:
@@ -192,7 +196,8 @@ def endpoints(seed: int, calls: int, budget: float, only: str = "") -> dict:
     for kind, label, client, url, headers in plan:
         if only not in label:
             continue
-        results[label] = {"kind": kind, **_measure(client, url, calls, headers, budget)}
+        n = max(calls, CHECK_CALLS) if kind == "check" else calls
+        results[label] = {"kind": kind, **_measure(client, url, n, headers, budget)}
     return results
 
 
