@@ -184,6 +184,7 @@ def endpoints(seed: int, calls: int, budget: float, only: str = "") -> dict:
         ("page", "readiness matrix (biggest team)", manager, f"/teams/{t}/", {}),
         ("page", "readiness CSV (biggest team)", manager, f"/teams/{t}/readiness.csv", {}),
         ("page", f"dashboard ({n})", learner, "/dashboard/", {}),
+        ("page", f"my data download ({n})", learner, "/accounts/data/download/", {}),
         ("page", "memo queue", memo_teacher, "/teach/memos/", {}),
         ("api", "team readiness API", Client(), f"/api/teams/{t}/readiness/", token(s["manager"])),
         ("api", f"/api/me/mastery/ ({n})", Client(), "/api/me/mastery/", token(s["learner"])),

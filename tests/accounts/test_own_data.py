@@ -134,6 +134,29 @@ def test_the_download_costs_the_same_queries_for_one_attempt_or_five(client, eve
     assert queries() == one
 
 
+def test_each_question_lists_its_own_answers_in_order_in_its_own_attempt(client, eve):
+    """The answers come as rows grouped in Python (privacy.export): each lands under its
+    question and attempt, in the order given, with the questions in the attempt's order."""
+    quiz = QuizFactory(slots=[["weights-memory"], ["gb-gib"]])
+    attempt, _ = attempt_start(quiz=quiz, learner=eve.engineer)
+    attempt = Attempt.objects.select_related("quiz").get(pk=attempt.pk)
+    first, second = attempt.questions.order_by("order")
+    sent = [(second, "1 GB"), (first, "2 GB"), (second, "3 GB")]
+    for n, (question, text) in enumerate(sent):
+        response_submit(
+            attempt=attempt, question=question, part=question.answers[0]["name"],
+            text=text, idempotency_key=f"k{n}",
+        )  # fmt: skip
+    client.force_login(eve.engineer)
+    data = json.loads(client.get("/accounts/data/download/").content)
+    [mine] = [a for a in data["attempts"] if len(a["questions"]) == 2]
+    assert [q["template"] for q in mine["questions"]] == ["weights-memory", "gb-gib"]
+    assert [a["answer"] for a in mine["questions"][0]["answers"]] == ["2 GB"]
+    assert [a["answer"] for a in mine["questions"][1]["answers"]] == ["1 GB", "3 GB"]
+    [other] = [a for a in data["attempts"] if len(a["questions"]) == 1]  # eve's fixture's
+    assert len(other["questions"][0]["answers"]) == 1
+
+
 # -------------------------------------------------------------------------- delete
 
 
