@@ -177,7 +177,7 @@ def _attempts(user, now) -> list[dict]:
             "correct",
             "score",
             "feedback",
-        )  # fmt: skip
+        )
     ):
         responses.setdefault(row[0], []).append(row[1:])
     out = []
