@@ -135,11 +135,12 @@ def _measure(fn, args_list, *, warm: int) -> dict:
     return _measure_alternating([(fn, args_list)], warm=warm)[0]
 
 
-def _measure_alternating(endpoints: list[tuple], *, warm: int) -> list[dict]:
+def _measure_alternating(endpoints: list[tuple], *, warm: int, before=None) -> list[dict]:
     """Each endpoint's figures, its calls taken in turn with the others' (one of each,
     round after round), so the machine's drift over the run weighs on them alike: for
     comparing endpoints with each other (an answer at the tries ceiling against a later
-    try), where measured one after another their gap moved by half between runs."""
+    try), where measured one after another their gap moved by half between runs.
+    `before`, if given, runs ahead of every call, outside its timing."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -152,6 +153,8 @@ def _measure_alternating(endpoints: list[tuple], *, warm: int) -> list[dict]:
     queries: list[int | None] = [None] * len(endpoints)
     for i in range(warm, warm + n):
         for k, (fn, args_list) in enumerate(endpoints):
+            if before is not None:
+                before()
             if i == warm:
                 with CaptureQueriesContext(connection) as ctx:
                     fn(*args_list[i])
@@ -242,6 +245,7 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
     from django.test import Client
 
     from bench.exam_load import answer_for
+    from problems.engine.render import render_markdown
 
     data = _fixture(calls + warm + 1)
     client = Client()
@@ -307,7 +311,12 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
     # A part's first try, its second, the ceiling's answer and the part's third try,
     # which closes it as the ceiling's does (its body shows the answer and worked
     # solution), measured in turn (_measure_alternating says why): each round answers
-    # one part three times, and another part at its ceiling.
+    # one part three times, and another part at its ceiling. Each of those calls finds
+    # the rendered texts' cache empty (render_markdown's; the formulas' converted shapes
+    # stay): in the service an answer's variant is mostly its learner's own, while the
+    # bench's four templates repeat variants, so whichever call rendered a solution first
+    # in a round left it to the next (at 18:22 UTC on 2026-12-07 the closing try found
+    # 41 of its 73 solutions rendered already, the ceiling's answer, just before it, 27).
     together = (
         "practice answer (first try)",
         "practice answer (later try)",
@@ -322,7 +331,9 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
             _profile(fn, args_list, warm)
             continue
         if label == together[0] and not profile:
-            measured = _measure_alternating([endpoints[t] for t in together], warm=warm)
+            measured = _measure_alternating(
+                [endpoints[t] for t in together], warm=warm, before=render_markdown.cache_clear
+            )
             results.update(zip(together, measured, strict=True))
         elif label not in results:
             results[label] = _measure(fn, args_list, warm=warm)
