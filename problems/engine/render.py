@@ -25,6 +25,7 @@ from functools import lru_cache
 import markdown
 
 from problems.engine.latex_skeleton import to_mathml
+from problems.engine.markdown_skeleton import fill, skeleton_of
 
 _MATH = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$", re.S)
 _FENCE = re.compile(r"^(```|~~~)[^\n]*\n.*?^\1[ \t]*$", re.S | re.M)
@@ -77,6 +78,26 @@ def _markdown() -> markdown.Markdown:
     return md
 
 
+def _convert(text: str) -> str:
+    return _markdown().reset().convert(text)
+
+
+@lru_cache(maxsize=2048)
+def _shape_html(skeleton: str) -> str:
+    return _convert(skeleton)
+
+
+def markdown_html(text: str) -> str:
+    """Python-Markdown's HTML for the text (math already cut out), converted from its
+    cached skeleton where it can be (problems.engine.markdown_skeleton says when)."""
+    shape = skeleton_of(text)
+    if shape is not None:
+        html = fill(_shape_html(shape.text), shape.numbers)
+        if html is not None:
+            return html
+    return _convert(text)
+
+
 @lru_cache(maxsize=4096)
 def latex_to_mathml(latex: str, display: bool = False) -> str:
     mathml = to_mathml(typeset(latex.strip()), display="block" if display else "inline")
@@ -106,7 +127,7 @@ def render_markdown(text: str) -> str:
     body = _MATH.sub(cut, text)
     for i, fence in enumerate(fences):
         body = body.replace(_FENCE_PLACEHOLDER.format(i), fence)
-    html = _markdown().reset().convert(body)
+    html = markdown_html(body)
     for i, mathml in enumerate(pieces):
         token = _PLACEHOLDER.format(i)
         html = html.replace(f"<p>{token}</p>", mathml).replace(token, mathml)
