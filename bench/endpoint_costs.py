@@ -312,11 +312,12 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
     # which closes it as the ceiling's does (its body shows the answer and worked
     # solution), measured in turn (_measure_alternating says why): each round answers
     # one part three times, and another part at its ceiling. Each of those calls finds
-    # the rendered texts' cache empty (render_markdown's; the formulas' converted shapes
-    # stay): in the service an answer's variant is mostly its learner's own, while the
-    # bench's four templates repeat variants, so whichever call rendered a solution first
-    # in a round left it to the next (at 18:22 UTC on 2026-12-07 the closing try found
-    # 41 of its 73 solutions rendered already, the ceiling's answer, just before it, 27).
+    # the rendered texts' cache empty (render_markdown's; the converted shapes of texts
+    # and formulas stay, as in a warm worker): in the service an answer's variant is
+    # mostly its learner's own, while the bench's four templates repeat variants, so
+    # whichever call rendered a solution first in a round left it to the next (at 18:22
+    # UTC on 2026-12-07 the closing try found 41 of its 73 solutions rendered already,
+    # the ceiling's answer, just before it, 27).
     together = (
         "practice answer (first try)",
         "practice answer (later try)",
