@@ -197,8 +197,8 @@ def endpoints(seed: int, calls: int, budget: float, only: str = "") -> dict:
     for kind, label, client, url, headers in plan:
         if only not in label:
             continue
-        n = max(calls, CHECK_CALLS) if kind == "check" else calls
-        results[label] = {"kind": kind, **_measure(client, url, n, headers, budget)}
+        wanted = max(calls, CHECK_CALLS) if kind == "check" else calls
+        results[label] = {"kind": kind, **_measure(client, url, wanted, headers, budget)}
     return results
 
 
