@@ -38,6 +38,18 @@ def fields(obj, skip: Iterable[str] = ()) -> dict[str, tuple]:
     }
 
 
+def loaded_fields(obj) -> tuple[list[str], dict[str, tuple]]:
+    """(the deferred fields' attnames, sorted; {attname: (type, value)} of the rest): an
+    instance a statement loads with some columns left out on purpose, compared with its
+    queryset's `.only()` twin (reading a deferred field would load it)."""
+    deferred = obj.get_deferred_fields()
+    return sorted(deferred), {
+        f.attname: _value(getattr(obj, f.attname))
+        for f in obj._meta.concrete_fields
+        if f.attname not in deferred
+    }
+
+
 def assert_same(got, want, skip: Iterable[str] = ()) -> None:
     """Two instances of one model hold the same values of the same types."""
     assert type(got) is type(want)

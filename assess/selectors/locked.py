@@ -34,6 +34,7 @@ from api_common.rows import (
     insert_statement,
 )
 from assess.models import Attempt, Question, Quiz, Response, Reveal, SkillMastery, Slot
+from assess.selectors.attempt_rows import TRY_FIELDS
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,9 @@ class LockedState:
     active: bool  # the question is the slot's current variant
     revealed: bool  # some part of the question was revealed: read its reveals
     hinted: bool  # a hint was shown on the question: no try of it is evidence now
-    tries: list[Response]  # the question's valid responses, in stored order
+    # the question's valid responses, in stored order, with attempt_rows.TRY_FIELDS loaded (the rest
+    # deferred: reading one is a query of its own)
+    tries: list[Response]
     skill_rows: dict[str, tuple[float, int]]  # {skill: (p_mastery, responses)} stored
 
 
@@ -51,7 +54,7 @@ class LockedState:
 def _statements(n_skills: int) -> tuple[str, str, Columns, Columns]:
     quote = connection.ops.quote_name
     attempt = Columns(Attempt, "a", only=("status", "deadline"))
-    tries = Columns(Response, "r")
+    tries = Columns(Response, "r", only=TRY_FIELDS)
     skills = "m.skill IN (" + ", ".join(["%s"] * n_skills) + ")" if n_skills else "1 = 0"
     t = {m: quote(m._meta.db_table) for m in (Attempt, Question, Response, Reveal, SkillMastery)}
     nulls = ", ".join(["NULL"] * len(tries))

@@ -40,7 +40,7 @@ from django.db import connection
 from api_common.rows import Columns, ctes_take_writes, fetch, for_update_of
 from assess.models import RESPONSE_KEYS, Attempt, Question, Response
 from assess.scoring import SAVES_CEILING
-from assess.selectors.attempt_rows import question_tries
+from assess.selectors.attempt_rows import TRY_FIELDS, question_tries
 
 
 def takes_held_answers(attempt: Attempt, question: Question) -> bool:
@@ -100,7 +100,7 @@ def _statement(columns: tuple[str, ...], with_tries: bool) -> str:
 
 @functools.cache
 def _tries() -> Columns:
-    return Columns(Response, "r")
+    return Columns(Response, "r", only=TRY_FIELDS)  # what the answer's body lists
 
 
 def held_answer_store(

@@ -28,7 +28,8 @@ class Submission:
     replayed: bool  # True: this idempotency key was seen before; nothing new was stored
     # The question's valid responses and reveals as they stand after this submission,
     # so a caller can show the question under the feedback policy without reading again
-    # (None on a replay: read them).
+    # (None on a replay: read them). The earlier tries have selectors.attempt_rows.TRY_FIELDS
+    # loaded (the others are deferred).
     responses: list[Response] | None = None
     reveals: list[Reveal] | None = None
 

@@ -11,7 +11,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from assess.models import Extension
+from assess.models import Extension, Response
+from assess.scoring import TRIES_CEILING
 from tests.assess.helpers import answer, parts_of
 from tests.factories import QuizFactory, UserFactory
 
@@ -165,3 +166,29 @@ def test_a_learners_extension_is_one_read_on_start(api, learner, django_assert_m
         r = api.post(f"/api/quizzes/{quiz.pk}/attempts/")
     assert r.status_code == 201
     assert len(ctx.captured_queries) == plain + 1 <= START_BUDGET
+
+
+def test_an_answer_at_the_tries_ceiling_lists_every_try_for_the_queries_of_a_second(api):
+    """The answer's body lists the part's earlier tries from the columns its locked read
+    loads (selectors.attempt_rows.TRY_FIELDS): a field the body wrote but the read left
+    out would be loaded a query a try, so the last try would cost 29 more than the
+    second; and each try's fields are the ones stored."""
+    quiz = QuizFactory(mode="practice", slots=[["weights-memory"]])
+    body = api.post(f"/api/quizzes/{quiz.pk}/attempts/").json()
+    qid = body["questions"][0]["id"]
+    part = parts_of(qid)[0]
+    counts = []
+    for k in range(TRIES_CEILING):
+        with CaptureQueriesContext(connection) as ctx:
+            r = answer(api, body["id"], qid, part, correct=False, key=f"w{k}")
+        assert r.status_code == 201, r.content
+        counts.append(len(ctx.captured_queries))
+    assert counts[1] == counts[-1] == SUBMIT_BUDGET - 2 * (connection.vendor != "postgresql")
+    listed = r.json()["question_state"]["responses"]
+    stored = Response.objects.filter(question_id=qid).order_by("created_at", "id")
+    assert [t["id"] for t in listed] == [s.pk for s in stored]
+    for t, s in zip(listed, stored, strict=True):
+        assert (t["question"], t["part"], t["answer"], t["valid"]) == (qid, s.part, s.raw, True)
+        assert (t["correct"], t["score"], t["feedback"]) == (False, s.score, s.feedback)
+        assert t["misconception"] == (s.misconception or None)
+        assert t["created_at"] == s.created_at.isoformat().replace("+00:00", "Z")

@@ -41,6 +41,7 @@ from assess.models import (
     Response,
     SkillMastery,
 )
+from assess.selectors.attempt_rows import TRY_FIELDS
 from assess.selectors.locked import attempt_insert_sharing_quiz
 from assess.services.attempts import attempt_start
 from assess.services.drawn_variants import drawn_claim, variants_predraw
@@ -58,7 +59,7 @@ from assess.services.mastery import (
 from assess.services.questions import question_build
 from tests import row_locks
 from tests.factories import QuizFactory, UserFactory
-from tests.sql_twins import assert_same, fields, run
+from tests.sql_twins import assert_same, fields, loaded_fields, run
 
 pytestmark = pytest.mark.django_db
 
@@ -285,7 +286,7 @@ def _orm_held(attempt, values, now):
         if pk is None:
             return None
         tries = Response.objects.filter(question_id=values["question_id"], valid=True)
-        return pk, list(tries.exclude(pk=pk).order_by("created_at", "id"))
+        return pk, list(tries.exclude(pk=pk).only(*TRY_FIELDS).order_by("created_at", "id"))
 
 
 def _held_case(case):
@@ -312,7 +313,7 @@ def _held_result(result):
     if result is None:
         return None
     pk, tries = result
-    return pk is not None, [fields(t) for t in tries]
+    return pk is not None, [loaded_fields(t) for t in tries]
 
 
 @pytest.mark.parametrize("case", HELD)
