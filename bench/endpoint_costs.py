@@ -39,10 +39,8 @@ def _fixture(calls: int):
     learner per start. Returns {endpoint: [request thunk, ...]} plus the floor's."""
     from django.contrib.auth import get_user_model
     from django.db import connection
-    from rest_framework.authtoken.models import Token
 
     from assess.models import Quiz, Slot
-    from assess.services.attempts import attempt_start
     from assess.services.drawn_variants import variants_predraw
     from bench.exam_load import exam_with_learners
     from curricula.models import Course
@@ -60,27 +58,12 @@ def _fixture(calls: int):
         for i in range(slots)
     )
     learners = max(4, calls // slots + 2)
-    first, later, closing = [], [], []
-    for n in range(learners):
-        user = users.create_user(username=f"bench-p{n}", password=None)
-        token = Token.objects.create(user=user).key
-        attempt, _ = attempt_start(quiz=practice, learner=user)
-        for q in attempt.questions.order_by("order"):
-            part = next(p for p in q.answers if p["kind"] == "numeric")
-            wrong = f"{float(part['value']) * 1.37:.6g} {part.get('unit', '')}"
-            right = f"{part['value']!r} {part.get('unit', '')}".strip()
-            url = f"/api/attempts/{attempt.pk}/responses/"
-            call = (url, token, q.pk, part["name"], wrong)
-            first.append(call)
-            later.append(call)
-            closing.append((url, token, q.pk, part["name"], right))
-    # consecutive calls on different attempts, as a class answering would send them;
-    # the i-th call of each list answers the same part (its first, second, third try)
-    first, later, closing = (
-        [calls[q * slots + s] for s in range(slots) for q in range(learners)]
-        for calls in (first, later, closing)
-    )
-    at_ceiling = _practised_to_the_ceiling(practice, learners, slots)
+    first, later, closing = _practising(practice, learners, slots, "p")
+    # The same right answer as a part's first try (other learners' parts): it closes the
+    # part as the ceiling's right answer does, and is the mastery's evidence.
+    first_right = _practising(practice, learners, slots, "r")[2]
+    at_ceiling = _practised_to_the_ceiling(practice, learners, slots, "c")
+    ceiling_right = _practised_to_the_ceiling(practice, learners, slots, "k", right=True)
 
     exam, tokens = exam_with_learners(
         staff=staff, course=course, title="Exam", learners=calls + 30, prefix="bench-e"
@@ -94,17 +77,54 @@ def _fixture(calls: int):
     )
     Quiz.objects.filter(pk=certification.pk).update(mode=Quiz.Mode.CERTIFICATION)
     return {
-        "practice": (first, later, at_ceiling, closing),
+        "practice": (first, later, at_ceiling, closing, first_right, ceiling_right),
         "exam": (exam.pk, tokens),
         "certification": (certification.pk, certification_tokens),
         "floor_token": tokens[0],
     }
 
 
-def _practised_to_the_ceiling(practice, learners: int, slots: int) -> list:
-    """Calls that are each part's last allowed try: other learners whose every part
-    already holds TRIES_CEILING - 1 wrong tries (stored in bulk, as the service would
-    have: valid, wrong, no evidence), so the answer reads 29 earlier tries of its part."""
+def _calls(attempt, token: str, question, right: bool) -> tuple:
+    part = next(p for p in question.answers if p["kind"] == "numeric")
+    text = (
+        f"{part['value']!r} {part.get('unit', '')}".strip()
+        if right
+        else f"{float(part['value']) * 1.37:.6g} {part.get('unit', '')}"
+    )
+    return (f"/api/attempts/{attempt.pk}/responses/", token, question.pk, part["name"], text)
+
+
+def _interleaved(calls: list, learners: int, slots: int) -> list:
+    """Consecutive calls on different attempts, as a class answering would send them."""
+    return [calls[q * slots + s] for s in range(slots) for q in range(learners)]
+
+
+def _practising(practice, learners: int, slots: int, prefix: str) -> tuple[list, list, list]:
+    """New learners' calls: each part's first try (wrong), its second (wrong: the part
+    stays open) and its third (right: the part closes); the i-th call of each list
+    answers the same part."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from assess.services.attempts import attempt_start
+
+    first, closing = [], []
+    for n in range(learners):
+        user = get_user_model().objects.create_user(username=f"bench-{prefix}{n}", password=None)
+        token = Token.objects.create(user=user).key
+        attempt, _ = attempt_start(quiz=practice, learner=user)
+        for q in attempt.questions.order_by("order"):
+            first.append(_calls(attempt, token, q, right=False))
+            closing.append(_calls(attempt, token, q, right=True))
+    first, closing = _interleaved(first, learners, slots), _interleaved(closing, learners, slots)
+    return first, list(first), closing
+
+
+def _practised_to_the_ceiling(practice, learners: int, slots: int, prefix: str, right=False):
+    """Calls that are each part's last allowed try (wrong, or with `right` right): other
+    learners whose every part already holds TRIES_CEILING - 1 wrong tries (stored in
+    bulk, as the service would have: valid, wrong, no evidence), so the answer reads 29
+    earlier tries of its part."""
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
@@ -114,7 +134,7 @@ def _practised_to_the_ceiling(practice, learners: int, slots: int) -> list:
 
     calls, rows = [], []
     for n in range(learners):
-        user = get_user_model().objects.create_user(username=f"bench-c{n}", password=None)
+        user = get_user_model().objects.create_user(username=f"bench-{prefix}{n}", password=None)
         token = Token.objects.create(user=user).key
         attempt, _ = attempt_start(quiz=practice, learner=user)
         for q in attempt.questions.order_by("order"):
@@ -123,12 +143,9 @@ def _practised_to_the_ceiling(practice, learners: int, slots: int) -> list:
                 rows.append(Response(attempt=attempt, question=q, part=part["name"],
                                      raw=f"{1000 + k}", parsed_value=1000 + k, correct=False,
                                      score=0.0, idempotency_key=f"pre-{q.pk}-{k}"))  # fmt: skip
-            wrong = f"{float(part['value']) * 1.37:.6g} {part.get('unit', '')}"
-            calls.append(
-                (f"/api/attempts/{attempt.pk}/responses/", token, q.pk, part["name"], wrong)
-            )
+            calls.append(_calls(attempt, token, q, right=right))
     Response.objects.bulk_create(rows, batch_size=2000)
-    return [calls[q * slots + s] for s in range(slots) for q in range(learners)]
+    return _interleaved(calls, learners, slots)
 
 
 def _measure(fn, args_list, *, warm: int) -> dict:
@@ -290,7 +307,7 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
     def finish(attempt, token, _questions):
         post(f"/api/attempts/{attempt}/finish/", token, code=200)
 
-    first, later, at_ceiling, closing = data["practice"]
+    first, later, at_ceiling, closing, first_right, ceiling_right = data["practice"]
     n = calls + warm + 1
     endpoints = {
         "floor (no auth)": (lambda: post("/bench/floor/", None), [()] * n),
@@ -299,6 +316,8 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
         "practice answer (later try)": (answer, later[:n]),
         "practice answer (try 30, the ceiling)": (answer, at_ceiling[:n]),
         "practice answer (try 3, right: the part closes)": (answer, closing[:n]),
+        "practice answer (first try, right: the part closes)": (answer, first_right[:n]),
+        "practice answer (try 30, right)": (answer, ceiling_right[:n]),
         "exam start (5 questions)": (start, [(t,) for t in exam_tokens[:n]]),
         "certification start (5 questions, no pool)": (
             certification_start,
@@ -310,8 +329,10 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
     }
     # A part's first try, its second, the ceiling's answer and the part's third try,
     # which closes it as the ceiling's does (its body shows the answer and worked
-    # solution), measured in turn (_measure_alternating says why): each round answers
-    # one part three times, and another part at its ceiling. Each of those calls finds
+    # solution), and a right answer as a part's first try and as its 30th (the pair that
+    # differs only in the tries read: both grade alike and close their part), measured
+    # in turn (_measure_alternating says why): each round answers one part three times,
+    # another part at its ceiling, and two more parts right. Each of those calls finds
     # the rendered texts' cache empty (render_markdown's; the converted shapes of texts
     # and formulas stay, as in a warm worker): in the service an answer's variant is
     # mostly its learner's own, while the bench's four templates repeat variants, so
@@ -323,6 +344,8 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
         "practice answer (later try)",
         "practice answer (try 30, the ceiling)",
         "practice answer (try 3, right: the part closes)",
+        "practice answer (first try, right: the part closes)",
+        "practice answer (try 30, right)",
     )
     results = {}
     for label, (fn, args_list) in endpoints.items():
@@ -390,17 +413,20 @@ def _report(results: dict, args) -> None:
         "spends per request; the HTTP benches measure the whole machine)."
     )
     ceiling = results.get("practice answer (try 30, the ceiling)")
-    for label, what in (
-        ("practice answer (first try)", "a first try"),
-        ("practice answer (later try)", "a later try (its part stays open)"),
-        ("practice answer (try 3, right: the part closes)", "a later try that closes its part"),
+    right = results.get("practice answer (try 30, right)")
+    closes = "right: both close their part"
+    for at, label, what in (
+        (ceiling, "practice answer (first try)", "a first try"),
+        (ceiling, "practice answer (later try)", "a later try (its part stays open)"),
+        (ceiling, "practice answer (try 3, right: the part closes)", "a later try that closes"),
+        (right, "practice answer (first try, right: the part closes)", f"a first try ({closes})"),
     ):
-        if ceiling and label in results:
+        if at and label in results:
             other = results[label]
             print(
                 f"An answer at the tries ceiling against {what}, calls taken in turn: "
-                f"{ceiling['cpu_ms'] / other['cpu_ms'] - 1:+.0%} CPU (median), "
-                f"{ceiling['queries']} against {other['queries']} queries."
+                f"{at['cpu_ms'] / other['cpu_ms'] - 1:+.0%} CPU (median), "
+                f"{at['queries']} against {other['queries']} queries."
             )
 
 
