@@ -37,8 +37,11 @@ class Skeleton:
 
 
 def skeleton_of(text: str) -> Skeleton | None:
-    """The text's skeleton, or None where the text has no number to set apart, too many,
-    or something that already reads as a stand-in (it is then converted whole)."""
+    """The text's skeleton, or None where the text has too many numbers or something
+    that already reads as a stand-in (it is then converted whole). A text with no number
+    to set apart is its own skeleton: a worked solution whose every number sits in its
+    formulas, cut out before Markdown sees it, reads the same for every variant but its
+    units' names."""
     if _FOUND.search(text):
         return None
     numbers: list[str] = []
@@ -50,7 +53,7 @@ def skeleton_of(text: str) -> Skeleton | None:
         return _STAND_IN.format(len(numbers) - 1)
 
     skeleton = _NUMBER.sub(stand_in, text)
-    if not 0 < len(numbers) <= MAX_NUMBERS:
+    if len(numbers) > MAX_NUMBERS:
         return None
     return Skeleton(skeleton, tuple(numbers))
 

@@ -57,6 +57,16 @@ def test_a_look_alike_of_a_stand_in_sends_the_text_whole():
     assert skeleton_of("GPU90017 and 3 more") is None
 
 
+def test_a_text_without_numbers_is_its_own_shape_converted_once():
+    text = "Go through bytes: MATHTOKEN0X MiB of MATHTOKEN1X bytes each.\n\nMATHTOKEN2X"
+    shape = skeleton_of(text)
+    assert shape is not None and (shape.text, shape.numbers) == (text, ())
+    _shape_html.cache_clear()
+    assert markdown_html(text) == markdown_html(text) == _convert(text)
+    info = _shape_html.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+
+
 def test_the_numbers_of_a_shape_share_one_conversion():
     _shape_html.cache_clear()
     markdown_html("Eight GPUs of 80 GB each hold 640 GB.")
