@@ -21,7 +21,7 @@ from assess.models import Question, Response, Reveal, Slot
 # What an answer decides on and its body lists of each earlier try (the policy reads the
 # part, correctness and score; ResponseResultSerializer the rest). Not its parsed value,
 # unit, key, time spent, evidence mark or attempt: at the tries ceiling, loading every
-# column of 29 tries was twice the time of these (the parsed value's JSON decoded each).
+# column of 29 tries took nearly twice as long (the parsed value's JSON decoded each).
 TRY_FIELDS = (
     "question_id",
     "part",

@@ -44,8 +44,8 @@ class LockedState:
     active: bool  # the question is the slot's current variant
     revealed: bool  # some part of the question was revealed: read its reveals
     hinted: bool  # a hint was shown on the question: no try of it is evidence now
-    # the question's valid responses, in stored order, with attempt_rows.TRY_FIELDS loaded (the rest
-    # deferred: reading one is a query of its own)
+    # the question's valid responses, in stored order, with attempt_rows.TRY_FIELDS
+    # loaded (the rest deferred: reading one is a query of its own)
     tries: list[Response]
     skill_rows: dict[str, tuple[float, int]]  # {skill: (p_mastery, responses)} stored
 
