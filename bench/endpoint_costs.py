@@ -99,23 +99,30 @@ def _interleaved(calls: list, learners: int, slots: int) -> list:
     return [calls[q * slots + s] for s in range(slots) for q in range(learners)]
 
 
-def _practising(practice, learners: int, slots: int, prefix: str) -> tuple[list, list, list]:
-    """New learners' calls: each part's first try (wrong), its second (wrong: the part
-    stays open) and its third (right: the part closes); the i-th call of each list
-    answers the same part."""
+def _practice_questions(practice, learners: int, prefix: str):
+    """(attempt, token, question) for each question of `learners` new learners' practice
+    attempts, learner by learner."""
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
     from assess.services.attempts import attempt_start
 
-    first, closing = [], []
     for n in range(learners):
         user = get_user_model().objects.create_user(username=f"bench-{prefix}{n}", password=None)
         token = Token.objects.create(user=user).key
         attempt, _ = attempt_start(quiz=practice, learner=user)
         for q in attempt.questions.order_by("order"):
-            first.append(_calls(attempt, token, q, right=False))
-            closing.append(_calls(attempt, token, q, right=True))
+            yield attempt, token, q
+
+
+def _practising(practice, learners: int, slots: int, prefix: str) -> tuple[list, list, list]:
+    """New learners' calls: each part's first try (wrong), its second (wrong: the part
+    stays open) and its third (right: the part closes); the i-th call of each list
+    answers the same part."""
+    first, closing = [], []
+    for attempt, token, q in _practice_questions(practice, learners, prefix):
+        first.append(_calls(attempt, token, q, right=False))
+        closing.append(_calls(attempt, token, q, right=True))
     first, closing = _interleaved(first, learners, slots), _interleaved(closing, learners, slots)
     return first, list(first), closing
 
@@ -125,25 +132,17 @@ def _practised_to_the_ceiling(practice, learners: int, slots: int, prefix: str, 
     learners whose every part already holds TRIES_CEILING - 1 wrong tries (stored in
     bulk, as the service would have: valid, wrong, no evidence), so the answer reads 29
     earlier tries of its part."""
-    from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
-
     from assess.models import Response
     from assess.scoring import TRIES_CEILING
-    from assess.services.attempts import attempt_start
 
     calls, rows = [], []
-    for n in range(learners):
-        user = get_user_model().objects.create_user(username=f"bench-{prefix}{n}", password=None)
-        token = Token.objects.create(user=user).key
-        attempt, _ = attempt_start(quiz=practice, learner=user)
-        for q in attempt.questions.order_by("order"):
-            part = next(p for p in q.answers if p["kind"] == "numeric")
-            for k in range(TRIES_CEILING - 1):
-                rows.append(Response(attempt=attempt, question=q, part=part["name"],
-                                     raw=f"{1000 + k}", parsed_value=1000 + k, correct=False,
-                                     score=0.0, idempotency_key=f"pre-{q.pk}-{k}"))  # fmt: skip
-            calls.append(_calls(attempt, token, q, right=right))
+    for attempt, token, q in _practice_questions(practice, learners, prefix):
+        part = next(p for p in q.answers if p["kind"] == "numeric")
+        for k in range(TRIES_CEILING - 1):
+            rows.append(Response(attempt=attempt, question=q, part=part["name"],
+                                 raw=f"{1000 + k}", parsed_value=1000 + k, correct=False,
+                                 score=0.0, idempotency_key=f"pre-{q.pk}-{k}"))  # fmt: skip
+        calls.append(_calls(attempt, token, q, right=right))
     Response.objects.bulk_create(rows, batch_size=2000)
     return _interleaved(calls, learners, slots)
 
