@@ -11,6 +11,9 @@ from rest_framework import serializers
 
 from api_common.representation import PlainRepresentation
 from assess.api import serializers as api_serializers
+from assess.api.serializers.questions import PartStatusSerializer, ReviewPartSerializer
+from assess.models import Attempt, Question
+from assess.selectors.review import question_review
 from tests.assess.helpers import answer, parts_of, reveal
 from tests.factories import QuizFactory, UserFactory
 
@@ -73,3 +76,28 @@ def test_every_plain_serializer_matches_drf_on_the_api_flows(checked, client_for
     assert client_for(staff).get(f"/api/attempts/{aid}/").status_code == 200
     missing = [cls.__name__ for cls in USERS if cls not in checked]
     assert not missing, f"not exercised by the flows: {missing}"
+
+
+def test_a_question_s_parts_statuses_are_each_part_s_own(client_for):
+    """One PartStatusSerializer writes every part's status of a question (ReviewPart-
+    Serializer.get_status): each must still be its own part's, as a serializer made for
+    that part alone writes it, whatever the order the parts are written in."""
+    learner = UserFactory()
+    api = client_for(learner)
+    quiz = QuizFactory(mode="practice", slots=[["accelerator-ranking"]])
+    body = api.post(f"/api/quizzes/{quiz.pk}/attempts/").json()
+    qid = body["questions"][0]["id"]
+    parts = parts_of(qid)
+    assert answer(api, body["id"], qid, parts[0], correct=True).status_code == 201
+    assert answer(api, body["id"], qid, parts[1], correct=False).status_code == 201
+    question = Question.objects.get(pk=qid)
+    attempt = Attempt.objects.select_related("quiz").get(pk=body["id"])
+    review = question_review(user=learner, attempt=attempt, question=question)
+    writer = ReviewPartSerializer(context={"policy": review.policy})
+    for order in (parts, parts[::-1]):
+        got = {p["name"]: writer.get_status(p) for p in order}
+        want = {p["name"]: PartStatusSerializer(review.policy.parts[p["name"]]).data for p in order}
+        assert got == want
+    assert len({str(s) for s in got.values()}) >= 2  # the parts stand differently
+    listed = api.get(f"/api/attempts/{body['id']}/").json()["questions"][0]["parts"]
+    assert [p["status"] for p in listed] == [want[p["name"]] for p in parts]
