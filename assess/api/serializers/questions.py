@@ -115,8 +115,12 @@ class ReviewPartSerializer(PartSerializer):
     )
     status = serializers.SerializerMethodField()
 
+    # The policy of the question whose parts are written, set by the question's
+    # serializer before it writes them (ReviewQuestionSerializer.get_parts).
+    question_policy = None
+
     def _policy(self, part: dict):
-        return self.context["policy"].parts[part["name"]]
+        return self.question_policy.parts[part["name"]]
 
     @extend_schema_field(AnswerSerializer(allow_null=True))
     def get_answer(self, part: dict) -> dict | None:
@@ -184,14 +188,24 @@ class ReviewQuestionSerializer(PlainRepresentation, serializers.Serializer):
         total = question_hint_total(review.question) if policy.hints_offered else None
         return {"offered": policy.hints_offered, "used": policy.hints_used, "total": total}
 
+    def _writer(self, cls):
+        """One serializer of `cls` for every question this one writes (an attempt's read
+        writes several): building one a question cost more than writing a short list."""
+        writers = self.__dict__.setdefault("_writers", {})
+        if cls not in writers:
+            writers[cls] = cls(context=self.context)
+        return writers[cls]
+
     @extend_schema_field(ReviewPartSerializer(many=True))
     def get_parts(self, review) -> list[dict]:
-        context = {**self.context, "policy": review.policy}
-        return represent_many(ReviewPartSerializer, review.question.answers, context)
+        writer = self._writer(ReviewPartSerializer)
+        writer.question_policy = review.policy  # the question's policy, not the last one's
+        return [writer.to_representation(part) for part in review.question.answers]
 
     @extend_schema_field(ResponseResultSerializer(many=True))
     def get_responses(self, review) -> list[dict]:
-        return represent_many(ResponseResultSerializer, review.responses, self.context)
+        writer = self._writer(ResponseResultSerializer)
+        return [writer.to_representation(response) for response in review.responses]
 
     @extend_schema_field(
         serializers.FloatField(

@@ -93,7 +93,8 @@ def test_a_question_s_parts_statuses_are_each_part_s_own(client_for):
     question = Question.objects.get(pk=qid)
     attempt = Attempt.objects.select_related("quiz").get(pk=body["id"])
     review = question_review(user=learner, attempt=attempt, question=question)
-    writer = ReviewPartSerializer(context={"policy": review.policy})
+    writer = ReviewPartSerializer()
+    writer.question_policy = review.policy
     for order in (parts, parts[::-1]):
         got = {p["name"]: writer.get_status(p) for p in order}
         want = {p["name"]: PartStatusSerializer(review.policy.parts[p["name"]]).data for p in order}
@@ -101,3 +102,22 @@ def test_a_question_s_parts_statuses_are_each_part_s_own(client_for):
     assert len({str(s) for s in got.values()}) >= 2  # the parts stand differently
     listed = api.get(f"/api/attempts/{body['id']}/").json()["questions"][0]["parts"]
     assert [p["status"] for p in listed] == [want[p["name"]] for p in parts]
+
+
+def test_each_question_of_a_read_writes_its_parts_under_its_own_policy(client_for):
+    """One ReviewPartSerializer writes the parts of every question of an attempt's read,
+    given each question's policy in turn: two variants of one template (the same part
+    names), one solved and one untouched, each read as it stands."""
+    api = client_for(UserFactory())
+    quiz = QuizFactory(mode="practice", slots=[["weights-memory"], ["weights-memory"]])
+    body = api.post(f"/api/quizzes/{quiz.pk}/attempts/").json()
+    first, second = (q["id"] for q in body["questions"])
+    part = parts_of(first)[0]
+    assert part["name"] == parts_of(second)[0]["name"]
+    assert answer(api, body["id"], first, part, correct=True).status_code == 201
+    read = api.get(f"/api/attempts/{body['id']}/").json()["questions"]
+    solved, untouched = (q["parts"][0] for q in read)
+    assert (solved["status"]["closed"], solved["status"]["tries"]) == ("solved", 1)
+    assert solved["answer"] is not None
+    assert (untouched["status"]["closed"], untouched["status"]["tries"]) == (None, 0)
+    assert untouched["answer"] is None and untouched["status"]["accepts_answers"]
