@@ -129,6 +129,16 @@ class PlainRepresentation:
         return out
 
 
+def child_writer(parent, cls):
+    """One serializer of `cls`, in `parent`'s context, for every list `parent` writes with
+    it: a question's parts, say, across the questions of an attempt. Building one a list
+    (a DRF serializer's construction) cost more than writing a short list."""
+    writers = parent.__dict__.setdefault("_child_writers", {})
+    if cls not in writers:
+        writers[cls] = cls(context=parent.context)
+    return writers[cls]
+
+
 def represent_many(cls, items, context: dict | None = None) -> list:
     """`cls(items, many=True, context=context).data`, written by one child instance
     instead of a ListSerializer around it (its construction cost twice the writing of a

@@ -8,7 +8,7 @@ import datetime as dt
 
 from rest_framework import serializers
 
-from api_common.representation import PlainRepresentation, represent_many
+from api_common.representation import PlainRepresentation, child_writer, represent_many
 
 
 class _Leaf(PlainRepresentation, serializers.Serializer):
@@ -97,3 +97,14 @@ def test_nested_serializers_and_lists_are_written_as_drf_writes_them():
     assert drf["many"][1]["computed"] == "2026-k" and drf["ref"] is None and drf["none"] is None
     obj["thing"] = {"pk": 5}
     assert _Holder(context=context).to_representation(obj)["ref"] == "5"
+
+
+def test_a_child_writer_is_one_per_parent_and_class_in_the_parent_s_context():
+    first, second = _Leaf(context={"suffix": "a"}), _Leaf(context={"suffix": "b"})
+    writer = child_writer(first, _Leaf)
+    assert child_writer(first, _Leaf) is writer and child_writer(second, _Leaf) is not writer
+    obj = {"a": {"b": 1}, "when": dt.datetime(2026, 12, 7, tzinfo=dt.UTC), "maybe": "m",
+           "tags": []}  # fmt: skip
+    assert writer.to_representation(obj)["computed"] == "2026-a"
+    assert child_writer(second, _Leaf).to_representation(obj)["computed"] == "2026-b"
+    assert writer.to_representation(obj) == _Leaf(obj, context={"suffix": "a"}).data

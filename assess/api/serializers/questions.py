@@ -12,7 +12,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from api_common.representation import PlainRepresentation, represent_many
+from api_common.representation import PlainRepresentation, child_writer
 from assess.api.serializers.drills import DrillSerializer
 from assess.api.serializers.hints import QuestionHintsSerializer
 from assess.api.serializers.responses import ResponseResultSerializer
@@ -51,7 +51,8 @@ class QuestionSerializer(PlainRepresentation, serializers.Serializer):
 
     @extend_schema_field(PartSerializer(many=True))
     def get_parts(self, question) -> list[dict]:
-        return represent_many(PartSerializer, question.answers)
+        writer = child_writer(self, PartSerializer)
+        return [writer.to_representation(part) for part in question.answers]
 
 
 class PracticeQuestionSerializer(serializers.Serializer):
@@ -188,23 +189,15 @@ class ReviewQuestionSerializer(PlainRepresentation, serializers.Serializer):
         total = question_hint_total(review.question) if policy.hints_offered else None
         return {"offered": policy.hints_offered, "used": policy.hints_used, "total": total}
 
-    def _writer(self, cls):
-        """One serializer of `cls` for every question this one writes (an attempt's read
-        writes several): building one a question cost more than writing a short list."""
-        writers = self.__dict__.setdefault("_writers", {})
-        if cls not in writers:
-            writers[cls] = cls(context=self.context)
-        return writers[cls]
-
     @extend_schema_field(ReviewPartSerializer(many=True))
     def get_parts(self, review) -> list[dict]:
-        writer = self._writer(ReviewPartSerializer)
+        writer = child_writer(self, ReviewPartSerializer)
         writer.question_policy = review.policy  # the question's policy, not the last one's
         return [writer.to_representation(part) for part in review.question.answers]
 
     @extend_schema_field(ResponseResultSerializer(many=True))
     def get_responses(self, review) -> list[dict]:
-        writer = self._writer(ResponseResultSerializer)
+        writer = child_writer(self, ResponseResultSerializer)
         return [writer.to_representation(response) for response in review.responses]
 
     @extend_schema_field(
