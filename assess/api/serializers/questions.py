@@ -131,13 +131,9 @@ class ReviewPartSerializer(PartSerializer):
 
     @extend_schema_field(PartStatusSerializer)
     def get_status(self, part: dict) -> dict:
-        """Written by one PartStatusSerializer for all the parts this serializer writes:
-        building one a part (a DRF serializer's construction and `.data`) cost more than
-        writing the status (an attempt's read writes every part's)."""
-        writer = self.__dict__.get("_status_writer")
-        if writer is None:
-            writer = self.__dict__["_status_writer"] = PartStatusSerializer()
-        return writer.to_representation(self._policy(part))
+        """Written by one PartStatusSerializer for all the parts this serializer writes
+        (child_writer): building one a part cost more than writing the status."""
+        return child_writer(self, PartStatusSerializer).to_representation(self._policy(part))
 
 
 SOLUTION_HELP = (
