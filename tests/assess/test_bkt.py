@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 from assess.mastery import bkt
@@ -306,6 +306,12 @@ def _brute_force_log_likelihood(seq, params):
     seq=st.lists(st.booleans(), min_size=1, max_size=6),
     params=bkt_params(floor=2e-6),
 )
+# found by a CI run: two right answers take P(known) to 1 - 1.1e-9, the wrong ones then
+# read the filter's 1 - p, known there to 1e-7
+@example(
+    seq=[True, True, False, False],
+    params=BKTParams(p_init=0.999992, p_learn=0.25, p_slip=2e-06, p_guess=0.01562496875),
+)
 def test_log_likelihood_matches_brute_force_and_online_updates(seq, params):
     ll = log_likelihood([seq], params)
     assert ll == pytest.approx(_brute_force_log_likelihood(seq, params), rel=1e-9, abs=1e-9)
@@ -320,10 +326,13 @@ def test_log_likelihood_matches_brute_force_and_online_updates(seq, params):
         p_wrong = p * params.p_slip + (1.0 - p) * (1.0 - params.p_guess)
         chained += math.log(p_right if right else p_wrong)
         p = update(p, right, params)
-        # The filter carries P(known) alone, so within 1e-9 of 0 or 1 the other state's
-        # share is known to a few digits only (p_init = 1 - 1e-16 with a 1e-5 slip gave
-        # 3e-5 off after four wrong answers); the forward pass above carries both.
-        assume(1e-9 < p < 1.0 - 1e-9)
+        # The filter carries P(known) alone, so near 1 the other state's share 1 - p
+        # keeps only the digits a float near 1 has: about 1e-16 / (1 - p) of it is
+        # error, which a wrong answer later makes the whole of P(wrong) (p_init = 1 -
+        # 1e-16 with a 1e-5 slip gave 3e-5 off after four wrong answers; p = 1 - 1.1e-9
+        # after two right ones gave 2.4e-9 relative, over the tolerance). Within 1e-6 of
+        # 1 that error reaches 1e-10 a step; the forward pass above carries both states.
+        assume(1e-9 < p < 1.0 - 1e-6)
     assert ll == pytest.approx(chained, rel=1e-9, abs=1e-9)
 
 
