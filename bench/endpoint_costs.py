@@ -61,7 +61,11 @@ def _fixture(calls: int):
     first, later, closing = _practising(practice, learners, slots, "p")
     # The same right answer as a part's first try (other learners' parts): it closes the
     # part as the ceiling's right answer does, and is the mastery's evidence.
-    first_right = _practising(practice, learners, slots, "r")[2]
+    first_right = _interleaved(
+        [_call(a, t, q, right=True) for a, t, q in _practice_questions(practice, learners, "r")],
+        learners,
+        slots,
+    )
     at_ceiling = _practised_to_the_ceiling(practice, learners, slots, "c")
     ceiling_right = _practised_to_the_ceiling(practice, learners, slots, "k", right=True)
 
@@ -84,7 +88,8 @@ def _fixture(calls: int):
     }
 
 
-def _calls(attempt, token: str, question, right: bool) -> tuple:
+def _call(attempt, token: str, question, right: bool) -> tuple:
+    """One answer to the question's first numeric part, right or wrong by a factor."""
     part = next(p for p in question.answers if p["kind"] == "numeric")
     text = (
         f"{part['value']!r} {part.get('unit', '')}".strip()
@@ -121,8 +126,8 @@ def _practising(practice, learners: int, slots: int, prefix: str) -> tuple[list,
     answers the same part."""
     first, closing = [], []
     for attempt, token, q in _practice_questions(practice, learners, prefix):
-        first.append(_calls(attempt, token, q, right=False))
-        closing.append(_calls(attempt, token, q, right=True))
+        first.append(_call(attempt, token, q, right=False))
+        closing.append(_call(attempt, token, q, right=True))
     first, closing = _interleaved(first, learners, slots), _interleaved(closing, learners, slots)
     return first, list(first), closing
 
@@ -142,7 +147,7 @@ def _practised_to_the_ceiling(practice, learners: int, slots: int, prefix: str, 
             rows.append(Response(attempt=attempt, question=q, part=part["name"],
                                  raw=f"{1000 + k}", parsed_value=1000 + k, correct=False,
                                  score=0.0, idempotency_key=f"pre-{q.pk}-{k}"))  # fmt: skip
-        calls.append(_calls(attempt, token, q, right=right))
+        calls.append(_call(attempt, token, q, right=right))
     Response.objects.bulk_create(rows, batch_size=2000)
     return _interleaved(calls, learners, slots)
 
