@@ -204,6 +204,12 @@ class Quiz(models.Model):
         an admin edit of closes_at needs no upkeep, as the sum is taken on reading."""
         return later_close(self.closes_at, self.extended_until)
 
+    @property
+    def extension_applies(self) -> bool:
+        """Does a learner's extension change anything here? Only on a quiz with a time
+        limit (extra time) or a close (a later close for them)."""
+        return self.time_limit is not None or self.closes_at is not None
+
     def closes_at_for(self, extension):
         """The close for one learner: their extension's later close, else the quiz's."""
         return later_close(self.closes_at, extension.closes_at if extension else None)

@@ -49,6 +49,7 @@ from assess.selectors.mastery import (
     skill_ps_for_user,
     skill_rows_for_user,
 )
+from assess.selectors.quiz_rows import StartFacts, quiz_get_for_start
 from assess.selectors.review import (
     AttemptReview,
     QuestionReview,
@@ -68,6 +69,7 @@ __all__ = [
     "QuestionReview",
     "SCOPED_WRITE_REFUSED",
     "SkillRow",
+    "StartFacts",
     "attempt_get_for_user",
     "attempt_list_for_user",
     "attempt_review",
@@ -98,6 +100,7 @@ __all__ = [
     "extended_closes_for_user",
     "quiz_author_roles",
     "quiz_get_for_instructor",
+    "quiz_get_for_start",
     "quiz_get_for_user",
     "quiz_list_for_user",
     "skill_ps_for_user",

@@ -245,7 +245,7 @@ def quiz_get_for_instructor(*, user, pk: int) -> Quiz:
 def extension_of(*, quiz: Quiz, learner) -> Extension | None:
     """The learner's extension on the quiz, if any: one query, none for a quiz with
     neither a time limit nor a close (an extension changes nothing there)."""
-    if quiz.time_limit is None and quiz.closes_at is None:
+    if not quiz.extension_applies:
         return None
     return Extension.objects.filter(quiz=quiz, learner=learner).first()
 

@@ -24,6 +24,7 @@ from assess.selectors.locked import (
     attempts_locked,
     quiz_with_slots,
 )
+from assess.selectors.quiz_rows import StartFacts
 from assess.services.drawn_variants import (
     drawn_claim,
     drawn_questions_store,
@@ -92,11 +93,14 @@ UNCONFIRMED = (
 CONFIRMED_MODES = (Quiz.Mode.EXAM, Quiz.Mode.CERTIFICATION)
 
 
-def _check_confirmed(quiz: Quiz, learner) -> None:
+def _check_confirmed(quiz: Quiz, learner, facts: StartFacts | None) -> None:
     """NotPermitted (403) when an unconfirmed sign-up would start an exam or a
     certification; practice, lesson practice and every other account pass. The one rule,
     for the page, the API and any other caller of attempt_start."""
-    if quiz.mode in CONFIRMED_MODES and not email_confirmed(user=learner):
+    if quiz.mode not in CONFIRMED_MODES:
+        return
+    confirmed = facts.confirmed if facts is not None else email_confirmed(user=learner)
+    if not confirmed:
         raise NotPermitted(UNCONFIRMED)
 
 
@@ -138,7 +142,9 @@ def _slots_after_insert(
     return fresh, slots
 
 
-def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[Attempt, bool]:
+def attempt_start(
+    *, quiz: Quiz, learner, now: datetime | None = None, facts: StartFacts | None = None
+) -> tuple[Attempt, bool]:
     """(attempt, created). An open attempt still in time is resumed rather than doubled;
     one past its deadline is expired first. Raises Conflict when the quiz is not open or
     the learner's attempts are used up. Two racing starts open one attempt (the database
@@ -159,14 +165,18 @@ def attempt_start(*, quiz: Quiz, learner, now: datetime | None = None) -> tuple[
     (fresh_variants).
 
     Queries do not grow with the number of questions: the questions are one bulk insert
-    (and, for a certification, one read of what the learner has seen).
+    (and, for a certification, one read of what the learner has seen). `facts`, the
+    learner's confirmation and extension as the start's gate read them with the quiz
+    (selectors.quiz_get_for_start), spare their two reads.
     """
     now = now or timezone.now()
+    if facts is not None and facts.learner_id != learner.pk:
+        raise ValueError("These start facts were read for another learner.")
     if quiz.adaptive:
         raise Conflict("Lesson practice is started from its lesson.")
-    _check_confirmed(quiz, learner)
+    _check_confirmed(quiz, learner, facts)
     # The one read of the learner's extension: their close and their time limit.
-    extension = extension_of(quiz=quiz, learner=learner)
+    extension = facts.extension if facts is not None else extension_of(quiz=quiz, learner=learner)
     _check_startable(quiz, extension, now)
     with transaction.atomic():
         # Every attempt of the learner on the quiz, locked: a second start (another tab)

@@ -109,9 +109,9 @@ def quiz_detail(request, pk: int):
 @login_required
 @missing_is_404
 def quiz_start(request, pk: int):
-    quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
+    quiz, facts = selectors.quiz_get_for_start(user=request.user, pk=pk)
     try:
-        attempt, _created = attempt_start(quiz=quiz, learner=request.user)
+        attempt, _created = attempt_start(quiz=quiz, learner=request.user, facts=facts)
     except Conflict as err:  # the start page says why, and what is missing
         messages.error(request, str(err))
         return redirect("quiz-detail", pk=quiz.pk)

@@ -92,6 +92,15 @@ STATEMENTS: dict[str, Statement] = {
             "tests/assess/test_quiz_gate_sql.py::test_the_sql_gate_agrees_with_the_orm_rule",
         ),
     ),
+    "start's gate": Statement(
+        "the quiz gate with the learner's confirmation and extension "
+        "(selectors.quiz_rows.quiz_get_for_start)",
+        START + ": two reads of their own before, the extension's built through the ORM",
+        (
+            "tests/assess/test_start_facts.py::test_the_facts_say_what_the_reads_they_spare_say",
+            "tests/assess/test_start_facts.py::test_the_facts_gate_as_the_quiz_gate_does",
+        ),
+    ),
     "attempt rows": Statement(
         "an attempt's active questions with their slots, their responses, their reveals, "
         "one statement (UNION ALL) (selectors.attempt_rows)",
@@ -291,8 +300,9 @@ SITES: dict[str, tuple[int, tuple[str, ...]]] = {
     "assess.selectors.writers:attempt_get_own": (1, ("write gate",)),
     "assess.selectors.writers:question_get_for_writer": (1, ("write gate",)),
     "assess.selectors.quiz_rows:<module>": (1, ("quiz gate",)),
-    "assess.selectors.quiz_rows:_statement": (1, ("quiz gate",)),
+    "assess.selectors.quiz_rows:_statement": (2, ("quiz gate", "start's gate")),
     "assess.selectors.quiz_rows:quiz_get_reachable": (1, ("quiz gate",)),
+    "assess.selectors.quiz_rows:quiz_get_for_start": (1, ("start's gate",)),
     "assess.selectors.attempt_rows:_statements": (2, ("attempt rows", "question's responses")),
     "assess.selectors.attempt_rows:active_rows": (1, ("attempt rows",)),
     "assess.selectors.attempt_rows:question_responses": (1, ("question's responses",)),
@@ -327,8 +337,8 @@ SITES: dict[str, tuple[int, tuple[str, ...]]] = {
     "accounts.session_store:session_row": (1, ("session read",)),
     "accounts.backends:_user_read": (1, ("user read",)),
     "accounts.backends:PasswordBackend.get_user": (1, ("user read",)),
-    "accounts.selectors:_unconfirmed": (1, ("confirmation gate",)),
-    "accounts.selectors:email_confirmed": (1, ("confirmation gate",)),
+    "accounts.selectors:unconfirmed_sql": (1, ("confirmation gate", "start's gate")),
+    "accounts.selectors:email_confirmed": (2, ("confirmation gate",)),
     "frontend.queries.roles:_statement": (1, ("menu roles",)),
     "frontend.queries.roles:menu_roles": (1, ("menu roles",)),
     "orgs.selectors:_person_statements": (2, ("person gate",)),

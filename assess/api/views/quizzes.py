@@ -120,8 +120,8 @@ class QuizAttemptsView(AssessAPIView):
         },
     )
     def post(self, request, pk: int):
-        quiz = selectors.quiz_get_for_user(user=request.user, pk=pk)
-        attempt, created = attempt_start(quiz=quiz, learner=request.user)
+        quiz, facts = selectors.quiz_get_for_start(user=request.user, pk=pk)
+        attempt, created = attempt_start(quiz=quiz, learner=request.user, facts=facts)
         questions = getattr(attempt, "started_questions", None)  # a new attempt's, built
         if questions is None:  # a resumed attempt's, as they stand
             questions = attempt.questions.filter(active=True).order_by("order", "id")
