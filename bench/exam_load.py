@@ -24,6 +24,7 @@ import csv
 import json
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -31,6 +32,7 @@ import time
 import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -48,6 +50,7 @@ from bench._server import (  # noqa: E402
 )
 
 TEMPLATES = ["gb-gib", "weights-memory", "kv-cache-total", "roofline-attainable", "littles-law"]
+EXAM_TIME_LIMIT = timedelta(hours=1)  # every run ends long before any attempt's deadline
 PASSWORD = "bench exam sign-in"  # noqa: S105 (a throwaway database's learners)
 WARM_LEARNERS = 12
 THINK_MAX = 8  # seconds, the top of the 2-8 s think time
@@ -124,8 +127,9 @@ def exam_requests(client, quiz: int, token: str, think) -> None:
 
 def exam_with_learners(*, staff, course, title: str, learners: int, prefix: str):
     """Through the services: an exam quiz of 5 questions in `course` (one attempt
-    allowed) and `learners` new learners enrolled in it, each with a token issued now.
-    Returns (quiz, tokens)."""
+    allowed, an hour's time limit, as an exam has: so each start reads the learner's
+    extension and sets a deadline) and `learners` new learners enrolled in it, each with
+    a token issued now. Returns (quiz, tokens)."""
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
@@ -138,6 +142,7 @@ def exam_with_learners(*, staff, course, title: str, learners: int, prefix: str)
         slots=[SlotSpec(templates=[t]) for t in TEMPLATES],
         course_slug=course.slug,
         attempts_allowed=1,
+        time_limit=EXAM_TIME_LIMIT,
     )
     quiz = quiz_create(user=staff, spec=spec)
     users = get_user_model().objects
@@ -262,12 +267,15 @@ def sign_in_phase(base: str, names: list[str], concurrency: int) -> str:
 
 
 def _run_locust(env, fixture: Path, index: int, n: int, parts: int, base: str, work: Path, args):
-    """One locust run; returns its rows of the stats CSV by name. The run stops itself when
-    every learner has finished; --run-time is only the bound (spawn + every think)."""
+    """One locust run: (its rows of the stats CSV by name, its wall time, failure samples,
+    the CPU seconds locust itself spent: the load generator shares the service's cores).
+    The run stops itself when every learner has finished; --run-time is only the bound
+    (spawn + every think)."""
     bound = int(n / args.rate + (parts + 3) * THINK_MAX + 30)
     bound += parts * THINK_MAX if args.pages else 0
     prefix = work / f"run{index}"
     started = time.monotonic()
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)  # locust is the one waited for
     subprocess.run(
         [
             str(ROOT / ".venv/bin/locust"),
@@ -301,6 +309,8 @@ def _run_locust(env, fixture: Path, index: int, n: int, parts: int, base: str, w
         text=True,
     )
     wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    locust_cpu = (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
     with open(f"{prefix}_stats.csv") as f:
         rows = {row["Name"]: row for row in csv.DictReader(f)}
     failures_csv = Path(f"{prefix}_failures.csv")
@@ -310,7 +320,7 @@ def _run_locust(env, fixture: Path, index: int, n: int, parts: int, base: str, w
             samples = [
                 f"{r['Name']}: {r['Error'][:160]} (x{r['Occurrences']})" for r in csv.DictReader(f)
             ]
-    return rows, wall, samples
+    return rows, wall, samples, locust_cpu
 
 
 def _stored(database_url: str, quiz: int) -> tuple[int, int]:
@@ -426,7 +436,7 @@ def main() -> None:
             results = []
             for index, run in enumerate(data["runs"]):
                 before = cpu_seconds()
-                rows, wall, samples = _run_locust(
+                rows, wall, samples, locust_cpu = _run_locust(
                     env, fixture, index, run["n"], args.parts, base, work, args
                 )
                 cpu = cpu_between(before, cpu_seconds())  # the queue's wait is not in it
@@ -435,7 +445,8 @@ def main() -> None:
                 print(
                     f"N={run['n']}: {wall:.0f} s; CPU a learner: gunicorn "
                     f"{cpu['gunicorn'] * 1000 / run['n']:.0f} ms, PostgreSQL "
-                    f"{cpu['postgres'] * 1000 / run['n']:.0f} ms",
+                    f"{cpu['postgres'] * 1000 / run['n']:.0f} ms, locust (the load generator) "
+                    f"{locust_cpu * 1000 / run['n']:.0f} ms",
                     file=sys.stderr,
                 )
     report(results, args, signin_line)
