@@ -107,12 +107,20 @@ def grade_part(
     part: Part,
     text: str,
     *,
-    misconceptions: Sequence[Misconception] = (),
+    misconceptions: Sequence[Misconception] | Callable[[], Sequence[Misconception]] = (),
     hints: FactorHints = _NO_HINTS,
 ) -> GradeResult:
     """Grade one answer to one part. Never evaluates the text; an unreadable answer gives
-    valid=False with an error saying what was expected."""
-    own = [m for m in misconceptions if m.part == part.name]
+    valid=False with an error saying what was expected.
+
+    `misconceptions` may be a function giving them, called only for a readable wrong
+    answer: deriving a variant's distinguishable slips (Variant.misconceptions) costs
+    30-400 us, which a right answer, the commonest, has no use for."""
+
+    def own() -> list[Misconception]:
+        found = misconceptions() if callable(misconceptions) else misconceptions
+        return [m for m in found if m.part == part.name]
+
     if part.kind == Kind.CHOICE:
         return _grade_choice(part, text, own)
     return _grade_number(part, text, own, hints)
@@ -136,7 +144,7 @@ def normalise_choice(text: str) -> str:
     return "".join(words)
 
 
-def _grade_choice(part: Part, text: str, own: list[Misconception]) -> GradeResult:
+def _grade_choice(part: Part, text: str, own: Callable[[], list[Misconception]]) -> GradeResult:
     choices = tuple(part.choices) or (str(part.value),)
     listed = ", ".join(choices)
     either = " and ".join((", ".join(choices[:-1]), choices[-1])) if len(choices) > 1 else listed
@@ -150,7 +158,7 @@ def _grade_choice(part: Part, text: str, own: list[Misconception]) -> GradeResul
         return _invalid(f"Expected one of: {listed}.")
     if key in {normalise_choice(str(c)) for c in (part.value, *part.also_correct)}:
         return GradeResult(True, True, 1.0, picked, "", None, CORRECT_FEEDBACK)
-    for m in own:
+    for m in own():
         if isinstance(m.value, str) and normalise_choice(m.value) == key:
             return GradeResult(True, False, 0.0, picked, "", m.code, m.feedback)
     feedback = f"Not correct. Recheck the comparison that decides between {either}."
@@ -161,7 +169,7 @@ def _grade_choice(part: Part, text: str, own: list[Misconception]) -> GradeResul
 
 
 def _grade_number(
-    part: Part, text: str, own: list[Misconception], hints: FactorHints
+    part: Part, text: str, own: Callable[[], list[Misconception]], hints: FactorHints
 ) -> GradeResult:
     reading = read_answer(text, default_unit=part.unit)
     if not reading.ok or reading.value is None:
@@ -197,7 +205,7 @@ def _grade_number(
     if score >= 1.0:
         return GradeResult(True, True, 1.0, shown, unit, None, CORRECT_FEEDBACK)
 
-    found = _diagnose(part, value, correct_value, own, hints)
+    found = _diagnose(part, value, correct_value, own(), hints)
     if found is not None:
         return GradeResult(True, False, score, shown, unit, found[0], found[1])
     if integer and not value.is_integer():

@@ -146,7 +146,8 @@ class Variant:
         return grade_part(
             part,
             text,
-            misconceptions=[m for m in self.misconceptions if m.part == part_name],
+            # derived only for a wrong answer (grade_part says why)
+            misconceptions=lambda: self.misconceptions,
             hints=self.template.factor_hints(self.params),
         )
 

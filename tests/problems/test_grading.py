@@ -202,6 +202,41 @@ def test_template_misconception_takes_precedence():
     assert grade_part(part, "64.3", misconceptions=ms).misconception == "missing-kv-factor-2"
 
 
+@pytest.mark.parametrize(
+    ("part", "right", "wrong", "named"),
+    [
+        (Part("per_token", 128.0, "KB"), "128", "64", "missing-kv-factor-2"),
+        (
+            Part("bound", "memory", kind=Kind.CHOICE, choices=("memory", "compute")),
+            "memory",
+            "compute",
+            "peak-not-ridge",
+        ),
+    ],
+)
+def test_misconceptions_given_as_a_function_are_derived_for_a_wrong_answer_only(
+    part, right, wrong, named
+):
+    """Variant.grade hands its misconceptions over as a function: deriving them costs
+    30-400 us a variant, which a right answer (or one unreadable) never needs."""
+    ms = [
+        Misconception("missing-kv-factor-2", "per_token", 64.0, "Keys and values: times 2."),
+        Misconception("peak-not-ridge", "bound", "compute", "Compare with the ridge point."),
+    ]
+    asked = []
+
+    def derive():
+        asked.append(1)
+        return ms
+
+    assert grade_part(part, right, misconceptions=derive).correct
+    assert not grade_part(part, "", misconceptions=derive).valid
+    assert asked == []
+    g = grade_part(part, wrong, misconceptions=derive)
+    assert asked == [1] and g.misconception == named
+    assert g == grade_part(part, wrong, misconceptions=ms)  # the same grade as a list gives
+
+
 def test_integer_misconception_is_exact():
     part = Part("servers", 10, "", kind=Kind.INTEGER)
     ms = [Misconception("no-power-cap", "servers", 8, "Apply the power cap.")]
