@@ -156,12 +156,23 @@ def _measure(fn, args_list, *, warm: int) -> dict:
     return _measure_alternating([(fn, args_list)], warm=warm)[0]
 
 
-def _measure_alternating(endpoints: list[tuple], *, warm: int, before=None) -> list[dict]:
+FLOOR_BLOCK = 10  # the token floor's calls in a row, every FLOOR_BLOCK rounds
+
+
+def _measure_alternating(
+    endpoints: list[tuple], *, warm: int, before=None, floor: tuple | None = None
+) -> list[dict]:
     """Each endpoint's figures, its calls taken in turn with the others' (one of each,
     round after round), so the machine's drift over the run weighs on them alike: for
     comparing endpoints with each other (an answer at the tries ceiling against a later
     try), where measured one after another their gap moved by half between runs.
-    `before`, if given, runs ahead of every call, outside its timing."""
+    `before`, if given, runs ahead of every call, outside its timing.
+
+    With `floor` (the token floor's thunk and calls), its figures come last: its calls
+    run FLOOR_BLOCK in a row every FLOOR_BLOCK rounds, as many as each endpoint's, so it
+    meets the same minutes of the machine as they do, and mostly warm as when measured
+    alone (a floor call taken right after each endpoint call read a fifth slower than
+    alone: the endpoint's code had taken the caches; that would flatter the ratio)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -169,9 +180,23 @@ def _measure_alternating(endpoints: list[tuple], *, warm: int, before=None) -> l
         for args in args_list[:warm]:
             fn(*args)
     n = min(len(args_list) for _fn, args_list in endpoints) - warm
-    cpu: list[list[float]] = [[] for _ in endpoints]
-    wall: list[list[float]] = [[] for _ in endpoints]
-    queries: list[int | None] = [None] * len(endpoints)
+    timed = [*endpoints, floor] if floor is not None else endpoints
+    cpu: list[list[float]] = [[] for _ in timed]
+    wall: list[list[float]] = [[] for _ in timed]
+    queries: list[int | None] = [None] * len(timed)
+
+    def call(k: int, fn, args) -> None:
+        c0, w0 = time.process_time(), time.perf_counter()
+        fn(*args)
+        cpu[k].append((time.process_time() - c0) * 1000)
+        wall[k].append((time.perf_counter() - w0) * 1000)
+
+    if floor is not None:
+        for args in floor[1][:warm]:
+            floor[0](*args)
+        with CaptureQueriesContext(connection) as ctx:
+            floor[0](*floor[1][warm])
+        queries[-1] = len(ctx.captured_queries)
     for i in range(warm, warm + n):
         for k, (fn, args_list) in enumerate(endpoints):
             if before is not None:
@@ -181,12 +206,12 @@ def _measure_alternating(endpoints: list[tuple], *, warm: int, before=None) -> l
                     fn(*args_list[i])
                 queries[k] = len(ctx.captured_queries)
                 continue
-            c0, w0 = time.process_time(), time.perf_counter()
-            fn(*args_list[i])
-            cpu[k].append((time.process_time() - c0) * 1000)
-            wall[k].append((time.perf_counter() - w0) * 1000)
+            call(k, fn, args_list[i])
+        if floor is not None and (i - warm) % FLOOR_BLOCK == FLOOR_BLOCK - 1:
+            for j in range(i - FLOOR_BLOCK + 1, i + 1):
+                call(len(endpoints), floor[0], floor[1][j])
     results = []
-    for k in range(len(endpoints)):
+    for k in range(len(timed)):
         cpu[k].sort()
         results.append(
             {
@@ -351,6 +376,12 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
         "practice answer (first try, right: the part closes)",
         "practice answer (try 30, right)",
     )
+    # Every endpoint is also measured in turn with the token floor (in blocks:
+    # _measure_alternating): its ratio to the floor is then taken against the floor of
+    # the same minutes (the machine's speed moved the floor 1.48-2.0 ms between runs
+    # minutes apart, and within a run as much, so a floor measured once, before, moved
+    # every ratio by a tenth or more).
+    floor_token = endpoints["floor (token)"]
     results = {}
     for label, (fn, args_list) in endpoints.items():
         if args_list is None:
@@ -358,13 +389,18 @@ def measure(out: Path, calls: int, warm: int, profile: str | None) -> None:
         if profile and label.startswith(profile):
             _profile(fn, args_list, warm)
             continue
-        if label == together[0] and not profile:
-            measured = _measure_alternating(
-                [endpoints[t] for t in together], warm=warm, before=render_markdown.cache_clear
-            )
-            results.update(zip(together, measured, strict=True))
-        elif label not in results:
+        if profile or label in results:
+            continue
+        if label.startswith("floor"):
             results[label] = _measure(fn, args_list, warm=warm)
+            continue
+        labels = together if label == together[0] else (label,)
+        group = [endpoints[t] if t != label else (fn, args_list) for t in labels]
+        *measured, paired = _measure_alternating(
+            group, warm=warm, before=render_markdown.cache_clear, floor=floor_token
+        )
+        for t, m in zip(labels, measured, strict=True):
+            results[t] = {**m, "paired_floor_ms": paired["cpu_ms"]}
     out.write_text(json.dumps(results))
 
 
@@ -404,17 +440,25 @@ def _report(results: dict, args) -> None:
         f"after {args.warm} warm-up calls, each on fresh data\n"
     )
     floor = results.get("floor (no auth)", {}).get("cpu_ms")
-    print("| endpoint | CPU ms (median) | CPU ms (p95) | wall ms (median) | queries | x floor |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print(
+        "| endpoint | CPU ms (median) | CPU ms (p95) | wall ms (median) | queries | x floor "
+        "| token floor in turn, ms | x token floor |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for label, r in results.items():
         ratio = f"{floor / r['cpu_ms']:.2f}" if floor else "-"
+        paired = r.get("paired_floor_ms")
+        in_turn = "-" if paired is None else f"{paired:.2f}"
+        token = "-" if paired is None else f"{paired / r['cpu_ms']:.2f}"
         print(
             f"| {label} | {r['cpu_ms']:.2f} | {r['cpu_p95_ms']:.2f} | {r['wall_ms']:.2f} | "
-            f"{r['queries']} | {ratio} |"
+            f"{r['queries']} | {ratio} | {in_turn} | {token} |"
         )
     print(
         "\nx floor: the floor's CPU time over the endpoint's (what the service's Python "
-        "spends per request; the HTTP benches measure the whole machine)."
+        "spends per request; the HTTP benches measure the whole machine). x token floor: "
+        "the token floor's, measured in turn with the endpoint's calls (ten floor calls "
+        "every ten rounds; its median beside it), over the endpoint's: the issue's >= 0.5x."
     )
     ceiling = results.get("practice answer (try 30, the ceiling)")
     right = results.get("practice answer (try 30, right)")
