@@ -1,9 +1,12 @@
 """Pages read a fixed number of times, however long the course or the exam."""
 
+from datetime import timedelta
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from assess.models import Extension
 from assess.selectors.attempt_rows import _statements
 from assess.services.attempts import attempt_start
 from assess.services.questions import practice_question_add
@@ -41,6 +44,30 @@ def test_exam_page_queries_do_not_grow_with_questions(client, learner, course):
     # (one statement; the policy needs the reveals: a revealed part is closed), the
     # menu's roles.
     assert count(client, f"/attempts/{a.pk}/") == count(client, f"/attempts/{b.pk}/") <= 5
+
+
+def test_the_start_page_reads_the_learners_extension_and_confirmation_with_its_gate(
+    client, enrolled, course
+):
+    """Starting a timed exam from its page, with an extension: the learner's extension
+    and email confirmation come with the quiz's gate (selectors.quiz_get_for_start), so
+    it costs an untimed exam's queries, and the extension is applied."""
+
+    def start(quiz) -> int:
+        with CaptureQueriesContext(connection) as ctx:
+            response = client.post(f"/quizzes/{quiz.pk}/start/")
+        assert response.status_code == 302 and response["Location"].startswith("/attempts/")
+        return len(ctx.captured_queries)
+
+    client.force_login(enrolled)
+    untimed = QuizFactory(mode="exam", course=course, slots=[["weights-memory"]])
+    timed = QuizFactory(
+        mode="exam", course=course, slots=[["weights-memory"]], time_limit=timedelta(minutes=45)
+    )
+    Extension.objects.create(quiz=timed, learner=enrolled, extra_time=timedelta(minutes=15))
+    assert start(timed) == start(untimed)
+    attempt = timed.attempts.get()
+    assert attempt.deadline - attempt.started_at == timedelta(minutes=60)
 
 
 def test_a_paper_reads_its_rows_with_the_statements_every_attempt_read_makes(
