@@ -25,7 +25,7 @@ def report(results, args, signin_line: str) -> None:
         f"\ngunicorn {args.workers} {kind} ({'cold' if args.cold else 'warmed up'}), "
         "DEBUG=0, PostgreSQL; locust headless, "
         f"{args.rate} new learners/s ({arrivals}), "
-        "think time 2-8 s, one 5-question exam per learner"
+        "think time 2-8 s, one 5-question exam (an hour's time limit) per learner"
         f"{' through the web pages (htmx)' if args.pages else ' through the API'}\n"
     )
     print(f"{signin_line}\n")
